@@ -1,0 +1,611 @@
+//! Type checking FUN (IFL paper fig. 3) and FUNMEM (fig. 8).
+//!
+//! One checker serves both languages; FUNMEM adds the rules about memory:
+//! blocks are bound `mem` variables, an LMAD has the array's rank and its
+//! dimensions have the array's sizes, its variables are `int`s in scope, and
+//! a derived array (slice, transpose) lives in its source's block at the LMAD
+//! that `slice_f` or the transposition gives (eqs. 2 and E-MEM-TRANSPOSE).
+//! Fresh arrays (kernel, iota, copy) may have any well-formed layout
+//! (T-MEM-KERNEL). Symbolic LMAD components are compared as polynomials
+//! (`o + i*n` is `i*n + o*1`), everything else by name.
+//!
+//! Bodies returning into a pattern (T-RESULT) use the paper's substitution
+//! S from the pattern's names to the result names: the type each result has
+//! in the body must equal S applied to its binding's type. In FUNMEM this
+//! forces a body to return all of an array's supporting information: its
+//! sizes, its block and the variables of its LMAD.
+//!
+//! Deviations from the paper, all fixed by DESIGN.md: indices are 0-based
+//! (no effect on typing); a FUN program takes parameters (`def main`) rather
+//! than being closed; integer literals may stand for sizes.
+
+use super::scope::Scope;
+use crate::ast::*;
+use crate::diag::{Diagnostic, Phase};
+use crate::lmad::Lmad;
+use crate::name::Name;
+use crate::poly::Poly;
+use crate::span::Span;
+use std::collections::HashMap;
+
+/// Checks a FUN or FUNMEM program (T-PROG): its parameters are well formed
+/// and its body is well typed.
+pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
+    let mut c = Checker {
+        lang: p.lang,
+        env: Scope::new(),
+    };
+    // The parameters form one pattern: a size may be any parameter.
+    c.bind_pattern(&p.params, "parameter")?;
+    c.stms(&p.body.stms)?;
+    for x in &p.body.result {
+        c.lookup(x)?;
+    }
+    Ok(())
+}
+
+fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Phase::Type, span, msg)
+}
+
+struct Checker {
+    lang: Lang,
+    env: Scope<Type>,
+}
+
+impl Checker {
+    fn lookup(&self, x: &Ident) -> Result<&Type, Diagnostic> {
+        match self.env.get(&x.name) {
+            Some(b) => Ok(&b.val),
+            None => Err(err(x.span, format!("unbound variable `{}`", x.name))),
+        }
+    }
+
+    /// `x` must be bound to an `int`; `what` names the role it plays.
+    fn int_var(&self, x: &Ident, what: &str) -> Result<(), Diagnostic> {
+        match self.lookup(x)? {
+            Type::Int(_) => Ok(()),
+            t => Err(self.mismatch(x, what, "int", t)),
+        }
+    }
+
+    fn mismatch(&self, x: &Ident, what: &str, expected: &str, found: &Type) -> Diagnostic {
+        let mut d = err(
+            x.span,
+            format!(
+                "{what} `{}` must have type {expected}, but it is {}",
+                x.name, found
+            ),
+        );
+        if let Some(b) = self.env.get(&x.name) {
+            d = d.with_label(b.span, "bound here");
+        }
+        d
+    }
+
+    fn int_atom(&self, a: &Atom, what: &str) -> Result<(), Diagnostic> {
+        match a {
+            Atom::Var(x) => self.int_var(x, what),
+            Atom::Int(..) => Ok(()),
+        }
+    }
+
+    /// `x` must be an array; returns its type.
+    fn array(&self, x: &Ident, construct: &str) -> Result<ArrayType, Diagnostic> {
+        match self.lookup(x)? {
+            Type::Array(a, _) => Ok(a.clone()),
+            t => Err(self.mismatch(x, &format!("{construct}: the operand"), "array", t)),
+        }
+    }
+
+    /// T-CONST, T-VAR, T-OP: every variable of a scalar expression is an int.
+    fn sexp(&self, e: &SExp) -> Result<(), Diagnostic> {
+        let mut res = Ok(());
+        e.for_each_var(&mut |x| {
+            if res.is_ok() {
+                res = self.int_var(x, "variable");
+            }
+        });
+        res
+    }
+
+    /// Γ ⊢ τ: sizes are ints in scope; in FUNMEM the block is a `mem` and
+    /// the LMAD fits the array (rank, sizes, variables).
+    fn well_formed(&self, ty: &Type) -> Result<(), Diagnostic> {
+        let Type::Array(a, _) = ty else { return Ok(()) };
+        for s in &a.shape {
+            self.int_atom(s, "array size")?;
+        }
+        let Some(m) = &a.mem else { return Ok(()) };
+        match self.lookup(&m.block)? {
+            Type::Mem(_) => {}
+            t => return Err(self.mismatch(&m.block, "memory block", "mem", t)),
+        }
+        let mut res = Ok(());
+        m.lmad.for_each_var(&mut |x| {
+            if res.is_ok() {
+                res = self.int_var(x, "index-function variable");
+            }
+        });
+        res?;
+        if m.lmad.rank() != a.shape.len() {
+            return Err(err(
+                m.lmad.span(),
+                format!(
+                    "index function has rank {}, but the array has rank {}; an LMAD needs one (elements : stride) pair per dimension",
+                    m.lmad.rank(),
+                    a.shape.len()
+                ),
+            ));
+        }
+        let lmad = poly_lmad(&m.lmad);
+        for (k, (d, s)) in lmad.dims.iter().zip(&a.shape).enumerate() {
+            let want = Poly::from_sexp(&SExp::Atom(s.clone()));
+            if d.elems != want {
+                return Err(err(
+                    m.lmad.span(),
+                    format!("index function: dimension {k} has {} elements, but the array's size there is {s}", d.elems),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds a pattern whose types may use the pattern's own names (T-IF,
+    /// parameters): names first, then every type checked in the new scope.
+    fn bind_pattern(&mut self, pats: &[Pat], what: &str) -> Result<(), Diagnostic> {
+        for p in pats {
+            if self.lang == Lang::Fun && matches!(p.ty, Type::Mem(_)) {
+                return Err(err(p.ty.span(), "type `mem` belongs to FUNMEM"));
+            }
+            self.env.bind(&p.name, p.ty.clone())?;
+        }
+        for p in pats {
+            self.well_formed(&p.ty)
+                .map_err(|d| d.with_note(format!("in the type of {what} `{}`", p.name.name)))?;
+        }
+        Ok(())
+    }
+
+    fn stms(&mut self, stms: &[Stm]) -> Result<(), Diagnostic> {
+        for s in stms {
+            self.stm(s)?;
+        }
+        Ok(())
+    }
+
+    /// Γ ⊢ let p̄ = e: the expression is checked in Γ, the pattern then bound.
+    fn stm(&mut self, s: &Stm) -> Result<(), Diagnostic> {
+        let construct = construct_name(&s.exp.kind);
+        // Every form but `if` produces exactly one value.
+        if !matches!(s.exp.kind, ExpKind::If(..)) && s.pats.len() != 1 {
+            return Err(err(
+                s.pats.get(1).map_or(s.span, |p| p.span),
+                format!(
+                    "{construct} produces one value, but the pattern binds {}",
+                    s.pats.len()
+                ),
+            ));
+        }
+        match &s.exp.kind {
+            ExpKind::If(c, t, e) => self.t_if(s, c, t, e),
+            ExpKind::Kernel(i, n, b) => self.t_kernel(s, i, n, b),
+            kind => {
+                let p = &s.pats[0];
+                self.t_single(p, kind, construct)?;
+                self.bind_pattern(std::slice::from_ref(p), "binding")
+            }
+        }
+    }
+
+    /// The forms that produce one value without a body of their own.
+    fn t_single(&self, p: &Pat, kind: &ExpKind, construct: &str) -> Result<(), Diagnostic> {
+        match kind {
+            ExpKind::Scalar(e) => {
+                self.sexp(e)?; // T-SCALAR
+                self.expect_int(p, construct)
+            }
+            ExpKind::Alloc(e) => {
+                self.sexp(e)?; // T-MEM-ALLOC
+                match p.ty {
+                    Type::Mem(_) => Ok(()),
+                    _ => Err(err(
+                        p.ty.span(),
+                        format!(
+                            "alloc produces a mem, but `{}` is declared {}",
+                            p.name.name, p.ty
+                        ),
+                    )),
+                }
+            }
+            ExpKind::Index(x, idx) => self.t_index(p, x, idx),
+            ExpKind::Slice(x, sl) => self.t_slice(p, x, sl),
+            ExpKind::Transpose(x) => self.t_transpose(p, x),
+            ExpKind::Iota(n) => {
+                self.int_atom(n, "iota: the length")?;
+                self.expect_fresh(p, construct, std::slice::from_ref(n))
+            }
+            ExpKind::Copy(x) => {
+                let a = self.array(x, construct)?;
+                self.expect_fresh(p, construct, &a.shape)
+            }
+            // Checked with their bodies by `t_if` and `t_kernel`.
+            ExpKind::If(..) | ExpKind::Kernel(..) => Ok(()),
+        }
+    }
+
+    fn expect_int(&self, p: &Pat, construct: &str) -> Result<(), Diagnostic> {
+        match p.ty {
+            Type::Int(_) => Ok(()),
+            _ => Err(err(
+                p.ty.span(),
+                format!(
+                    "{construct} produces an int, but `{}` is declared {}",
+                    p.name.name, p.ty
+                ),
+            )),
+        }
+    }
+
+    /// The pattern of a fresh array (iota, copy): an array of the given shape
+    /// in any layout.
+    fn expect_fresh(&self, p: &Pat, construct: &str, shape: &[Atom]) -> Result<(), Diagnostic> {
+        let found = match &p.ty {
+            Type::Array(a, _) if a.shape == shape => return Ok(()),
+            t => t,
+        };
+        Err(err(
+            found.span(),
+            format!(
+                "{construct} produces an array of shape {}, but `{}` is declared {}",
+                shape_str(shape),
+                p.name.name,
+                found
+            ),
+        ))
+    }
+
+    /// T-INDEX / E-MEM-INDEX: one int index per dimension gives an int.
+    fn t_index(&self, p: &Pat, x: &Ident, idx: &[Atom]) -> Result<(), Diagnostic> {
+        let a = self.array(x, "index")?;
+        if idx.len() != a.shape.len() {
+            return Err(err(
+                x.span,
+                format!(
+                    "index: `{}` has rank {}, but {} indices are given",
+                    x.name,
+                    a.shape.len(),
+                    idx.len()
+                ),
+            ));
+        }
+        for i in idx {
+            self.int_atom(i, "index")?;
+        }
+        self.expect_int(p, "index")
+    }
+
+    /// T-SLICE / T-MEM-SLICE: one `offset : size` pair per dimension; the
+    /// result has the sizes as its shape and, in FUNMEM, lives in the same
+    /// block at `slice_f` of the source's LMAD.
+    fn t_slice(&self, p: &Pat, x: &Ident, sl: &[(Atom, Atom)]) -> Result<(), Diagnostic> {
+        let a = self.array(x, "slice")?;
+        if sl.len() != a.shape.len() {
+            return Err(err(
+                x.span,
+                format!(
+                    "slice: `{}` has rank {}, but {} offset:size pairs are given",
+                    x.name,
+                    a.shape.len(),
+                    sl.len()
+                ),
+            ));
+        }
+        for (o, n) in sl {
+            self.int_atom(o, "slice offset")?;
+            self.int_atom(n, "slice size")?;
+        }
+        let shape: Vec<Atom> = sl.iter().map(|(_, n)| n.clone()).collect();
+        let derived = a.mem.as_ref().map(|m| {
+            let slices: Vec<(Poly, Poly)> = sl
+                .iter()
+                .map(|(o, n)| (atom_poly(o), atom_poly(n)))
+                .collect();
+            (m.block.name.clone(), poly_lmad(&m.lmad).slice(&slices))
+        });
+        self.expect_derived(p, "slice", x, &shape, derived)
+    }
+
+    /// T-TRANSPOSE / E-MEM-TRANSPOSE: a 2-D array with its dimensions
+    /// swapped, in FUNMEM in the same block with the LMAD's dimensions swapped.
+    fn t_transpose(&self, p: &Pat, x: &Ident) -> Result<(), Diagnostic> {
+        let a = self.array(x, "transpose")?;
+        if a.shape.len() != 2 {
+            return Err(err(
+                x.span,
+                format!(
+                    "transpose: `{}` must have rank 2, but it has rank {}",
+                    x.name,
+                    a.shape.len()
+                ),
+            ));
+        }
+        let shape = vec![a.shape[1].clone(), a.shape[0].clone()];
+        let derived = a
+            .mem
+            .as_ref()
+            .and_then(|m| Some((m.block.name.clone(), poly_lmad(&m.lmad).transpose()?)));
+        self.expect_derived(p, "transpose", x, &shape, derived)
+    }
+
+    /// The pattern of a derived array: exactly this shape, and in FUNMEM
+    /// exactly this block and LMAD.
+    fn expect_derived(
+        &self,
+        p: &Pat,
+        construct: &str,
+        src: &Ident,
+        shape: &[Atom],
+        derived: Option<(Name, Lmad<Poly>)>,
+    ) -> Result<(), Diagnostic> {
+        self.expect_fresh(p, construct, shape)?;
+        let (Some((block, lmad)), Type::Array(ArrayType { mem: Some(m), .. }, _)) =
+            (derived, &p.ty)
+        else {
+            return Ok(());
+        };
+        if m.block.name != block {
+            return Err(err(
+                m.block.span,
+                format!(
+                    "{construct}: the result lives in the block of `{}`, `{block}`, not `{}`",
+                    src.name, m.block.name
+                ),
+            ));
+        }
+        let found = poly_lmad(&m.lmad);
+        if found != lmad {
+            return Err(err(
+                m.lmad.span(),
+                format!(
+                    "{construct}: the result's index function must be {}, derived from `{}`'s; found {}",
+                    lmad_str(&lmad),
+                    src.name,
+                    lmad_str(&found)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// T-IF / T-MEM-IF: both branches return into the whole pattern, whose
+    /// types may use the pattern's own names.
+    fn t_if(&mut self, s: &Stm, c: &Ident, t: &Body, e: &Body) -> Result<(), Diagnostic> {
+        self.int_var(c, "if: the condition")?;
+        for (b, which) in [(t, "then"), (e, "else")] {
+            self.env.open();
+            let r = self
+                .stms(&b.stms)
+                .and_then(|()| self.t_result(&s.pats, b, &format!("the {which} branch")));
+            self.env.close();
+            r?;
+        }
+        self.bind_pattern(&s.pats, "binding")
+    }
+
+    /// T-KERNEL / T-MEM-KERNEL: `kernel i < n` makes an array `[n]τ` whose
+    /// element type τ is the body's result type and depends only on names
+    /// bound outside the kernel.
+    fn t_kernel(&mut self, s: &Stm, i: &Ident, n: &Atom, b: &Body) -> Result<(), Diagnostic> {
+        self.int_atom(n, "kernel: the bound")?;
+        let p = &s.pats[0];
+        let (outer, shape) = match &p.ty {
+            Type::Array(a, _) if !a.shape.is_empty() => (&a.shape[0], &a.shape),
+            t => {
+                return Err(err(
+                    t.span(),
+                    format!(
+                        "kernel produces an array, but `{}` is declared {t}",
+                        p.name.name
+                    ),
+                ))
+            }
+        };
+        if outer != n {
+            return Err(err(
+                outer.span(),
+                format!("kernel: the result's outer size must be the kernel's bound `{n}`, but it is `{outer}`"),
+            ));
+        }
+        // The pattern's types are checked in Γ: the element type cannot
+        // mention the index or the body's names.
+        self.well_formed(&p.ty)?;
+        if b.result.len() != 1 {
+            return Err(err(
+                b.span,
+                format!(
+                    "kernel: the body must return one value, but it returns {}",
+                    b.result.len()
+                ),
+            ));
+        }
+        self.env.open();
+        let r = self
+            .env
+            .bind(i, Type::Int(i.span))
+            .and_then(|()| self.stms(&b.stms))
+            .and_then(|()| {
+                let x = &b.result[0];
+                let ty = self.lookup(x)?;
+                let elem = &shape[1..];
+                let ok = match ty {
+                    Type::Int(_) => elem.is_empty(),
+                    Type::Array(a, _) => a.shape == elem,
+                    Type::Mem(_) => false,
+                };
+                if ok {
+                    return Ok(());
+                }
+                let want = if elem.is_empty() {
+                    "int".to_string()
+                } else {
+                    format!("{}int", shape_str(elem))
+                };
+                Err(err(
+                    x.span,
+                    format!(
+                        "kernel: each iteration must return {want} to make `{}`, but `{}` is {ty}",
+                        p.ty, x.name
+                    ),
+                )
+                .with_label(p.ty.span(), "result type declared here"))
+            });
+        self.env.close();
+        r?;
+        self.bind_pattern(std::slice::from_ref(p), "binding")
+    }
+
+    /// T-RESULT: `Γ ⊢ p̄ ← in (x̄)` holds when each `Γ(x_i) = S(τ_i)`, S
+    /// mapping the pattern's names to the result names.
+    fn t_result(&self, pats: &[Pat], b: &Body, which: &str) -> Result<(), Diagnostic> {
+        if pats.len() != b.result.len() {
+            return Err(err(
+                b.span,
+                format!(
+                    "if: {which} returns {} values, but the pattern binds {}",
+                    b.result.len(),
+                    pats.len()
+                ),
+            ));
+        }
+        let subst: HashMap<Name, Name> = pats
+            .iter()
+            .zip(&b.result)
+            .map(|(p, x)| (p.name.name.clone(), x.name.clone()))
+            .collect();
+        for (p, x) in pats.iter().zip(&b.result) {
+            let found = self.lookup(x)?;
+            let want = subst_type(&p.ty, &subst);
+            if !types_equal(found, &want) {
+                return Err(err(
+                    x.span,
+                    format!(
+                        "if: {which} returns `{}` of type {found} for the binding `{}`, which needs type {want}",
+                        x.name, p.name.name
+                    ),
+                )
+                .with_label(p.span, "binding declared here")
+                .with_note("a body must return every size, block and index-function variable its arrays depend on"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn construct_name(e: &ExpKind) -> &'static str {
+    match e {
+        ExpKind::Scalar(_) => "scalar expression",
+        ExpKind::Index(..) => "index",
+        ExpKind::Slice(..) => "slice",
+        ExpKind::Transpose(_) => "transpose",
+        ExpKind::If(..) => "if",
+        ExpKind::Kernel(..) => "kernel",
+        ExpKind::Iota(_) => "iota",
+        ExpKind::Copy(_) => "copy",
+        ExpKind::Alloc(_) => "alloc",
+    }
+}
+
+fn atom_poly(a: &Atom) -> Poly {
+    Poly::from_sexp(&SExp::Atom(a.clone()))
+}
+
+fn poly_lmad(l: &LmadSyn) -> Lmad<Poly> {
+    l.to_lmad().map(Poly::from_sexp)
+}
+
+fn lmad_str(l: &Lmad<Poly>) -> String {
+    let dims: Vec<String> = l
+        .dims
+        .iter()
+        .map(|d| format!("({} : {})", d.elems, d.stride))
+        .collect();
+    format!("{} + {{{}}}", l.offset, dims.join(" "))
+}
+
+fn shape_str(shape: &[Atom]) -> String {
+    shape.iter().map(|a| format!("[{a}]")).collect()
+}
+
+fn subst_ident(x: &Ident, s: &HashMap<Name, Name>) -> Ident {
+    match s.get(&x.name) {
+        Some(y) => Ident {
+            name: y.clone(),
+            span: x.span,
+        },
+        None => x.clone(),
+    }
+}
+
+fn subst_atom(a: &Atom, s: &HashMap<Name, Name>) -> Atom {
+    match a {
+        Atom::Var(x) => Atom::Var(subst_ident(x, s)),
+        Atom::Int(..) => a.clone(),
+    }
+}
+
+fn subst_sexp(e: &SExp, s: &HashMap<Name, Name>) -> SExp {
+    match e {
+        SExp::Atom(a) => SExp::Atom(subst_atom(a, s)),
+        SExp::Bin(op, a, b, sp) => SExp::Bin(
+            *op,
+            Box::new(subst_sexp(a, s)),
+            Box::new(subst_sexp(b, s)),
+            *sp,
+        ),
+        SExp::Un(op, a, sp) => SExp::Un(*op, Box::new(subst_sexp(a, s)), *sp),
+    }
+}
+
+/// S(τ): renames the free variables of a type.
+fn subst_type(t: &Type, s: &HashMap<Name, Name>) -> Type {
+    let Type::Array(a, sp) = t else {
+        return t.clone();
+    };
+    let shape = a.shape.iter().map(|x| subst_atom(x, s)).collect();
+    let mem = a.mem.as_ref().map(|m| MemAnn {
+        block: subst_ident(&m.block, s),
+        lmad: match &m.lmad {
+            LmadSyn::RowMajor(sh, sp) => {
+                LmadSyn::RowMajor(sh.iter().map(|x| subst_atom(x, s)).collect(), *sp)
+            }
+            LmadSyn::Explicit { offset, dims, span } => LmadSyn::Explicit {
+                offset: subst_sexp(offset, s),
+                dims: dims
+                    .iter()
+                    .map(|(n, st)| (subst_atom(n, s), subst_sexp(st, s)))
+                    .collect(),
+                span: *span,
+            },
+        },
+    });
+    Type::Array(ArrayType { shape, mem }, *sp)
+}
+
+/// Type equality: sizes and blocks by name, LMADs as polynomials.
+fn types_equal(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Int(_), Type::Int(_)) | (Type::Mem(_), Type::Mem(_)) => true,
+        (Type::Array(x, _), Type::Array(y, _)) => {
+            x.shape == y.shape
+                && match (&x.mem, &y.mem) {
+                    (None, None) => true,
+                    (Some(m), Some(n)) => {
+                        m.block.name == n.block.name && poly_lmad(&m.lmad) == poly_lmad(&n.lmad)
+                    }
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}

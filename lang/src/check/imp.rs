@@ -1,0 +1,273 @@
+//! Type checking IMP (the paper elides these rules; ours are the obvious
+//! ones, written down here).
+//!
+//! - Every variable is declared before use (`var x : τ`, a parameter, or a
+//!   kernel index) and never declared again while visible; declarations
+//!   are scoped to the branch or kernel body that makes them.
+//! - `int` and `mem` are kept apart: scalar expressions, conditions,
+//!   indices and stored values are `int`s; `alloc`, reads and writes go
+//!   through `mem` variables.
+//! - Array parameters declare their block as `mem` (several arrays may share
+//!   one); their sizes and LMAD variables are earlier `int` parameters.
+//! - Inside a kernel, only variables declared in that kernel's body may be
+//!   assigned: iterations run in parallel and share only blocks (E-IMP-KERNEL
+//!   discards each iteration's environment). The kernel index is read-only.
+//! - Results are `int` variables, or arrays read back from a `mem` variable.
+
+use super::scope::Scope;
+use crate::ast::{Atom, Ident, LmadSyn, SExp};
+use crate::diag::{Diagnostic, Phase};
+use crate::imp::{ArrDecl, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
+use crate::span::Span;
+
+/// Checks an IMP program.
+pub fn check_imp(p: &Program) -> Result<(), Diagnostic> {
+    let mut c = Checker {
+        env: Scope::new(),
+        kernels: Vec::new(),
+    };
+    let mut arrays: Vec<&Ident> = Vec::new();
+    for q in &p.params {
+        match q {
+            Param::Int(x, _) => c.env.bind(x, Var::Int)?,
+            Param::Array(a) => {
+                if let Some(prev) = arrays.iter().find(|y| y.name == a.name.name) {
+                    return Err(err(
+                        a.name.span,
+                        format!("array parameter `{}` is declared twice", a.name.name),
+                    )
+                    .with_label(prev.span, "first declared here"));
+                }
+                arrays.push(&a.name);
+                c.arr_decl(a, true)?;
+            }
+        }
+    }
+    c.stmts(&p.body)?;
+    for r in &p.results {
+        match r {
+            ImpResult::Scalar(x) => c.expect(x, ImpType::Int, "result")?,
+            ImpResult::Array(a) => c.arr_decl(a, false)?,
+        }
+    }
+    Ok(())
+}
+
+fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Phase::Type, span, msg)
+}
+
+/// What a name is bound to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Var {
+    Int,
+    Mem,
+    /// A kernel's index: an int that may not be assigned.
+    Index,
+}
+
+impl Var {
+    fn ty(self) -> ImpType {
+        match self {
+            Var::Int | Var::Index => ImpType::Int,
+            Var::Mem => ImpType::Mem,
+        }
+    }
+}
+
+struct Checker {
+    env: Scope<Var>,
+    /// Scope depth of each enclosing kernel's body, innermost last.
+    kernels: Vec<usize>,
+}
+
+impl Checker {
+    fn lookup(&self, x: &Ident) -> Result<Var, Diagnostic> {
+        match self.env.get(&x.name) {
+            Some(b) => Ok(b.val),
+            None => Err(err(
+                x.span,
+                format!(
+                    "`{}` is not declared; declare it with `var {}: int` or `var {}: mem`",
+                    x.name, x.name, x.name
+                ),
+            )),
+        }
+    }
+
+    fn expect(&self, x: &Ident, want: ImpType, what: &str) -> Result<(), Diagnostic> {
+        let got = self.lookup(x)?.ty();
+        if got == want {
+            return Ok(());
+        }
+        let mut d = err(
+            x.span,
+            format!(
+                "{what} `{}` must be {}, but it is declared {}",
+                x.name,
+                want.name(),
+                got.name()
+            ),
+        );
+        if let Some(b) = self.env.get(&x.name) {
+            d = d.with_label(b.span, "declared here");
+        }
+        Err(d)
+    }
+
+    fn sexp(&self, e: &SExp) -> Result<(), Diagnostic> {
+        let mut res = Ok(());
+        e.for_each_var(&mut |x| {
+            if res.is_ok() {
+                res = self.expect(x, ImpType::Int, "variable");
+            }
+        });
+        res
+    }
+
+    /// `x` is about to be assigned: it must be an int or mem variable (not a
+    /// kernel index) declared inside the innermost enclosing kernel.
+    fn assignable(&self, x: &Ident, want: ImpType, what: &str) -> Result<(), Diagnostic> {
+        self.expect(x, want, what)?;
+        let Some(b) = self.env.get(&x.name) else {
+            return Ok(());
+        };
+        if b.val == Var::Index {
+            return Err(err(
+                x.span,
+                format!("kernel index `{}` cannot be assigned", x.name),
+            ));
+        }
+        if let Some(&k) = self.kernels.last() {
+            if b.depth < k {
+                return Err(err(
+                    x.span,
+                    format!(
+                        "`{}` is declared outside this kernel; kernel iterations run in parallel and may assign only their own variables (share results through blocks)",
+                        x.name
+                    ),
+                )
+                .with_label(b.span, "declared here"));
+            }
+        }
+        Ok(())
+    }
+
+    fn atom(&self, a: &Atom, what: &str) -> Result<(), Diagnostic> {
+        match a {
+            Atom::Var(x) => self.expect(x, ImpType::Int, what),
+            Atom::Int(..) => Ok(()),
+        }
+    }
+
+    /// An array parameter (which declares its block) or result (whose block
+    /// must be a `mem` in scope).
+    fn arr_decl(&mut self, a: &ArrDecl, declares: bool) -> Result<(), Diagnostic> {
+        for s in &a.shape {
+            self.atom(s, "array size")?;
+        }
+        let mut res = Ok(());
+        a.lmad.for_each_var(&mut |x| {
+            if res.is_ok() {
+                res = self.expect(x, ImpType::Int, "index-function variable");
+            }
+        });
+        res?;
+        if a.lmad.rank() != a.shape.len() {
+            return Err(err(
+                a.lmad.span(),
+                format!(
+                    "index function has rank {}, but `{}` has rank {}",
+                    a.lmad.rank(),
+                    a.name.name,
+                    a.shape.len()
+                ),
+            ));
+        }
+        if let LmadSyn::Explicit { dims, .. } = &a.lmad {
+            for (k, ((n, _), s)) in dims.iter().zip(&a.shape).enumerate() {
+                if n != s {
+                    return Err(err(n.span(), format!("index function: dimension {k} has {n} elements, but `{}` has size {s} there", a.name.name)));
+                }
+            }
+        }
+        match self.env.get(&a.block.name) {
+            // Arrays given as inputs may share a block.
+            Some(b) if declares && b.val == Var::Mem => Ok(()),
+            _ if declares => self.env.bind(&a.block, Var::Mem),
+            _ => self.expect(&a.block, ImpType::Mem, "block"),
+        }
+    }
+
+    fn stmts(&mut self, ss: &[Stmt]) -> Result<(), Diagnostic> {
+        for s in ss {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn scoped(&mut self, ss: &[Stmt]) -> Result<(), Diagnostic> {
+        self.env.open();
+        let r = self.stmts(ss);
+        self.env.close();
+        r
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::Skip => Ok(()),
+            StmtKind::Var(x, t) => self.env.bind(
+                x,
+                if *t == ImpType::Int {
+                    Var::Int
+                } else {
+                    Var::Mem
+                },
+            ),
+            StmtKind::Assign(x, e) => {
+                match self.lookup(x)? {
+                    // E-IMP-ASSIGN-MEM: `m <- m'` copies a block reference.
+                    Var::Mem => match e {
+                        SExp::Atom(Atom::Var(y)) => {
+                            self.assignable(x, ImpType::Mem, "assigned variable")?;
+                            self.expect(y, ImpType::Mem, "assigned block")
+                        }
+                        _ => Err(err(e.span(), format!("`{}` is a mem; it can only be assigned another mem variable or `alloc`", x.name))),
+                    },
+                    _ => {
+                        self.sexp(e)?;
+                        self.assignable(x, ImpType::Int, "assigned variable")
+                    }
+                }
+            }
+            StmtKind::Alloc(x, e) => {
+                self.sexp(e)?;
+                self.assignable(x, ImpType::Mem, "alloc target")
+            }
+            StmtKind::Read(x, m, i) => {
+                self.sexp(i)?;
+                self.expect(m, ImpType::Mem, "read: block")?;
+                self.assignable(x, ImpType::Int, "read target")
+            }
+            StmtKind::Write(m, i, e) => {
+                self.sexp(i)?;
+                self.sexp(e)?;
+                self.expect(m, ImpType::Mem, "write: block")
+            }
+            StmtKind::If(c, t, e) => {
+                self.expect(c, ImpType::Int, "if: the condition")?;
+                self.scoped(t)?;
+                self.scoped(e)
+            }
+            StmtKind::Kernel(i, n, b) => {
+                self.sexp(n)?;
+                self.env.open();
+                self.kernels.push(self.env.depth());
+                let r = self.env.bind(i, Var::Index).and_then(|()| self.stmts(b));
+                self.kernels.pop();
+                self.env.close();
+                r
+            }
+        }
+    }
+}

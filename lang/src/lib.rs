@@ -1,0 +1,22 @@
+//! Front ends of FUN, FUNMEM and IMP: abstract syntax, parsers, printers,
+//! type checkers, LMADs and diagnostics.
+//!
+//! Architecture invariant: this crate knows nothing of evaluation or of
+//! transformations; it only says what a program *is* and whether it is well
+//! typed. Every other crate of the workspace builds on it.
+
+pub mod ast;
+pub mod check;
+pub mod diag;
+pub mod front;
+pub mod imp;
+pub mod lmad;
+pub mod name;
+pub mod parse;
+pub mod poly;
+pub mod print;
+pub mod span;
+pub mod testspec;
+
+pub use name::Name;
+pub use span::{Source, Span};

@@ -1,0 +1,352 @@
+//! Printers: programs back to concrete syntax (DESIGN.md §4).
+//!
+//! The output is indented for reading and parses back to the same tree:
+//! `parse(print(p)) == p` for every parsed program. Scalar expressions get
+//! the fewest parentheses that keep their structure under C precedence.
+
+use crate::ast::*;
+use crate::imp;
+use std::fmt::{self, Write};
+
+const INDENT: usize = 2;
+
+/// Prints a FUN or FUNMEM program.
+pub fn program(p: &Program) -> String {
+    let mut out = String::from("def main");
+    for q in &p.params {
+        write!(out, " {}", PatD(q)).ok();
+    }
+    out.push_str(" =\n");
+    body(&mut out, &p.body, INDENT);
+    out
+}
+
+/// Prints a body at the given indentation, one statement per line.
+fn body(out: &mut String, b: &Body, ind: usize) {
+    for s in &b.stms {
+        stm(out, s, ind);
+    }
+    pad(out, ind);
+    out.push_str("in (");
+    idents(out, &b.result);
+    out.push_str(")\n");
+}
+
+fn stm(out: &mut String, s: &Stm, ind: usize) {
+    pad(out, ind);
+    out.push_str("let");
+    for p in &s.pats {
+        write!(out, " {}", PatD(p)).ok();
+    }
+    out.push_str(" = ");
+    match &s.exp.kind {
+        ExpKind::Scalar(e) => sexp(out, e, 0),
+        ExpKind::Index(x, is) => {
+            write!(out, "{}[", x.name).ok();
+            sep(out, is, ", ", |o, a| atom(o, a));
+            out.push(']');
+        }
+        ExpKind::Slice(x, ss) => {
+            write!(out, "{}[", x.name).ok();
+            sep(out, ss, ", ", |o, (a, b)| {
+                atom(o, a);
+                o.push_str(" : ");
+                atom(o, b);
+            });
+            out.push(']');
+        }
+        ExpKind::Transpose(x) => write!(out, "transpose {}", x.name).unwrap_or(()),
+        ExpKind::Iota(a) => {
+            out.push_str("iota ");
+            atom(out, a);
+        }
+        ExpKind::Copy(x) => write!(out, "copy {}", x.name).unwrap_or(()),
+        ExpKind::Alloc(e) => {
+            out.push_str("alloc ");
+            sexp(out, e, 0);
+        }
+        ExpKind::If(c, t, e) => {
+            writeln!(out, "if {} then", c.name).ok();
+            body(out, t, ind + INDENT);
+            pad(out, ind);
+            out.push_str("else\n");
+            body(out, e, ind + INDENT);
+            return;
+        }
+        ExpKind::Kernel(i, n, b) => {
+            write!(out, "kernel {} < ", i.name).ok();
+            atom(out, n);
+            out.push_str(" do\n");
+            body(out, b, ind + INDENT);
+            return;
+        }
+    }
+    out.push('\n');
+}
+
+/// Prints an IMP program.
+pub fn imp_program(p: &imp::Program) -> String {
+    let mut out = String::from("def main");
+    for q in &p.params {
+        match q {
+            imp::Param::Int(x, _) => write!(out, " ({}: int)", x.name).ok(),
+            imp::Param::Array(a) => write!(out, " ({})", ArrD(a)).ok(),
+        };
+    }
+    out.push_str(" =\n");
+    stmts(&mut out, &p.body, INDENT);
+    out.push_str("\nout (");
+    sep(&mut out, &p.results, ", ", |o, r| match r {
+        imp::Result::Scalar(x) => o.push_str(x.name.as_str()),
+        imp::Result::Array(a) => write!(o, "{}", ArrD(a)).unwrap_or(()),
+    });
+    out.push_str(")\n");
+    out
+}
+
+/// Prints a statement sequence, `;` at the end of every line but the last.
+fn stmts(out: &mut String, ss: &[imp::Stmt], ind: usize) {
+    for (k, s) in ss.iter().enumerate() {
+        if k > 0 {
+            out.push_str(";\n");
+        }
+        stmt(out, s, ind);
+    }
+}
+
+fn stmt(out: &mut String, s: &imp::Stmt, ind: usize) {
+    use imp::StmtKind as K;
+    pad(out, ind);
+    match &s.kind {
+        K::Skip => out.push_str("skip"),
+        K::Var(x, t) => write!(out, "var {}: {}", x.name, t.name()).unwrap_or(()),
+        K::Assign(x, e) => {
+            write!(out, "{} <- ", x.name).ok();
+            sexp(out, e, 0);
+        }
+        K::Alloc(x, e) => {
+            write!(out, "{} <- alloc ", x.name).ok();
+            sexp(out, e, 0);
+        }
+        K::Read(x, m, i) => {
+            write!(out, "{} <- {}[", x.name, m.name).ok();
+            sexp(out, i, 0);
+            out.push(']');
+        }
+        K::Write(m, i, e) => {
+            write!(out, "{}[", m.name).ok();
+            sexp(out, i, 0);
+            out.push_str("] <- ");
+            sexp(out, e, 0);
+        }
+        K::If(c, t, e) => {
+            writeln!(out, "if {} then", c.name).ok();
+            stmts(out, t, ind + INDENT);
+            out.push('\n');
+            pad(out, ind);
+            out.push_str("else\n");
+            stmts(out, e, ind + INDENT);
+            out.push('\n');
+            pad(out, ind);
+            out.push_str("fi");
+        }
+        K::Kernel(i, n, b) => {
+            write!(out, "kernel {} < ", i.name).ok();
+            sexp(out, n, 0);
+            out.push_str(" do\n");
+            stmts(out, b, ind + INDENT);
+            out.push('\n');
+            pad(out, ind);
+            out.push_str("done");
+        }
+    }
+}
+
+/// Prints a scalar expression.
+pub fn sexp_string(e: &SExp) -> String {
+    let mut s = String::new();
+    sexp(&mut s, e, 0);
+    s
+}
+
+/// Precedence of unary operators: above every infix operator.
+const UNARY: u8 = 7;
+
+/// Prints `e` in a context that binds with strength `ctx`: parenthesised
+/// when `e`'s own operator binds more loosely.
+fn sexp(out: &mut String, e: &SExp, ctx: u8) {
+    match e {
+        SExp::Atom(a) => atom(out, a),
+        SExp::Bin(op @ (BinOp::Min | BinOp::Max), a, b, _) => {
+            write!(out, "{}(", op.symbol()).ok();
+            sexp(out, a, 0);
+            out.push_str(", ");
+            sexp(out, b, 0);
+            out.push(')');
+        }
+        SExp::Bin(op, a, b, _) => {
+            let p = op.precedence();
+            let paren = p < ctx;
+            if paren {
+                out.push('(');
+            }
+            sexp(out, a, p);
+            write!(out, " {} ", op.symbol()).ok();
+            // Left-associative: a right operand of equal strength needs parentheses.
+            sexp(out, b, p + 1);
+            if paren {
+                out.push(')');
+            }
+        }
+        SExp::Un(op, a, _) => {
+            let paren = UNARY < ctx;
+            if paren {
+                out.push('(');
+            }
+            out.push(match op {
+                UnOp::Neg => '-',
+                UnOp::Not => '!',
+            });
+            // `--` starts a comment and `-k` is a literal: parenthesise any
+            // operand that is not a plain variable or non-negative literal.
+            match &**a {
+                SExp::Atom(Atom::Var(_)) => sexp(out, a, UNARY),
+                SExp::Atom(Atom::Int(k, _)) if *k >= 0 && *op == UnOp::Not => sexp(out, a, UNARY),
+                _ => {
+                    out.push('(');
+                    sexp(out, a, 0);
+                    out.push(')');
+                }
+            }
+            if paren {
+                out.push(')');
+            }
+        }
+    }
+}
+
+fn atom(out: &mut String, a: &Atom) {
+    match a {
+        Atom::Var(x) => out.push_str(x.name.as_str()),
+        Atom::Int(k, _) => write!(out, "{k}").unwrap_or(()),
+    }
+}
+
+fn idents(out: &mut String, xs: &[Ident]) {
+    sep(out, xs, ", ", |o, x| o.push_str(x.name.as_str()));
+}
+
+fn sep<T>(out: &mut String, xs: &[T], s: &str, mut f: impl FnMut(&mut String, &T)) {
+    for (k, x) in xs.iter().enumerate() {
+        if k > 0 {
+            out.push_str(s);
+        }
+        f(out, x);
+    }
+}
+
+fn pad(out: &mut String, ind: usize) {
+    out.extend(std::iter::repeat_n(' ', ind));
+}
+
+/// Displays a binding `(x: τ)`.
+struct PatD<'a>(&'a Pat);
+
+impl fmt::Display for PatD<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}: {})", self.0.name.name, self.0.ty)
+    }
+}
+
+/// Displays an IMP array declaration `xs: [n]int @ m -> L`.
+struct ArrD<'a>(&'a imp::ArrDecl);
+
+impl fmt::Display for ArrD<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.0;
+        write!(f, "{}: ", a.name.name)?;
+        shape(f, &a.shape)?;
+        write!(f, "int @ {} -> {}", a.block.name, a.lmad)
+    }
+}
+
+fn shape(f: &mut fmt::Formatter<'_>, shape: &[Atom]) -> fmt::Result {
+    for a in shape {
+        write!(f, "[{a}]")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        atom(&mut s, self);
+        f.write_str(&s)
+    }
+}
+
+impl fmt::Display for SExp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&sexp_string(self))
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Int(_) => f.write_str("int"),
+            Type::Mem(_) => f.write_str("mem"),
+            Type::Array(a, _) => {
+                shape(f, &a.shape)?;
+                f.write_str("int")?;
+                if let Some(m) = &a.mem {
+                    write!(f, " @ {} -> {}", m.block.name, m.lmad)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for LmadSyn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LmadSyn::RowMajor(shape, _) => {
+                f.write_str("R(")?;
+                for (k, a) in shape.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                f.write_str(")")
+            }
+            LmadSyn::Explicit { offset, dims, .. } => {
+                // The offset is followed by `+ {`, so it is printed at the
+                // strength of `+`.
+                let mut s = String::new();
+                sexp(&mut s, offset, BinOp::Add.precedence());
+                write!(f, "{s} + {{")?;
+                for (k, (n, st)) in dims.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "({n} : {st})")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&program(self))
+    }
+}
+
+impl fmt::Display for imp::Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&imp_program(self))
+    }
+}

@@ -1,0 +1,272 @@
+//! Test blocks in program comments (DESIGN.md §6.1, Futhark's `futhark test`
+//! format).
+//!
+//! ```text
+//! -- What the program shows.
+//! -- ==
+//! -- input { 3 [1, 2, 3] }
+//! -- output { [2i64, 4i64, 6i64] }
+//! -- input { 2 [1, 2] }
+//! -- error: out of bounds
+//! -- structure { Alloc 2 }
+//! ```
+//!
+//! Everything before `-- ==` is the description. After it, each `input`
+//! opens a test case; the `output { ... }` or `error: REGEX` that follows
+//! says what the case must give. An `error:` before any `input` means the
+//! program itself must be rejected (a parse or type error) with a message
+//! matching the regex. `structure [PIPELINE] { Name N ... }` counts
+//! constructs. Blocks may span several comment lines. Values are kept as
+//! text here: the semantics crate reads them.
+
+use crate::diag::{Diagnostic, Phase};
+use crate::span::Span;
+
+/// The parsed test block of a program file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TestSpec {
+    /// The description before `-- ==`.
+    pub description: String,
+    /// `Some(regex)` when the program itself must fail to parse or type-check.
+    pub compile_error: Option<String>,
+    /// Run-time test cases, in order.
+    pub cases: Vec<TestCase>,
+    /// Construct counts to check.
+    pub structures: Vec<Structure>,
+}
+
+/// One `input` with what it must give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestCase {
+    /// The input values, as text in Futhark's value format.
+    pub input: String,
+    /// What evaluation must give.
+    pub expect: Expect,
+    /// Where the `input` is (for reports).
+    pub span: Span,
+}
+
+/// The expected outcome of a test case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// These values, as text.
+    Output(String),
+    /// An error whose message matches this regex.
+    Error(String),
+    /// Only that evaluation succeeds.
+    Success,
+}
+
+/// `structure [pipeline] { Name N ... }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Structure {
+    /// `None` for the program after lowering and simplifying; otherwise a
+    /// named pipeline such as `gpu-mem`.
+    pub pipeline: Option<String>,
+    /// Construct names with their expected counts.
+    pub counts: Vec<(String, u64)>,
+}
+
+/// Reads the test block of a program file; `Ok(None)` when it has none.
+pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
+    // The comment text of each line, with the byte offset where it starts.
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("--") {
+            let start = offset + (line.len() - trimmed.len()) + 2;
+            lines.push((start, rest.trim_end_matches(['\n', '\r'])));
+        } else if !trimmed.trim().is_empty()
+            && !lines.is_empty()
+            && lines.iter().any(|(_, l)| l.trim() == "==")
+        {
+            break; // the block ends at the first code line after `-- ==`
+        }
+        offset += line.len();
+    }
+    let Some(sep) = lines.iter().position(|(_, l)| l.trim() == "==") else {
+        return Ok(None);
+    };
+    let description = lines[..sep]
+        .iter()
+        .map(|(_, l)| l.trim())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut spec = TestSpec {
+        description: description.trim().to_string(),
+        ..TestSpec::default()
+    };
+    // Join the block into one text, remembering where each piece came from.
+    let mut block = String::new();
+    let mut origin: Vec<(usize, usize)> = Vec::new(); // (offset in block, offset in file)
+    for (start, l) in &lines[sep + 1..] {
+        origin.push((block.len(), *start));
+        block.push_str(l);
+        block.push('\n');
+    }
+    let file_pos = |i: usize| -> usize {
+        match origin.binary_search_by_key(&i, |(b, _)| *b) {
+            Ok(k) => origin[k].1,
+            Err(0) => 0,
+            Err(k) => origin[k - 1].1 + (i - origin[k - 1].0),
+        }
+    };
+    let bad = |i: usize, msg: String| {
+        Diagnostic::new(Phase::Syntax, Span::new(file_pos(i), file_pos(i) + 1), msg)
+    };
+    let mut i = 0;
+    let bytes = block.as_bytes();
+    while i < block.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let rest = &block[i..];
+        let word_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_len];
+        match word {
+            "input" | "output" => {
+                let (body, next) = braced(&block, i + word_len)
+                    .ok_or_else(|| bad(i, format!("`{word}` needs a `{{ ... }}` block")))?;
+                let span = Span::new(file_pos(i), file_pos(i + word_len));
+                if word == "input" {
+                    spec.cases.push(TestCase {
+                        input: body.trim().to_string(),
+                        expect: Expect::Success,
+                        span,
+                    });
+                } else {
+                    match spec.cases.last_mut() {
+                        Some(c) if c.expect == Expect::Success => {
+                            c.expect = Expect::Output(body.trim().to_string())
+                        }
+                        _ => {
+                            return Err(bad(
+                                i,
+                                "`output` must follow an `input` that has no expectation yet"
+                                    .into(),
+                            ))
+                        }
+                    }
+                }
+                i = next;
+            }
+            "error" => {
+                let after = i + word_len;
+                if !block[after..].starts_with(':') {
+                    return Err(bad(i, "expected `error: REGEX`".into()));
+                }
+                let end = block[after..].find('\n').map_or(block.len(), |k| after + k);
+                let re = block[after + 1..end].trim().to_string();
+                if let Err(e) = regex::Regex::new(&re) {
+                    return Err(bad(after + 1, format!("invalid regular expression: {e}")));
+                }
+                match spec.cases.last_mut() {
+                    None if spec.compile_error.is_none() => spec.compile_error = Some(re),
+                    Some(c) if c.expect == Expect::Success => c.expect = Expect::Error(re),
+                    _ => return Err(bad(i, "`error:` must follow an `input` that has no expectation yet, or come first".into())),
+                }
+                i = end;
+            }
+            "structure" => {
+                let mut j = i + word_len;
+                while j < block.len() && bytes[j] == b' ' {
+                    j += 1;
+                }
+                let pipe_len = block[j..]
+                    .find(|c: char| c.is_whitespace() || c == '{')
+                    .unwrap_or(0);
+                let pipeline = (pipe_len > 0).then(|| block[j..j + pipe_len].to_string());
+                let (body, next) = braced(&block, j + pipe_len)
+                    .ok_or_else(|| bad(i, "`structure` needs a `{ Name N ... }` block".into()))?;
+                let toks: Vec<&str> = body.split_whitespace().collect();
+                if toks.len() % 2 != 0 {
+                    return Err(bad(i, "`structure` expects pairs `Name N`".into()));
+                }
+                let mut counts = Vec::new();
+                for pair in toks.chunks(2) {
+                    let n = pair[1]
+                        .parse::<u64>()
+                        .map_err(|_| bad(i, format!("`{}` is not a count", pair[1])))?;
+                    counts.push((pair[0].to_string(), n));
+                }
+                spec.structures.push(Structure { pipeline, counts });
+                i = next;
+            }
+            _ => {
+                let shown: String = rest
+                    .chars()
+                    .take_while(|c| !c.is_whitespace())
+                    .take(20)
+                    .collect();
+                return Err(bad(i, format!("unknown test directive `{shown}`; expected input, output, error:, or structure")));
+            }
+        }
+    }
+    Ok(Some(spec))
+}
+
+/// The text between `{` (after optional spaces at `from`) and the next `}`,
+/// and the offset after it.
+fn braced(block: &str, from: usize) -> Option<(&str, usize)> {
+    let rest = block.get(from..)?;
+    let open = from + rest.find(|c: char| !c.is_whitespace())?;
+    if !block[open..].starts_with('{') {
+        return None;
+    }
+    let close = open + block[open..].find('}')?;
+    Some((&block[open + 1..close], close + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cases_and_structures() {
+        let t = "-- Doubles.\n-- ==\n-- input { 3 [1, 2,\n--   3] }\n-- output { [2i64, 4i64, 6i64] }\n-- input { 2 [1, 2] }\n-- error: out of bounds\n-- structure gpu-mem { Alloc 1 kernel 2 }\ndef main = in (x)\n-- input { 9 }\n";
+        let s = parse(t).unwrap().unwrap();
+        assert_eq!(s.description, "Doubles.");
+        assert_eq!(s.cases.len(), 2);
+        assert_eq!(s.cases[0].input, "3 [1, 2,\n   3]");
+        assert_eq!(
+            s.cases[0].expect,
+            Expect::Output("[2i64, 4i64, 6i64]".into())
+        );
+        assert_eq!(s.cases[1].expect, Expect::Error("out of bounds".into()));
+        assert_eq!(
+            s.structures,
+            vec![Structure {
+                pipeline: Some("gpu-mem".into()),
+                counts: vec![("Alloc".into(), 1), ("kernel".into(), 2)]
+            }]
+        );
+        assert_eq!(s.compile_error, None);
+    }
+
+    #[test]
+    fn compile_error_and_no_block() {
+        let s = parse("-- ==\n-- error: unbound variable `x`\ndef main = in (x)\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.compile_error.as_deref(), Some("unbound variable `x`"));
+        assert_eq!(
+            parse("-- just a comment\ndef main = in (x)\n").unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn malformed_blocks_are_errors_with_positions() {
+        let e = parse("-- ==\n-- output { 1 }\n").unwrap_err();
+        assert!(e.message.contains("must follow an `input`"));
+        assert_eq!(e.span.start, 9);
+        assert!(parse("-- ==\n-- input 1\n").is_err());
+        assert!(parse("-- ==\n-- frobnicate\n").is_err());
+        assert!(parse("-- ==\n-- error: (\n").is_err());
+        assert!(parse("-- ==\n-- structure { Alloc x }\n").is_err());
+    }
+}
