@@ -74,7 +74,7 @@ impl Diagnostic {
         };
         let name = src.name.as_str();
         let mut report = Report::build(
-            ReportKind::Custom("error", ariadne::Color::Red),
+            ReportKind::Error,
             (name, clamp(self.span)),
         )
         .with_config(
@@ -83,7 +83,7 @@ impl Diagnostic {
                 .with_index_type(ariadne::IndexType::Byte),
         )
         .with_message(&self.message)
-        .with_label(Label::new((name, clamp(self.span))).with_message(self.primary_label()));
+        .with_label(Label::new((name, clamp(self.span))).with_message("here"));
         for (span, text) in &self.labels {
             report = report.with_label(Label::new((name, clamp(*span))).with_message(text));
         }
@@ -95,14 +95,10 @@ impl Diagnostic {
         if report.finish().write(cache, &mut out).is_err() {
             return headline;
         }
-        format!("{headline}\n{}", String::from_utf8_lossy(&out))
-    }
-
-    fn primary_label(&self) -> &'static str {
-        match self.phase {
-            Phase::Syntax => "here",
-            Phase::Type => "this",
-        }
+        // Ariadne's own header repeats the message; our headline replaces it.
+        let body = String::from_utf8_lossy(&out);
+        let snippet = body.split_once('\n').map_or("", |(_, rest)| rest);
+        format!("{headline}\n{snippet}")
     }
 }
 

@@ -463,20 +463,18 @@ pub fn nest<T: Clone>(flat: &[T], shape: &[usize]) -> Option<Nested<T>> {
     if flat.len() != prefix {
         return None;
     }
-    Some(nest_exact(flat, shape))
+    nest_exact(flat, shape)
 }
 
-/// `nest` once the length is known to match.
-fn nest_exact<T: Clone>(flat: &[T], shape: &[usize]) -> Nested<T> {
+/// `nest` once the length is known to match (`None` otherwise).
+fn nest_exact<T: Clone>(flat: &[T], shape: &[usize]) -> Option<Nested<T>> {
     match shape.split_first() {
-        None => Nested::Scalar(flat[0].clone()),
+        None => Some(Nested::Scalar(flat.first()?.clone())),
+        Some((0, _)) => Some(Nested::Array(Vec::new())),
         Some((&k, inner)) => {
-            let chunk = inner.iter().product::<usize>();
-            Nested::Array(
-                (0..k)
-                    .map(|i| nest_exact(&flat[i * chunk..(i + 1) * chunk], inner))
-                    .collect(),
-            )
+            let chunk = flat.len() / k;
+            let rows = (0..k).map(|i| nest_exact(flat.get(i * chunk..(i + 1) * chunk)?, inner));
+            rows.collect::<Option<_>>().map(Nested::Array)
         }
     }
 }
@@ -499,16 +497,19 @@ mod tests {
         }
     }
 
-    fn arb_lmad_with(elems: i64, max_rank: usize) -> impl Strategy<Value = Lmad<i64>> {
+    fn arb_lmad_with(
+        elems: i64,
+        rank: std::ops::RangeInclusive<usize>,
+    ) -> impl Strategy<Value = Lmad<i64>> {
         (
             -10i64..=10,
-            prop::collection::vec((0..=elems, -6i64..=6), 0..=max_rank),
+            prop::collection::vec((0..=elems, -6i64..=6), rank),
         )
             .prop_map(|(o, dims)| lmad(o, &dims))
     }
 
     fn arb_lmad() -> impl Strategy<Value = Lmad<i64>> {
-        arb_lmad_with(4, 3)
+        arb_lmad_with(4, 0..=3)
     }
 
     /// An LMAD and an in-bounds slice of it.
@@ -517,7 +518,8 @@ mod tests {
             let pairs: Vec<_> = l
                 .dims
                 .iter()
-                .map(|d| (0..=d.elems).prop_flat_map(move |o| (Just(o), 0..=d.elems - o)))
+                .map(|d| d.elems)
+                .map(|n| (0..=n).prop_flat_map(move |o| (Just(o), 0..=n - o)))
                 .collect();
             (Just(l), pairs)
         })
@@ -598,8 +600,7 @@ mod tests {
         }
 
         #[test]
-        fn indexing_fixes_the_outer_index(l in arb_lmad()) {
-            prop_assume!(l.rank() > 0);
+        fn indexing_fixes_the_outer_index(l in arb_lmad_with(4, 1..=3)) {
             for k in 0..l.dims[0].elems {
                 let r = l.index(&k);
                 prop_assert_eq!(r.rank() + 1, l.rank());
@@ -650,7 +651,7 @@ mod tests {
         }
 
         #[test]
-        fn injectivity_agrees_with_pairs_on_wider_lmads(l in arb_lmad_with(6, 4)) {
+        fn injectivity_agrees_with_pairs_on_wider_lmads(l in arb_lmad_with(6, 0..=4)) {
             prop_assert_eq!(l.is_injective(), injective_by_pairs(&l));
         }
 
@@ -869,5 +870,9 @@ mod tests {
         );
         assert_eq!(nest(&[1, 2, 3], &[2]), None);
         assert_eq!(nest::<i32>(&[], &[usize::MAX, usize::MAX, 0]), None);
+        assert_eq!(
+            nest::<i32>(&[], &[0, usize::MAX, usize::MAX]),
+            Some(Nested::Array(vec![]))
+        );
     }
 }

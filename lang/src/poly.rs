@@ -360,9 +360,31 @@ impl Poly {
         }
         let key = match op {
             BinOp::Min | BinOp::Max => format!("{}({ls}, {rs})", op.symbol()),
-            _ => format!("({ls} {} {rs})", op.symbol()),
+            _ => format!(
+                "({} {} {})",
+                l.operand_text(ls),
+                op.symbol(),
+                r.operand_text(rs)
+            ),
         };
         Poly::opaque(key, Opaque::Bin(op, l.clone(), r.clone()))
+    }
+
+    /// This polynomial's text `text` as an operand of an infix operator:
+    /// parenthesised unless it is a variable, an opaque factor or a
+    /// nonnegative constant.
+    fn operand_text(&self, text: String) -> String {
+        let atomic = match self.terms.iter().next() {
+            None => true,
+            Some((m, k)) => {
+                self.terms.len() == 1 && ((*k == 1 && m.0.len() == 1) || (m.0.is_empty() && *k > 0))
+            }
+        };
+        if atomic {
+            text
+        } else {
+            format!("({text})")
+        }
     }
 
     /// The polynomial `1 * t`, for the opaque subterm `t` named `key`.
@@ -440,9 +462,8 @@ fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
         BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div if b == 0 => return None,
+        BinOp::Div | BinOp::Rem if b == 0 => return None,
         BinOp::Div => a.wrapping_div(b),
-        BinOp::Rem if b == 0 => return None,
         BinOp::Rem => a.wrapping_rem(b),
         BinOp::Lt => i64::from(a < b),
         BinOp::Le => i64::from(a <= b),
