@@ -27,30 +27,47 @@ fn check_is_silent_on_a_good_program() {
         "tests/programs/ifl2022/fig13_if_sizes.imp",
     ] {
         let o = funmem(&["check", f]);
-        assert_eq!(o.status.code(), Some(0), "{f}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         assert!(o.stdout.is_empty() && o.stderr.is_empty());
     }
 }
 
 #[test]
 fn type_error_gives_position_marked_source_and_exit_2() {
-    let f = write_temp("bad.fun", "def main (n: int) =\n  let (y: int) = n + zz\n  in (y)\n");
+    let f = write_temp(
+        "bad.fun",
+        "def main (n: int) =\n  let (y: int) = n + zz\n  in (y)\n",
+    );
     let o = funmem(&["check", &f]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     let first = err.lines().next().unwrap_or_default();
     assert_eq!(first, format!("{f}:2:22: unbound variable `zz`"));
-    assert!(err.contains("let (y: int) = n + zz"), "the source line is shown:\n{err}");
+    assert!(
+        err.contains("let (y: int) = n + zz"),
+        "the source line is shown:\n{err}"
+    );
     assert!(o.stdout.is_empty());
 }
 
 #[test]
 fn syntax_error_gives_exit_2() {
-    let f = write_temp("bad.imp", "def main (n: int) =\n  var x: int;\n  x <- n +\nout (x)\n");
+    let f = write_temp(
+        "bad.imp",
+        "def main (n: int) =\n  var x: int;\n  x <- n +\nout (x)\n",
+    );
     let o = funmem(&["check", &f]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.starts_with(&format!("{f}:4:1: unexpected `out`")), "{err}");
+    assert!(
+        err.starts_with(&format!("{f}:4:1: unexpected `out`")),
+        "{err}"
+    );
 }
 
 #[test]

@@ -73,17 +73,14 @@ impl Diagnostic {
             start..s.end.clamp(start, len)
         };
         let name = src.name.as_str();
-        let mut report = Report::build(
-            ReportKind::Error,
-            (name, clamp(self.span)),
-        )
-        .with_config(
-            Config::default()
-                .with_color(color)
-                .with_index_type(ariadne::IndexType::Byte),
-        )
-        .with_message(&self.message)
-        .with_label(Label::new((name, clamp(self.span))).with_message("here"));
+        let mut report = Report::build(ReportKind::Error, (name, clamp(self.span)))
+            .with_config(
+                Config::default()
+                    .with_color(color)
+                    .with_index_type(ariadne::IndexType::Byte),
+            )
+            .with_message(&self.message)
+            .with_label(Label::new((name, clamp(self.span))).with_message("here"));
         for (span, text) in &self.labels {
             report = report.with_label(Label::new((name, clamp(*span))).with_message(text));
         }

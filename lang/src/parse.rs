@@ -184,3 +184,147 @@ fn expected_list(expected: &[String]) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{Atom, BinOp, ExpKind, SExp, Type, UnOp};
+    use crate::print;
+
+    fn scalar(src: &str) -> SExp {
+        let p = parse_program(
+            &format!("def main (a: int) (b: int) = let (x: int) = {src} in (x)"),
+            Lang::Fun,
+        )
+        .unwrap_or_else(|d| panic!("{src}: {d}"));
+        match &p.body.stms[0].exp.kind {
+            ExpKind::Scalar(e) => e.clone(),
+            k => panic!("not a scalar expression: {k:?}"),
+        }
+    }
+
+    #[test]
+    fn c_precedence_and_left_associativity() {
+        assert_eq!(print::sexp_string(&scalar("a - b - 1")), "a - b - 1");
+        assert_eq!(
+            scalar("a - (b - 1)"),
+            SExp::bin(BinOp::Sub, scalar("a"), scalar("b - 1"))
+        );
+        assert_eq!(
+            scalar("1 + 2 * 3"),
+            SExp::bin(BinOp::Add, SExp::int(1), scalar("2 * 3"))
+        );
+        assert_eq!(
+            scalar("a < b == b < a && 1 || 0"),
+            scalar("(((a < b) == (b < a)) && 1) || 0")
+        );
+        assert_eq!(
+            scalar("-a * b"),
+            SExp::bin(
+                BinOp::Mul,
+                SExp::Un(UnOp::Neg, Box::new(scalar("a")), Span::DUMMY),
+                scalar("b")
+            )
+        );
+        assert_eq!(scalar("!a == 0"), scalar("(!a) == 0"));
+    }
+
+    #[test]
+    fn negative_literals_are_literals() {
+        assert_eq!(scalar("-5"), SExp::int(-5));
+        assert_eq!(
+            scalar("a - -5"),
+            SExp::bin(BinOp::Sub, scalar("a"), SExp::int(-5))
+        );
+        assert_eq!(
+            scalar("a < -1"),
+            SExp::bin(BinOp::Lt, scalar("a"), SExp::int(-1))
+        );
+        // One lexer serves every layer, so `<-` is one token in FUN too.
+        let e =
+            parse_program("def main (a: int) = let (x: int) = a<-1 in (x)", Lang::Fun).unwrap_err();
+        assert!(e.message.starts_with("unexpected `<-`"), "{}", e.message);
+        assert!(parse_program(
+            "def main = let (x: int) = 9223372036854775808 in (x)",
+            Lang::Fun
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn comments_run_to_end_of_line() {
+        assert_eq!(scalar("a --b\n + 1"), scalar("a + 1"));
+    }
+
+    #[test]
+    fn design_type_samples_parse_and_print_back() {
+        for ty in [
+            "[x][y]int @ m -> R(x, y)",
+            "[n]int @ m -> 0 + {(n : 1)}",
+            "[x][y]int @ m -> o * 2 + 1 + {(x : y) (y : 1)}",
+            "[n]int @ m -> (a < b) + {(n : -1)}",
+        ] {
+            let src = format!("def main (p: {ty}) = in (p)");
+            let p = parse_program(&src, Lang::FunMem).unwrap_or_else(|d| panic!("{ty}: {d}"));
+            assert_eq!(p.params[0].ty.to_string(), ty);
+            assert!(matches!(p.params[0].ty, Type::Array(..)));
+        }
+    }
+
+    #[test]
+    fn memory_syntax_is_per_language() {
+        let m = "def main (m: mem) = in (m)";
+        assert!(parse_program(m, Lang::FunMem).is_ok());
+        let e = parse_program(m, Lang::Fun).unwrap_err();
+        assert!(e.message.contains("belongs to FUNMEM"), "{}", e.message);
+        let a = "def main (n: int) (xs: [n]int) = in (xs)";
+        assert!(parse_program(a, Lang::Fun).is_ok());
+        let e = parse_program(a, Lang::FunMem).unwrap_err();
+        assert!(e.message.contains("needs its memory"), "{}", e.message);
+        let e = parse_program(
+            "def main (n: int) = let (m: int) = alloc n in (m)",
+            Lang::Fun,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("`alloc` belongs to FUNMEM"));
+        let e = parse_program(
+            "def main (m: mem) (n: int) (xs: [n]int @ m -> Q(n)) = in (n)",
+            Lang::FunMem,
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("unknown index function `Q`"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn errors_name_what_was_expected() {
+        let e = parse_program("def main (n: int) = let (x: int) = n", Lang::Fun).unwrap_err();
+        assert!(
+            e.message.starts_with("unexpected end of input; expected"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("`in`"), "{}", e.message);
+        let e = parse_imp("def main = skip; out (x)").unwrap_err();
+        assert!(e.message.contains("unexpected `out`"), "{}", e.message);
+        let e = parse_program("def main # = in (x)", Lang::Fun).unwrap_err();
+        assert_eq!(e.message, "unexpected character '#'");
+        assert_eq!(e.span, Span::new(9, 10));
+        assert_eq!((e.span.start, e.span.end), (9, 10));
+    }
+
+    #[test]
+    fn imp_statements() {
+        let p = parse_imp("def main (n: int) =\n var x: int;\n x <- n < -1;\n kernel i < n < 3 do skip done\nout (x)").unwrap();
+        assert_eq!(p.body.len(), 3);
+        assert!(matches!(
+            &p.body[2].kind,
+            crate::imp::StmtKind::Kernel(_, SExp::Bin(BinOp::Lt, ..), _)
+        ));
+        let atom = Atom::Int(3, Span::DUMMY);
+        assert_eq!(atom.to_string(), "3");
+    }
+}

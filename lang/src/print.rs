@@ -43,7 +43,7 @@ fn stm(out: &mut String, s: &Stm, ind: usize) {
         ExpKind::Scalar(e) => sexp(out, e, 0),
         ExpKind::Index(x, is) => {
             write!(out, "{}[", x.name).ok();
-            sep(out, is, ", ", |o, a| atom(o, a));
+            sep(out, is, ", ", atom);
             out.push(']');
         }
         ExpKind::Slice(x, ss) => {

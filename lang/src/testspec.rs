@@ -183,7 +183,7 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                 let (body, next) = braced(&block, j + pipe_len)
                     .ok_or_else(|| bad(i, "`structure` needs a `{ Name N ... }` block".into()))?;
                 let toks: Vec<&str> = body.split_whitespace().collect();
-                if toks.len() % 2 != 0 {
+                if !toks.len().is_multiple_of(2) {
                     return Err(bad(i, "`structure` expects pairs `Name N`".into()));
                 }
                 let mut counts = Vec::new();

@@ -7,7 +7,11 @@ use funmem_lang::parse::Layer;
 use funmem_lang::Source;
 use proptest::prelude::*;
 
-const LAYERS: [(&str, Layer); 3] = [("f.fun", Layer::Fun), ("f.funmem", Layer::FunMem), ("f.imp", Layer::Imp)];
+const LAYERS: [(&str, Layer); 3] = [
+    ("f.fun", Layer::Fun),
+    ("f.funmem", Layer::FunMem),
+    ("f.imp", Layer::Imp),
+];
 
 /// Runs the whole front end; checks that a diagnostic points into the text
 /// and renders.
@@ -15,7 +19,11 @@ fn front_end(text: &str) -> Result<(), TestCaseError> {
     for (name, _) in LAYERS {
         let src = Source::new(name, text);
         if let Err(d) = front::load(&src) {
-            prop_assert!(d.span.start <= text.len() && d.span.end <= text.len(), "span {:?} outside input", d.span);
+            prop_assert!(
+                d.span.start <= text.len() && d.span.end <= text.len(),
+                "span {:?} outside input",
+                d.span
+            );
             let shown = d.render(&src, false);
             prop_assert!(shown.starts_with(name), "{}", shown);
         }
@@ -25,17 +33,77 @@ fn front_end(text: &str) -> Result<(), TestCaseError> {
 
 fn token() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-        "def", "main", "let", "in", "if", "then", "else", "kernel", "do", "iota", "copy", "alloc", "transpose",
-        "int", "mem", "min", "max", "var", "skip", "fi", "done", "out", "R", "(", ")", "[", "]", "{", "}", ",",
-        ":", ";", "=", "@", "->", "<-", "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||",
-        "!", "x", "n", "xs", "m", "0", "1", "7", "99999999999999999999", "--", "\n",
+        "def",
+        "main",
+        "let",
+        "in",
+        "if",
+        "then",
+        "else",
+        "kernel",
+        "do",
+        "iota",
+        "copy",
+        "alloc",
+        "transpose",
+        "int",
+        "mem",
+        "min",
+        "max",
+        "var",
+        "skip",
+        "fi",
+        "done",
+        "out",
+        "R",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        ";",
+        "=",
+        "@",
+        "->",
+        "<-",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "==",
+        "!=",
+        "&&",
+        "||",
+        "!",
+        "x",
+        "n",
+        "xs",
+        "m",
+        "0",
+        "1",
+        "7",
+        "99999999999999999999",
+        "--",
+        "\n",
     ])
 }
 
 /// Token streams that start like a program, so the parser gets deep.
 fn tokens() -> impl Strategy<Value = String> {
     (prop::bool::ANY, prop::collection::vec(token(), 0..60)).prop_map(|(prefix, toks)| {
-        let mut s = if prefix { String::from("def main (n: int) (x: [n]int) = ") } else { String::new() };
+        let mut s = if prefix {
+            String::from("def main (n: int) (x: [n]int) = ")
+        } else {
+            String::new()
+        };
         s.push_str(&toks.join(" "));
         s
     })
@@ -81,21 +149,44 @@ fn token_mutations_of_samples_never_panic() {
 #[test]
 fn deep_nesting_is_an_error() {
     let n = 100_000;
-    let deep = format!("def main (x: int) = let (y: int) = {}x{} in (y)", "(x + ".repeat(n), ")".repeat(n));
-    let chain = format!("def main (x: int) = let (y: int) = x{} in (y)", " + x".repeat(n));
-    let negs = format!("def main (x: int) = let (y: int) = {}x in (y)", "- ".repeat(n));
+    let deep = format!(
+        "def main (x: int) = let (y: int) = {}x{} in (y)",
+        "(x + ".repeat(n),
+        ")".repeat(n)
+    );
+    let chain = format!(
+        "def main (x: int) = let (y: int) = x{} in (y)",
+        " + x".repeat(n)
+    );
+    let negs = format!(
+        "def main (x: int) = let (y: int) = {}x in (y)",
+        "- ".repeat(n)
+    );
     let mut kernels = String::from("def main (n: int) = let (y: int) = 0 ");
     for k in 0..5000 {
         kernels.push_str(&format!("let (a{k}: [n]int) = kernel i{k} < n do "));
     }
-    for (text, name) in [(deep, "f.fun"), (chain, "f.fun"), (negs, "f.fun"), (kernels, "f.fun")] {
+    for (text, name) in [
+        (deep, "f.fun"),
+        (chain, "f.fun"),
+        (negs, "f.fun"),
+        (kernels, "f.fun"),
+    ] {
         let src = Source::new(name, text);
         match front::load(&src) {
-            Err(d) => assert!(d.message.contains("nested") || d.message.contains("unexpected"), "{}", d.message),
+            Err(d) => assert!(
+                d.message.contains("nested") || d.message.contains("unexpected"),
+                "{}",
+                d.message
+            ),
             Ok(_) => panic!("a program nested this deep must be refused"),
         }
     }
     // Redundant parentheses build no nodes: any number of them is fine.
-    let parens = format!("def main (x: int) = let (y: int) = {}x{} in (y)", "(".repeat(n), ")".repeat(n));
+    let parens = format!(
+        "def main (x: int) = let (y: int) = {}x{} in (y)",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
     assert!(front::load(&Source::new("f.fun", parens)).is_ok());
 }

@@ -12,16 +12,25 @@ use proptest::prelude::*;
 const S: Span = Span::DUMMY;
 
 fn ident() -> impl Strategy<Value = Ident> {
-    prop::sample::select(vec!["x", "y", "n", "m", "xs", "ys", "R", "i'", "_t0", "a_b"]).prop_map(Ident::synthetic)
+    prop::sample::select(vec![
+        "x", "y", "n", "m", "xs", "ys", "R", "i'", "_t0", "a_b",
+    ])
+    .prop_map(Ident::synthetic)
 }
 
 fn atom() -> impl Strategy<Value = Atom> {
-    prop_oneof![ident().prop_map(Atom::Var), (0i64..1000).prop_map(|k| Atom::Int(k, S))]
+    prop_oneof![
+        ident().prop_map(Atom::Var),
+        (0i64..1000).prop_map(|k| Atom::Int(k, S))
+    ]
 }
 
 fn sexp() -> impl Strategy<Value = SExp> {
     // Negative literals are atoms too: `-k` parses as the literal -k.
-    let leaf = prop_oneof![atom().prop_map(SExp::Atom), (i64::MIN + 1..0).prop_map(SExp::int)];
+    let leaf = prop_oneof![
+        atom().prop_map(SExp::Atom),
+        (i64::MIN + 1..0).prop_map(SExp::int)
+    ];
     leaf.prop_recursive(5, 40, 2, |inner| {
         let ops = prop::sample::select(vec![
             BinOp::Mul,
@@ -55,8 +64,13 @@ fn sexp() -> impl Strategy<Value = SExp> {
 fn lmad() -> impl Strategy<Value = LmadSyn> {
     prop_oneof![
         prop::collection::vec(atom(), 1..4).prop_map(|s| LmadSyn::RowMajor(s, S)),
-        (sexp(), prop::collection::vec((atom(), sexp()), 0..4))
-            .prop_map(|(offset, dims)| LmadSyn::Explicit { offset, dims, span: S }),
+        (sexp(), prop::collection::vec((atom(), sexp()), 0..4)).prop_map(|(offset, dims)| {
+            LmadSyn::Explicit {
+                offset,
+                dims,
+                span: S,
+            }
+        }),
     ]
 }
 
@@ -72,7 +86,10 @@ fn ty(lang: Lang) -> BoxedStrategy<Type> {
             Just(Type::Int(S)),
             Just(Type::Mem(S)),
             (shape, ident(), lmad()).prop_map(|(shape, block, lmad)| Type::Array(
-                ArrayType { shape, mem: Some(MemAnn { block, lmad }) },
+                ArrayType {
+                    shape,
+                    mem: Some(MemAnn { block, lmad })
+                },
                 S
             )),
         ]
@@ -88,7 +105,8 @@ fn simple_exp(lang: Lang) -> BoxedStrategy<ExpKind> {
     let base = prop_oneof![
         sexp().prop_map(ExpKind::Scalar),
         (ident(), prop::collection::vec(atom(), 1..3)).prop_map(|(x, i)| ExpKind::Index(x, i)),
-        (ident(), prop::collection::vec((atom(), atom()), 1..3)).prop_map(|(x, s)| ExpKind::Slice(x, s)),
+        (ident(), prop::collection::vec((atom(), atom()), 1..3))
+            .prop_map(|(x, s)| ExpKind::Slice(x, s)),
         ident().prop_map(ExpKind::Transpose),
         atom().prop_map(ExpKind::Iota),
         ident().prop_map(ExpKind::Copy),
@@ -110,32 +128,62 @@ fn body(lang: Lang, depth: u32) -> BoxedStrategy<Body> {
         ]
         .boxed()
     };
-    let stm = (prop::collection::vec(pat(lang), 1..3), exp)
-        .prop_map(|(pats, kind)| Stm { pats, exp: Exp { kind, span: S }, span: S });
-    (prop::collection::vec(stm, 0..4), prop::collection::vec(ident(), 1..3))
-        .prop_map(|(stms, result)| Body { stms, result, span: S })
+    let stm = (prop::collection::vec(pat(lang), 1..3), exp).prop_map(|(pats, kind)| Stm {
+        pats,
+        exp: Exp { kind, span: S },
+        span: S,
+    });
+    (
+        prop::collection::vec(stm, 0..4),
+        prop::collection::vec(ident(), 1..3),
+    )
+        .prop_map(|(stms, result)| Body {
+            stms,
+            result,
+            span: S,
+        })
         .boxed()
 }
 
 fn program(lang: Lang) -> impl Strategy<Value = Program> {
-    (prop::collection::vec(pat(lang), 0..3), body(lang, 2)).prop_map(move |(params, body)| Program {
-        lang,
-        params,
-        body,
-        span: S,
+    (prop::collection::vec(pat(lang), 0..3), body(lang, 2)).prop_map(move |(params, body)| {
+        Program {
+            lang,
+            params,
+            body,
+            span: S,
+        }
     })
 }
 
 fn arr_decl() -> impl Strategy<Value = imp::ArrDecl> {
-    (ident(), prop::collection::vec(atom(), 1..3), ident(), lmad())
-        .prop_map(|(name, shape, block, lmad)| imp::ArrDecl { name, shape, block, lmad, span: S })
+    (
+        ident(),
+        prop::collection::vec(atom(), 1..3),
+        ident(),
+        lmad(),
+    )
+        .prop_map(|(name, shape, block, lmad)| imp::ArrDecl {
+            name,
+            shape,
+            block,
+            lmad,
+            span: S,
+        })
 }
 
 fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
     use imp::StmtKind as K;
     let simple = prop_oneof![
         Just(K::Skip),
-        (ident(), prop::bool::ANY).prop_map(|(x, m)| K::Var(x, if m { imp::ImpType::Mem } else { imp::ImpType::Int })),
+        (ident(), prop::bool::ANY).prop_map(|(x, m)| K::Var(
+            x,
+            if m {
+                imp::ImpType::Mem
+            } else {
+                imp::ImpType::Int
+            }
+        )),
         (ident(), sexp()).prop_map(|(x, e)| K::Assign(x, e)),
         (ident(), sexp()).prop_map(|(x, e)| K::Alloc(x, e)),
         (ident(), ident(), sexp()).prop_map(|(x, m, e)| K::Read(x, m, e)),
@@ -155,10 +203,25 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
 }
 
 fn imp_program() -> impl Strategy<Value = imp::Program> {
-    let param = prop_oneof![ident().prop_map(|x| imp::Param::Int(x, S)), arr_decl().prop_map(imp::Param::Array)];
-    let result = prop_oneof![ident().prop_map(imp::Result::Scalar), arr_decl().prop_map(imp::Result::Array)];
-    (prop::collection::vec(param, 0..3), stmts(2), prop::collection::vec(result, 1..3))
-        .prop_map(|(params, body, results)| imp::Program { params, body, results, span: S })
+    let param = prop_oneof![
+        ident().prop_map(|x| imp::Param::Int(x, S)),
+        arr_decl().prop_map(imp::Param::Array)
+    ];
+    let result = prop_oneof![
+        ident().prop_map(imp::Result::Scalar),
+        arr_decl().prop_map(imp::Result::Array)
+    ];
+    (
+        prop::collection::vec(param, 0..3),
+        stmts(2),
+        prop::collection::vec(result, 1..3),
+    )
+        .prop_map(|(params, body, results)| imp::Program {
+            params,
+            body,
+            results,
+            span: S,
+        })
 }
 
 proptest! {

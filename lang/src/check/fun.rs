@@ -609,3 +609,171 @@ fn types_equal(a: &Type, b: &Type) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::Lang;
+    use crate::parse::parse_program;
+
+    fn check(lang: Lang, src: &str) -> Result<(), String> {
+        let p = parse_program(src, lang).map_err(|d| format!("parse: {d}"))?;
+        super::check_program(&p).map_err(|d| d.message)
+    }
+
+    #[track_caller]
+    fn ok(lang: Lang, src: &str) {
+        if let Err(e) = check(lang, src) {
+            panic!("rejected: {e}\n{src}");
+        }
+    }
+
+    #[track_caller]
+    fn bad(lang: Lang, src: &str, msg: &str) {
+        match check(lang, src) {
+            Ok(()) => panic!("accepted:\n{src}"),
+            Err(e) => assert!(
+                e.contains(msg),
+                "expected a message containing {msg:?}, got {e:?}"
+            ),
+        }
+    }
+
+    #[test]
+    fn sizes_may_be_bound_in_the_same_pattern() {
+        ok(Lang::Fun, "def main (xs: [n]int) (n: int) = in (xs)");
+        ok(
+            Lang::Fun,
+            "def main (c: int) (a: int) (b: int) =\n let (k: int) (v: [k]int) = if c then let (x: [a]int) = iota a in (a, x) else let (y: [b]int) = iota b in (b, y)\n in (v)",
+        );
+        // ...but T-RESULT's substitution still ties each size to its array.
+        bad(
+            Lang::Fun,
+            "def main (c: int) (a: int) (b: int) =\n let (k: int) (v: [k]int) = if c then let (x: [a]int) = iota a in (b, x) else let (y: [b]int) = iota b in (b, y)\n in (v)",
+            "needs type [b]int",
+        );
+    }
+
+    #[test]
+    fn no_shadowing_but_siblings_may_reuse_names() {
+        bad(
+            Lang::Fun,
+            "def main (n: int) = let (n: int) = 1 in (n)",
+            "already bound",
+        );
+        bad(
+            Lang::Fun,
+            "def main (n: int) (xs: [n]int) = let (y: [n]int) = kernel n < n do in (n) in (y)",
+            "already bound",
+        );
+        ok(
+            Lang::Fun,
+            "def main (n: int) =\n let (a: [n]int) = kernel i < n do let (t: int) = i in (t)\n let (b: [n]int) = kernel i < n do let (t: int) = i * 2 in (t)\n in (a, b)",
+        );
+    }
+
+    #[test]
+    fn kernel_element_type_must_not_depend_on_the_body() {
+        bad(
+            Lang::Fun,
+            "def main (n: int) = let (a: [n][k]int) = kernel i < n do let (k: int) = 2 let (r: [k]int) = iota k in (r) in (a)",
+            "unbound variable `k`",
+        );
+        ok(Lang::Fun, "def main (n: int) (k: int) = let (a: [n][k]int) = kernel i < n do let (r: [k]int) = iota k in (r) in (a)");
+        ok(
+            Lang::Fun,
+            "def main = let (a: [4]int) = kernel i < 4 do in (i) in (a)",
+        );
+    }
+
+    #[test]
+    fn funmem_slices_compare_lmads_as_polynomials() {
+        let pre = "def main (n: int) (o: int) (k: int) (m: mem) (xs: [n]int @ m -> R(n)) =";
+        ok(
+            Lang::FunMem,
+            &format!("{pre} let (ys: [k]int @ m -> o + {{(k : 1)}}) = xs[o : k] in (ys)"),
+        );
+        ok(
+            Lang::FunMem,
+            &format!(
+                "{pre} let (ys: [k]int @ m -> 0 + o * 1 + {{(k : 2 - 1)}}) = xs[o : k] in (ys)"
+            ),
+        );
+        bad(
+            Lang::FunMem,
+            &format!("{pre} let (ys: [k]int @ m -> o + 1 + {{(k : 1)}}) = xs[o : k] in (ys)"),
+            "index function must be",
+        );
+        bad(
+            Lang::FunMem,
+            &format!("{pre} let (q: mem) = alloc n let (ys: [k]int @ q -> o + {{(k : 1)}}) = xs[o : k] in (ys)"),
+            "lives in the block of `xs`",
+        );
+    }
+
+    #[test]
+    fn funmem_transpose_swaps_the_lmad() {
+        let pre = "def main (n: int) (k: int) (m: mem) (xs: [n][k]int @ m -> R(n, k)) =";
+        ok(
+            Lang::FunMem,
+            &format!(
+                "{pre} let (ys: [k][n]int @ m -> 0 + {{(k : 1) (n : k)}}) = transpose xs in (ys)"
+            ),
+        );
+        bad(
+            Lang::FunMem,
+            &format!("{pre} let (ys: [k][n]int @ m -> R(k, n)) = transpose xs in (ys)"),
+            "index function must be",
+        );
+    }
+
+    #[test]
+    fn funmem_lmads_fit_their_arrays() {
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (m: mem) (xs: [n]int @ m -> R(n, n)) = in (xs)",
+            "rank 2, but the array has rank 1",
+        );
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (m: mem) (xs: [n]int @ m -> 0 + {(4 : 1)}) = in (xs)",
+            "has 4 elements",
+        );
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (m: int) (xs: [n]int @ m -> R(n)) = in (xs)",
+            "must have type mem",
+        );
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (m: mem) (xs: [n]int @ m -> q + {(n : 1)}) = in (xs)",
+            "unbound variable `q`",
+        );
+    }
+
+    #[test]
+    fn funmem_if_returns_its_supporting_information() {
+        let branch = |name: &str| {
+            format!(
+                "let (mm{name}: mem) = alloc n let (b{name}: [n]int @ mm{name} -> R(n)) = iota n"
+            )
+        };
+        ok(
+            Lang::FunMem,
+            &format!(
+                "def main (c: int) (n: int) = let (bm: mem) (a: [n]int @ bm -> 0 + {{(n : 1)}}) = if c then {} in (mm1, b1) else {} in (mm2, b2) in (a)",
+                branch("1"),
+                branch("2")
+            ),
+        );
+        // Returning the array without its block cannot name the block.
+        bad(
+            Lang::FunMem,
+            &format!(
+                "def main (c: int) (n: int) (bm: mem) = let (a: [n]int @ bm -> R(n)) = if c then {} in (b1) else {} in (b2) in (a)",
+                branch("1"),
+                branch("2")
+            ),
+            "needs type [n]int @ bm",
+        );
+    }
+}

@@ -271,3 +271,77 @@ impl Checker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::parse_imp;
+
+    fn check(src: &str) -> Result<(), String> {
+        let p = parse_imp(src).map_err(|d| format!("parse: {d}"))?;
+        super::check_imp(&p).map_err(|d| d.message)
+    }
+
+    #[test]
+    fn declarations_are_scoped_and_unique() {
+        assert_eq!(check("def main (n: int) = if n then var x: int; x <- 1 else var x: int; x <- 2 fi out (n)"), Ok(()));
+        let e = check("def main (n: int) = if n then var x: int else skip fi; x <- 1 out (n)")
+            .unwrap_err();
+        assert!(e.contains("`x` is not declared"), "{e}");
+        let e = check("def main (n: int) = var n: int out (n)").unwrap_err();
+        assert!(e.contains("already bound"), "{e}");
+    }
+
+    #[test]
+    fn int_and_mem_are_kept_apart() {
+        assert_eq!(check("def main (n: int) = var m: mem; var k: mem; m <- alloc n; k <- m; m[0] <- n out (n)"), Ok(()));
+        assert!(check("def main (n: int) = var m: mem; m <- n out (n)")
+            .unwrap_err()
+            .contains("assigned block `n` must be mem"));
+        assert!(check("def main (n: int) = var m: mem; m <- n + 1 out (n)")
+            .unwrap_err()
+            .contains("only be assigned"));
+        assert!(
+            check("def main (n: int) = var x: int; x <- alloc n out (n)")
+                .unwrap_err()
+                .contains("must be mem")
+        );
+        assert!(check("def main (n: int) = var x: int; x <- n[0] out (x)")
+            .unwrap_err()
+            .contains("must be mem"));
+        assert!(
+            check("def main (n: int) = var m: mem; m <- alloc n out (m)")
+                .unwrap_err()
+                .contains("must be int")
+        );
+    }
+
+    #[test]
+    fn kernels_assign_only_their_own_variables() {
+        assert_eq!(check("def main (n: int) = var m: mem; m <- alloc n; kernel i < n do var t: int; t <- i * 2; m[i] <- t done out (n)"), Ok(()));
+        assert!(
+            check("def main (n: int) = var t: int; kernel i < n do t <- i done out (t)")
+                .unwrap_err()
+                .contains("declared outside this kernel")
+        );
+        assert!(
+            check("def main (n: int) = kernel i < n do i <- 1 done out (n)")
+                .unwrap_err()
+                .contains("cannot be assigned")
+        );
+    }
+
+    #[test]
+    fn array_parameters_declare_their_blocks() {
+        assert_eq!(check("def main (n: int) (xs: [n]int @ xm -> R(n)) (ys: [n]int @ xm -> n + {(n : 1)}) = skip out (zs: [n]int @ xm -> R(n))"), Ok(()));
+        assert!(
+            check("def main (xs: [n]int @ xm -> R(n)) (n: int) = skip out (n)")
+                .unwrap_err()
+                .contains("`n` is not declared")
+        );
+        assert!(
+            check("def main (n: int) (xs: [n]int @ xm -> 0 + {(3 : 1)}) = skip out (n)")
+                .unwrap_err()
+                .contains("3 elements")
+        );
+    }
+}

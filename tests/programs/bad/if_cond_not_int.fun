@@ -1,0 +1,11 @@
+-- The condition of an `if` is an int.
+-- ==
+-- error: if: the condition `xs` must have type int, but it is \[n\]int
+def main (n: int) (xs: [n]int) =
+  let (y: int) = if xs then
+      let (a: int) = 1
+      in (a)
+    else
+      let (b: int) = 2
+      in (b)
+  in (y)
