@@ -37,6 +37,14 @@ impl SyntaxError {
         }
     }
 
+    /// The error for an integer literal outside the 64-bit range.
+    pub fn literal_too_large(span: Span) -> SyntaxError {
+        SyntaxError::new(
+            span,
+            "integer literal does not fit in 64 bits (-9223372036854775808 .. 9223372036854775807)",
+        )
+    }
+
     /// The error for a tree nested deeper than [`NESTING_LIMIT`].
     pub fn too_deep(span: Span) -> SyntaxError {
         SyntaxError::new(
@@ -102,16 +110,33 @@ pub enum AnyProgram {
 
 /// Parses a FUN (`lang = Fun`) or FUNMEM program.
 pub fn parse_program(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
-    grammar::FunProgramParser::new()
-        .parse(lang, text)
-        .map_err(|e| convert(text, e))
+    let mut min = Vec::new();
+    let p = grammar::FunProgramParser::new()
+        .parse(lang, &mut min, text)
+        .map_err(|e| convert(text, e))?;
+    refuse_unclaimed(&min)?;
+    Ok(p)
+}
+
+/// A literal 2^63 is only an i64 with a minus sign in front.
+fn refuse_unclaimed(min: &[(usize, usize)]) -> Result<(), Diagnostic> {
+    match min.first() {
+        Some(&(l, r)) => {
+            let e = SyntaxError::literal_too_large(Span::new(l, r));
+            Err(Diagnostic::new(Phase::Syntax, e.span, e.message))
+        }
+        None => Ok(()),
+    }
 }
 
 /// Parses an IMP program.
 pub fn parse_imp(text: &str) -> Result<imp::Program, Diagnostic> {
-    grammar::ImpProgramParser::new()
-        .parse(Lang::Fun, text)
-        .map_err(|e| convert(text, e))
+    let mut min = Vec::new();
+    let p = grammar::ImpProgramParser::new()
+        .parse(Lang::Fun, &mut min, text)
+        .map_err(|e| convert(text, e))?;
+    refuse_unclaimed(&min)?;
+    Ok(p)
 }
 
 /// Parses a program of the given layer.
@@ -175,6 +200,15 @@ fn expected_list(expected: &[String]) -> String {
         })
         .collect();
     words.dedup();
+    // A list naming every binary operator says "an operator" instead.
+    const OPERATORS: [&str; 13] = [
+        "`*`", "`/`", "`%`", "`+`", "`-`", "`<`", "`<=`", "`>`", "`>=`", "`==`", "`!=`", "`&&`",
+        "`||`",
+    ];
+    if OPERATORS.iter().all(|op| words.iter().any(|w| w == op)) {
+        words.retain(|w| !OPERATORS.contains(&w.as_str()));
+        words.insert(0, "an operator".to_string());
+    }
     match words.len() {
         0 => "nothing can follow here".to_string(),
         1 => format!("expected {}", words[0]),

@@ -19,6 +19,7 @@
 //! (no effect on typing); a FUN program takes parameters (`def main`) rather
 //! than being closed; integer literals may stand for sizes.
 
+use super::count;
 use super::scope::Scope;
 use crate::ast::*;
 use crate::diag::{Diagnostic, Phase};
@@ -33,7 +34,7 @@ use std::collections::HashMap;
 pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
     let mut c = Checker {
         lang: p.lang,
-        env: Scope::new(),
+        env: Scope::new("bound"),
     };
     // The parameters form one pattern: a size may be any parameter.
     c.bind_pattern(&p.params, "parameter")?;
@@ -128,27 +129,7 @@ impl Checker {
             }
         });
         res?;
-        if m.lmad.rank() != a.shape.len() {
-            return Err(err(
-                m.lmad.span(),
-                format!(
-                    "index function has rank {}, but the array has rank {}; an LMAD needs one (elements : stride) pair per dimension",
-                    m.lmad.rank(),
-                    a.shape.len()
-                ),
-            ));
-        }
-        let lmad = poly_lmad(&m.lmad);
-        for (k, (d, s)) in lmad.dims.iter().zip(&a.shape).enumerate() {
-            let want = Poly::from_sexp(&SExp::Atom(s.clone()));
-            if d.elems != want {
-                return Err(err(
-                    m.lmad.span(),
-                    format!("index function: dimension {k} has {} elements, but the array's size there is {s}", d.elems),
-                ));
-            }
-        }
-        Ok(())
+        super::lmad_fits(&m.lmad, &a.shape, "the array")
     }
 
     /// Binds a pattern whose types may use the pattern's own names (T-IF,
@@ -183,7 +164,7 @@ impl Checker {
                 s.pats.get(1).map_or(s.span, |p| p.span),
                 format!(
                     "{construct} produces one value, but the pattern binds {}",
-                    s.pats.len()
+                    count(s.pats.len(), "name")
                 ),
             ));
         }
@@ -272,7 +253,7 @@ impl Checker {
             return Err(err(
                 x.span,
                 format!(
-                    "index: `{}` has rank {}, but {} indices are given",
+                    "index: `{}` has rank {}, but the number of indices given is {}",
                     x.name,
                     a.shape.len(),
                     idx.len()
@@ -294,7 +275,7 @@ impl Checker {
             return Err(err(
                 x.span,
                 format!(
-                    "slice: `{}` has rank {}, but {} offset:size pairs are given",
+                    "slice: `{}` has rank {}, but the number of offset:size pairs given is {}",
                     x.name,
                     a.shape.len(),
                     sl.len()
@@ -419,13 +400,17 @@ impl Checker {
         }
         // The pattern's types are checked in Γ: the element type cannot
         // mention the index or the body's names.
-        self.well_formed(&p.ty)?;
+        self.well_formed(&p.ty).map_err(|d| {
+            d.with_note(
+                "a kernel's result type may use only names bound outside the kernel (T-KERNEL)",
+            )
+        })?;
         if b.result.len() != 1 {
             return Err(err(
                 b.span,
                 format!(
                     "kernel: the body must return one value, but it returns {}",
-                    b.result.len()
+                    count(b.result.len(), "value")
                 ),
             ));
         }
@@ -472,9 +457,9 @@ impl Checker {
             return Err(err(
                 b.span,
                 format!(
-                    "if: {which} returns {} values, but the pattern binds {}",
-                    b.result.len(),
-                    pats.len()
+                    "if: {which} returns {}, but the pattern binds {}",
+                    count(b.result.len(), "value"),
+                    count(pats.len(), "name")
                 ),
             ));
         }

@@ -15,7 +15,7 @@
 //! - Results are `int` variables, or arrays read back from a `mem` variable.
 
 use super::scope::Scope;
-use crate::ast::{Atom, Ident, LmadSyn, SExp};
+use crate::ast::{Atom, Ident, SExp};
 use crate::diag::{Diagnostic, Phase};
 use crate::imp::{ArrDecl, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
 use crate::span::Span;
@@ -23,7 +23,7 @@ use crate::span::Span;
 /// Checks an IMP program.
 pub fn check_imp(p: &Program) -> Result<(), Diagnostic> {
     let mut c = Checker {
-        env: Scope::new(),
+        env: Scope::new("declared"),
         kernels: Vec::new(),
     };
     let mut arrays: Vec<&Ident> = Vec::new();
@@ -173,27 +173,11 @@ impl Checker {
             }
         });
         res?;
-        if a.lmad.rank() != a.shape.len() {
-            return Err(err(
-                a.lmad.span(),
-                format!(
-                    "index function has rank {}, but `{}` has rank {}",
-                    a.lmad.rank(),
-                    a.name.name,
-                    a.shape.len()
-                ),
-            ));
-        }
-        if let LmadSyn::Explicit { dims, .. } = &a.lmad {
-            for (k, ((n, _), s)) in dims.iter().zip(&a.shape).enumerate() {
-                if n != s {
-                    return Err(err(n.span(), format!("index function: dimension {k} has {n} elements, but `{}` has size {s} there", a.name.name)));
-                }
-            }
-        }
+        super::lmad_fits(&a.lmad, &a.shape, &format!("`{}`", a.name.name))?;
         match self.env.get(&a.block.name) {
             // Arrays given as inputs may share a block.
             Some(b) if declares && b.val == Var::Mem => Ok(()),
+            Some(_) if declares => self.expect(&a.block, ImpType::Mem, "block"),
             _ if declares => self.env.bind(&a.block, Var::Mem),
             _ => self.expect(&a.block, ImpType::Mem, "block"),
         }
@@ -288,7 +272,7 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("`x` is not declared"), "{e}");
         let e = check("def main (n: int) = var n: int out (n)").unwrap_err();
-        assert!(e.contains("already bound"), "{e}");
+        assert!(e.contains("already declared"), "{e}");
     }
 
     #[test]

@@ -23,14 +23,18 @@ pub struct Bound<T> {
 pub struct Scope<T> {
     map: HashMap<Name, Bound<T>>,
     frames: Vec<Vec<Name>>,
+    /// How the language says "bound": `bound` or `declared`.
+    verb: &'static str,
 }
 
 impl<T> Scope<T> {
-    /// An empty environment with one open scope.
-    pub fn new() -> Scope<T> {
+    /// An empty environment with one open scope; `verb` is how messages
+    /// say "bound" (`bound`, `declared`).
+    pub fn new(verb: &'static str) -> Scope<T> {
         Scope {
             map: HashMap::new(),
             frames: vec![Vec::new()],
+            verb,
         }
     }
 
@@ -46,11 +50,12 @@ impl<T> Scope<T> {
                 Phase::Type,
                 x.span,
                 format!(
-                    "`{}` is already bound here; a visible name may not be bound again",
-                    x.name
+                    "`{}` is already {v}; a visible name may not be {v} again",
+                    x.name,
+                    v = self.verb
                 ),
             )
-            .with_label(*prev, "first bound here"));
+            .with_label(*prev, format!("first {} here", self.verb)));
         }
         let depth = self.frames.len();
         self.map.insert(

@@ -1,0 +1,3 @@
+-- A file with only comments has no program.
+-- ==
+-- error: unexpected end of input; expected `def`
