@@ -98,6 +98,25 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every binary operator, infix ones in order of binding strength.
+    pub const ALL: [BinOp; 15] = [
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Min,
+        BinOp::Max,
+    ];
+
     /// The operator's concrete syntax.
     pub fn symbol(self) -> &'static str {
         match self {

@@ -5,7 +5,7 @@
 //! built, so that printers, checkers and interpreters, which do recurse,
 //! cannot overflow the stack on any input.
 
-use crate::ast::{Lang, Program, SExp};
+use crate::ast::{BinOp, Lang, Program, SExp};
 use crate::diag::{Diagnostic, Phase};
 use crate::imp;
 use crate::span::Span;
@@ -201,12 +201,13 @@ fn expected_list(expected: &[String]) -> String {
         .collect();
     words.dedup();
     // A list naming every binary operator says "an operator" instead.
-    const OPERATORS: [&str; 13] = [
-        "`*`", "`/`", "`%`", "`+`", "`-`", "`<`", "`<=`", "`>`", "`>=`", "`==`", "`!=`", "`&&`",
-        "`||`",
-    ];
-    if OPERATORS.iter().all(|op| words.iter().any(|w| w == op)) {
-        words.retain(|w| !OPERATORS.contains(&w.as_str()));
+    let operators: Vec<String> = BinOp::ALL
+        .iter()
+        .filter(|op| !matches!(op, BinOp::Min | BinOp::Max))
+        .map(|op| format!("`{}`", op.symbol()))
+        .collect();
+    if operators.iter().all(|op| words.contains(op)) {
+        words.retain(|w| !operators.contains(w));
         words.insert(0, "an operator".to_string());
     }
     match words.len() {

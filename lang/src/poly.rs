@@ -625,23 +625,7 @@ mod tests {
         }
     }
 
-    const OPS: [BinOp; 15] = [
-        BinOp::Mul,
-        BinOp::Div,
-        BinOp::Rem,
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Gt,
-        BinOp::Ge,
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Min,
-        BinOp::Max,
-    ];
+    const OPS: [BinOp; 15] = BinOp::ALL;
 
     fn arb_sexp() -> impl Strategy<Value = SExp> {
         let leaf = prop_oneof![

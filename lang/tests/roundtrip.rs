@@ -32,23 +32,7 @@ fn sexp() -> impl Strategy<Value = SExp> {
         (i64::MIN + 1..0).prop_map(SExp::int)
     ];
     leaf.prop_recursive(5, 40, 2, |inner| {
-        let ops = prop::sample::select(vec![
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Lt,
-            BinOp::Le,
-            BinOp::Gt,
-            BinOp::Ge,
-            BinOp::Eq,
-            BinOp::Ne,
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Min,
-            BinOp::Max,
-        ]);
+        let ops = prop::sample::select(BinOp::ALL.to_vec());
         prop_oneof![
             (ops, inner.clone(), inner.clone()).prop_map(|(op, a, b)| SExp::bin(op, a, b)),
             // A negated literal is written as the literal itself.
