@@ -1,0 +1,21 @@
+//! Executable big-step semantics of FUN, FUNMEM and IMP: the project's oracles.
+//!
+//! - [`fun`]: FUN's value semantics (IFL 2022 paper, figs. 4-5), which is
+//!   also FUNMEM's value semantics after [`unmem`] (fig. 9).
+//! - [`heap`]: FUNMEM's heap semantics (fig. 10) with memcopy (eq. 5) and
+//!   the race-freedom side condition (eq. 4), checked by [`race`].
+//! - [`imp`]: IMP's semantics (fig. 12), kernels race-checked too.
+//!
+//! All indices are 0-based and integers wrap (DESIGN.md §3). Every failure
+//! is an [`error::EvalError`] naming the paper's rule; evaluation is bounded
+//! by [`error::Limits`]. Interpreters report events to an
+//! [`observer::Observer`], free when none is attached.
+//!
+//! Architecture invariant: this crate evaluates programs; it never changes
+//! them (beyond `unmem`, which is part of the FUNMEM value semantics) and
+//! knows nothing of passes or code generation.
+
+pub mod error;
+pub mod observer;
+pub mod scalar;
+pub mod value;
