@@ -2,10 +2,18 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
-use clap::{Parser, Subcommand};
-use funmem_lang::diag::Diagnostic;
+mod test_cmd;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use funmem_lang::diag::{Diagnostic, Phase};
+use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_lang::Source;
-use std::io::IsTerminal;
+use funmem_semantics::error::{EvalError, Limits};
+use funmem_semantics::observer::{NoObserver, Stats};
+use funmem_semantics::run::{layer_of, run, RunOptions, Semantics};
+use funmem_semantics::validity::{validate, Verdict};
+use funmem_semantics::value::Value;
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 /// A research testbed for memory optimisations in a data-parallel functional compiler.
@@ -14,6 +22,14 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SemArg {
+    /// Values only (FUN; FUNMEM through unmem).
+    Value,
+    /// A heap of memory blocks (FUNMEM, IMP).
+    Heap,
 }
 
 #[derive(Subcommand)]
@@ -28,8 +44,47 @@ enum Command {
         /// The program file.
         file: String,
     },
+    /// Evaluate a program on inputs (standard input, or --input) and print its results.
+    Run {
+        /// The program file.
+        file: String,
+        /// Which semantics (default: value for FUN, heap for FUNMEM and IMP).
+        #[arg(long, value_enum)]
+        semantics: Option<SemArg>,
+        /// Read the inputs from this file instead of standard input.
+        #[arg(long)]
+        input: Option<String>,
+        /// Most statements to evaluate.
+        #[arg(long, default_value_t = Limits::default().fuel)]
+        fuel: u64,
+        /// Most heap cells (array elements) to allocate.
+        #[arg(long, default_value_t = Limits::default().max_heap)]
+        max_heap: u64,
+        /// Print evaluation statistics to standard error.
+        #[arg(long)]
+        stats: bool,
+        /// Do not check kernels for data races (heap semantics).
+        #[arg(long)]
+        no_race_check: bool,
+    },
+    /// Check a FUNMEM program's validity (Def. 3.1): heap and value semantics agree, without races.
+    Validate {
+        /// The program file (.funmem).
+        file: String,
+        /// Read the inputs from this file instead of standard input.
+        #[arg(long)]
+        input: Option<String>,
+    },
+    /// Run the test blocks of program files (every semantics of their layer).
+    Test {
+        /// Program files, or folders to search for them.
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
 }
 
+/// Exit code for a program that went wrong (stuck, race, invalid).
+const EXIT_WENT_WRONG: u8 = 1;
 /// Exit code for input that is not a well-typed program, or a bad command line.
 const EXIT_NOT_A_PROGRAM: u8 = 2;
 
@@ -39,7 +94,7 @@ fn main() -> ExitCode {
     // parser's nesting limit); give them a generous stack.
     let run = std::thread::Builder::new()
         .stack_size(256 << 20)
-        .spawn(move || run(cli));
+        .spawn(move || dispatch(cli));
     match run.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -49,35 +104,189 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Command::Check { file } => match load(&file) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(code) => code,
-        },
-        Command::Print { file } => match load(&file) {
-            Ok(p) => {
-                print!("{}", p.print());
-                ExitCode::SUCCESS
-            }
-            Err(code) => code,
-        },
-    }
+fn dispatch(cli: Cli) -> ExitCode {
+    let r = match cli.command {
+        Command::Check { file } => load(&file).map(|_| ExitCode::SUCCESS),
+        Command::Print { file } => load(&file).map(|(_, p)| {
+            print!("{}", p.print());
+            ExitCode::SUCCESS
+        }),
+        Command::Run {
+            file,
+            semantics,
+            input,
+            fuel,
+            max_heap,
+            stats,
+            no_race_check,
+        } => {
+            let opts = RunOptions {
+                limits: Limits { fuel, max_heap },
+                race_check: !no_race_check,
+            };
+            cmd_run(&file, semantics, input.as_deref(), opts, stats)
+        }
+        Command::Validate { file, input } => cmd_validate(&file, input.as_deref()),
+        Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
+    };
+    r.unwrap_or_else(|code| code)
 }
 
 /// Reads, parses and checks a file, reporting any problem on stderr.
-fn load(file: &str) -> Result<funmem_lang::parse::AnyProgram, ExitCode> {
+fn load(file: &str) -> Result<(Source, AnyProgram), ExitCode> {
     let text = std::fs::read_to_string(file).map_err(|e| {
         eprintln!("{file}: cannot read: {e}");
         ExitCode::from(EXIT_NOT_A_PROGRAM)
     })?;
     let src = Source::new(file, text);
-    funmem_lang::front::load(&src).map_err(|d| {
-        report(&src, &d);
-        ExitCode::from(EXIT_NOT_A_PROGRAM)
-    })
+    match funmem_lang::front::load(&src) {
+        Ok(p) => Ok((src, p)),
+        Err(d) => {
+            report(&src, &d);
+            Err(ExitCode::from(EXIT_NOT_A_PROGRAM))
+        }
+    }
 }
 
 fn report(src: &Source, d: &Diagnostic) {
     eprint!("{}", d.render(src, std::io::stderr().is_terminal()));
+}
+
+/// An evaluation error as a diagnostic at its position.
+fn eval_diagnostic(e: &EvalError) -> Diagnostic {
+    Diagnostic::new(Phase::Eval, e.span, e.to_string())
+}
+
+/// Reads the inputs from a file or standard input.
+fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
+    let (name, text) = match input {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (f.to_string(), t),
+            Err(e) => {
+                eprintln!("{f}: cannot read: {e}");
+                return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+            }
+        },
+        None => {
+            let mut t = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut t) {
+                eprintln!("<stdin>: cannot read: {e}");
+                return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+            }
+            ("<stdin>".to_string(), t)
+        }
+    };
+    funmem_semantics::textual::parse_values(&text).map_err(|e| {
+        let src = Source::new(name, text.clone());
+        report(
+            &src,
+            &Diagnostic::new(
+                Phase::Syntax,
+                funmem_lang::Span::new(e.start, e.end),
+                e.message,
+            ),
+        );
+        ExitCode::from(EXIT_NOT_A_PROGRAM)
+    })
+}
+
+fn cmd_run(
+    file: &str,
+    sem: Option<SemArg>,
+    input: Option<&str>,
+    opts: RunOptions,
+    stats: bool,
+) -> Result<ExitCode, ExitCode> {
+    let (src, p) = load(file)?;
+    let layer = layer_of(&p);
+    let sem = match sem {
+        None => Semantics::of(layer)[0],
+        Some(SemArg::Value) => Semantics::Value,
+        Some(SemArg::Heap) => Semantics::Heap,
+    };
+    let inputs = read_inputs(input)?;
+    let start = std::time::Instant::now();
+    let mut st = Stats::default();
+    let result = if stats {
+        run(&p, sem, &inputs, opts, &mut st)
+    } else {
+        run(&p, sem, &inputs, opts, &mut NoObserver)
+    };
+    let elapsed = start.elapsed().as_secs_f64();
+    let Some(result) = result else {
+        let have: Vec<&str> = Semantics::of(layer).iter().map(|s| s.name()).collect();
+        eprintln!(
+            "{file}: {} has no {sem} semantics (it has: {})",
+            layer.name(),
+            have.join(", ")
+        );
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    };
+    if stats {
+        print_stats(&st, elapsed);
+    }
+    match result {
+        Ok(values) => {
+            let mut out = String::new();
+            for v in values {
+                out.push_str(&v.to_string());
+                out.push('\n');
+            }
+            print!("{out}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            report(&src, &eval_diagnostic(&e));
+            Err(ExitCode::from(EXIT_WENT_WRONG))
+        }
+    }
+}
+
+fn print_stats(st: &Stats, elapsed: f64) {
+    let rate = if elapsed > 0.0 {
+        st.statements as f64 / elapsed
+    } else {
+        0.0
+    };
+    eprintln!("statements evaluated: {}", st.statements);
+    eprintln!("kernel iterations:    {}", st.iterations);
+    eprintln!("allocations:          {}", st.allocations);
+    eprintln!("peak heap cells:      {} (nothing is freed)", st.cells);
+    eprintln!("reads:                {}", st.reads);
+    eprintln!("writes:               {}", st.writes);
+    eprintln!("elapsed seconds:      {elapsed:.6}");
+    eprintln!("statements/second:    {rate:.0}");
+}
+
+fn cmd_validate(file: &str, input: Option<&str>) -> Result<ExitCode, ExitCode> {
+    let (src, p) = load(file)?;
+    let AnyProgram::Fun(q) = &p else {
+        eprintln!("{file}: validate takes a FUNMEM program (.funmem); IMP has one semantics only");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    };
+    if layer_of(&p) != Layer::FunMem {
+        eprintln!("{file}: validate takes a FUNMEM program (.funmem): a FUN program has one semantics, and lowering it to FUNMEM is not implemented yet");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let inputs = read_inputs(input)?;
+    match validate(q, &inputs, Limits::default()) {
+        Verdict::Valid(_) => {
+            println!("valid: heap and value semantics agree, no race");
+            Ok(ExitCode::SUCCESS)
+        }
+        Verdict::Invalid(d) => {
+            println!("invalid: {d}");
+            Err(ExitCode::from(EXIT_WENT_WRONG))
+        }
+        Verdict::HeapError(e) => {
+            println!("invalid: the heap semantics fails");
+            report(&src, &eval_diagnostic(&e));
+            Err(ExitCode::from(EXIT_WENT_WRONG))
+        }
+        Verdict::ValueError(e) => {
+            println!("invalid: the value semantics fails");
+            report(&src, &eval_diagnostic(&e));
+            Err(ExitCode::from(EXIT_WENT_WRONG))
+        }
+    }
 }

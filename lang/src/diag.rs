@@ -16,6 +16,8 @@ pub enum Phase {
     Syntax,
     /// Type checking.
     Type,
+    /// Evaluation (a stuck rule, a race, a limit).
+    Eval,
 }
 
 /// An error at a position in a source text.

@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod count;
 pub mod diag;
 pub mod front;
 pub mod imp;

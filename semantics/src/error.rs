@@ -65,7 +65,12 @@ pub struct EvalError {
 impl EvalError {
     /// A stuck rule.
     pub fn stuck(rule: &'static str, span: Span, message: impl Into<String>) -> EvalError {
-        EvalError { kind: ErrorKind::Stuck, rule, span, message: message.into() }
+        EvalError {
+            kind: ErrorKind::Stuck,
+            rule,
+            span,
+            message: message.into(),
+        }
     }
 
     /// Whether this is a race.
@@ -95,6 +100,9 @@ impl Default for Limits {
     /// Generous limits that still stop a runaway program: 10^10 statements,
     /// 2^30 cells (8 GiB of i64s).
     fn default() -> Limits {
-        Limits { fuel: 10_000_000_000, max_heap: 1 << 30 }
+        Limits {
+            fuel: 10_000_000_000,
+            max_heap: 1 << 30,
+        }
     }
 }

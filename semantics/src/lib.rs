@@ -15,7 +15,16 @@
 //! them (beyond `unmem`, which is part of the FUNMEM value semantics) and
 //! knows nothing of passes or code generation.
 
+pub mod code;
 pub mod error;
+pub mod fun;
+pub mod heap;
+pub mod imp;
 pub mod observer;
+pub mod race;
+pub mod run;
 pub mod scalar;
+pub mod textual;
+pub mod unmem;
+pub mod validity;
 pub mod value;

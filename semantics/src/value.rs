@@ -30,7 +30,10 @@ pub struct ArrayValue {
 impl ArrayValue {
     /// A 1-D array.
     pub fn vector(data: Vec<i64>) -> ArrayValue {
-        ArrayValue { shape: vec![data.len()], data }
+        ArrayValue {
+            shape: vec![data.len()],
+            data,
+        }
     }
 
     /// The array's rank.
@@ -100,10 +103,19 @@ mod tests {
     #[test]
     fn prints_like_futhark_run() {
         assert_eq!(Value::Int(-3).to_string(), "-3i64");
-        assert_eq!(Value::Array(ArrayValue::vector(vec![1, 2])).to_string(), "[1i64, 2i64]");
-        let m = ArrayValue { shape: vec![2, 2], data: vec![1, 2, 3, 4] };
+        assert_eq!(
+            Value::Array(ArrayValue::vector(vec![1, 2])).to_string(),
+            "[1i64, 2i64]"
+        );
+        let m = ArrayValue {
+            shape: vec![2, 2],
+            data: vec![1, 2, 3, 4],
+        };
         assert_eq!(Value::Array(m).to_string(), "[[1i64, 2i64], [3i64, 4i64]]");
-        let e = ArrayValue { shape: vec![3, 0], data: vec![] };
+        let e = ArrayValue {
+            shape: vec![3, 0],
+            data: vec![],
+        };
         assert_eq!(Value::Array(e).to_string(), "empty([3][0]i64)");
     }
 }

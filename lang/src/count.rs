@@ -1,0 +1,102 @@
+//! Counting constructs, for the `structure { Name N }` lines of test blocks
+//! (DESIGN.md §6.1). Names are matched without regard to case (`Alloc`,
+//! `alloc`); nested bodies are counted too.
+
+use crate::ast::{Body, ExpKind, Program};
+use crate::imp::{self, StmtKind};
+use crate::parse::AnyProgram;
+
+/// The construct names FUN and FUNMEM programs can count.
+pub const FUN_CONSTRUCTS: [&str; 8] = [
+    "alloc",
+    "copy",
+    "if",
+    "index",
+    "iota",
+    "kernel",
+    "slice",
+    "transpose",
+];
+/// The construct names IMP programs can count.
+pub const IMP_CONSTRUCTS: [&str; 6] = ["alloc", "if", "kernel", "read", "var", "write"];
+
+/// How many times `construct` occurs, or `None` if the language has no
+/// construct of that name.
+pub fn count(p: &AnyProgram, construct: &str) -> Option<usize> {
+    let c = construct.to_ascii_lowercase();
+    match p {
+        AnyProgram::Fun(p) => FUN_CONSTRUCTS
+            .contains(&c.as_str())
+            .then(|| count_fun(p, &c)),
+        AnyProgram::Imp(p) => IMP_CONSTRUCTS
+            .contains(&c.as_str())
+            .then(|| count_stmts(&p.body, &c)),
+    }
+}
+
+fn count_fun(p: &Program, c: &str) -> usize {
+    count_body(&p.body, c)
+}
+
+fn count_body(b: &Body, c: &str) -> usize {
+    b.stms
+        .iter()
+        .map(|s| {
+            let (name, inner) = match &s.exp.kind {
+                ExpKind::Scalar(_) => ("scalar", 0),
+                ExpKind::Alloc(_) => ("alloc", 0),
+                ExpKind::Index(..) => ("index", 0),
+                ExpKind::Slice(..) => ("slice", 0),
+                ExpKind::Transpose(_) => ("transpose", 0),
+                ExpKind::Iota(_) => ("iota", 0),
+                ExpKind::Copy(_) => ("copy", 0),
+                ExpKind::If(_, t, e) => ("if", count_body(t, c) + count_body(e, c)),
+                ExpKind::Kernel(_, _, b) => ("kernel", count_body(b, c)),
+            };
+            usize::from(name == c) + inner
+        })
+        .sum()
+}
+
+fn count_stmts(ss: &[imp::Stmt], c: &str) -> usize {
+    ss.iter()
+        .map(|s| {
+            let (name, inner) = match &s.kind {
+                StmtKind::Skip => ("skip", 0),
+                StmtKind::Var(..) => ("var", 0),
+                StmtKind::Assign(..) => ("assign", 0),
+                StmtKind::Alloc(..) => ("alloc", 0),
+                StmtKind::Read(..) => ("read", 0),
+                StmtKind::Write(..) => ("write", 0),
+                StmtKind::If(_, t, e) => ("if", count_stmts(t, c) + count_stmts(e, c)),
+                StmtKind::Kernel(_, _, b) => ("kernel", count_stmts(b, c)),
+            };
+            usize::from(name == c) + inner
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse_layer, Layer};
+
+    #[test]
+    fn counts_nested_constructs() {
+        let src = "def main (c: int) (n: int) =\n let (m: mem) = alloc n\n let (a: [n]int @ m -> R(n)) = kernel i < n do let (x: int) = i in (x)\n let (r: int) (k: mem) = if c then let (q: mem) = alloc 1 in (n, q) else in (n, m)\n in (a)";
+        let p = parse_layer(src, Layer::FunMem).expect("parses");
+        assert_eq!(count(&p, "Alloc"), Some(2));
+        assert_eq!(count(&p, "kernel"), Some(1));
+        assert_eq!(count(&p, "if"), Some(1));
+        assert_eq!(count(&p, "copy"), Some(0));
+        assert_eq!(count(&p, "SegMap"), None);
+        let imp = parse_layer(
+            "def main (n: int) = var m: mem; m <- alloc n; kernel i < n do m[i] <- i done out (n)",
+            Layer::Imp,
+        )
+        .expect("parses");
+        assert_eq!(count(&imp, "write"), Some(1));
+        assert_eq!(count(&imp, "alloc"), Some(1));
+        assert_eq!(count(&imp, "index"), None);
+    }
+}

@@ -1,0 +1,609 @@
+//! FUN's big-step value semantics (IFL 2022 paper, figs. 4 and 5), 0-based,
+//! which through [`crate::unmem`] is also FUNMEM's value semantics.
+//!
+//! Values are integers and arrays. An array is a view: a shared flat buffer
+//! and a concrete LMAD, so that `index`, `slice` and `tr` of fig. 5 cost
+//! nothing and are exactly the LMAD operations of eqs. 1-3. Fresh arrays
+//! (`kernel`, `iota`, `copy`) get a new buffer in row-major order. Each
+//! function below that evaluates a form is named after its rule (`E-INDEX`,
+//! `E-KERNEL`, ...), and errors name the rule whose premise failed.
+
+use crate::code::{resolve, AtomC, Block, Code, Op, PatC, Slot, Stm, TyC, SE};
+use crate::error::{ErrorKind, EvalError, Limits};
+use crate::observer::Observer;
+use crate::scalar::{binop, unop, DivByZero};
+use crate::value::{ArrayValue, Value};
+use funmem_lang::ast::{self, Lang, Type};
+use funmem_lang::lmad::Lmad;
+use funmem_lang::Span;
+use std::fmt;
+use std::rc::Rc;
+
+/// Evaluates a FUN program, or a FUNMEM program under its value semantics
+/// (`unmem`, fig. 9). `mem` parameters take no input and `mem` results are
+/// not returned, so both languages give the same list of results.
+pub fn run_value<O: Observer>(
+    p: &ast::Program,
+    inputs: &[Value],
+    limits: Limits,
+    obs: &mut O,
+) -> Result<Vec<Value>, EvalError> {
+    let mem_params: Vec<bool> = p
+        .params
+        .iter()
+        .map(|q| matches!(q.ty, Type::Mem(_)))
+        .collect();
+    let mem_results = result_is_mem(p);
+    let fun = if p.lang == Lang::FunMem {
+        crate::unmem::unmem(p)
+    } else {
+        p.clone()
+    };
+    let code = resolve(&fun);
+    let mut m = Machine {
+        frame: vec![V::Unset; code.slots],
+        fuel: limits.fuel,
+        cells: 0,
+        limits,
+        obs,
+    };
+    m.bind_inputs(&code, &mem_params, inputs, p.span)?;
+    m.block(&code.body)?;
+    let mut out = Vec::new();
+    for (k, slot) in code.body.result.iter().enumerate() {
+        if !mem_results.get(k).copied().unwrap_or(false) {
+            out.push(m.get(*slot, p.span)?.to_value());
+        }
+    }
+    Ok(out)
+}
+
+/// Which of a program's results are memory blocks (and so not printed).
+pub fn result_is_mem(p: &ast::Program) -> Vec<bool> {
+    let mut types: std::collections::HashMap<&funmem_lang::Name, &Type> =
+        std::collections::HashMap::new();
+    for q in &p.params {
+        types.insert(&q.name.name, &q.ty);
+    }
+    for s in &p.body.stms {
+        for q in &s.pats {
+            types.insert(&q.name.name, &q.ty);
+        }
+    }
+    p.body
+        .result
+        .iter()
+        .map(|x| matches!(types.get(&x.name), Some(Type::Mem(_))))
+        .collect()
+}
+
+/// A value in the frame.
+#[derive(Clone, Debug)]
+enum V {
+    Unset,
+    Int(i64),
+    Arr(Arr),
+}
+
+/// An array: a view of a shared buffer through a concrete LMAD.
+#[derive(Clone, Debug)]
+struct Arr {
+    buf: Rc<[i64]>,
+    lmad: Lmad<i64>,
+}
+
+impl Arr {
+    fn row_major(buf: Vec<i64>, shape: &[i64]) -> Arr {
+        Arr {
+            buf: buf.into(),
+            lmad: Lmad::row_major(shape),
+        }
+    }
+
+    fn shape(&self) -> Vec<i64> {
+        self.lmad.dims.iter().map(|d| d.elems).collect()
+    }
+
+    /// Appends the elements in row-major order.
+    fn flatten_into(&self, out: &mut Vec<i64>) {
+        let l = &self.lmad;
+        if l.size() == 0 {
+            return;
+        }
+        // Contiguous row-major views are one slice of the buffer.
+        let mut stride = 1i64;
+        let contiguous = l.dims.iter().rev().all(|d| {
+            let ok = d.elems == 1 || d.stride == stride;
+            stride = stride.wrapping_mul(d.elems);
+            ok
+        });
+        if contiguous {
+            if let (Ok(start), Ok(n)) = (usize::try_from(l.offset), usize::try_from(l.size())) {
+                if let Some(s) = self.buf.get(start..start.saturating_add(n)) {
+                    out.extend_from_slice(s);
+                    return;
+                }
+            }
+        }
+        out.extend(l.image().map(|a| {
+            usize::try_from(a)
+                .ok()
+                .and_then(|a| self.buf.get(a))
+                .copied()
+                .unwrap_or(0)
+        }));
+    }
+}
+
+impl V {
+    fn to_value(&self) -> Value {
+        match self {
+            V::Unset => Value::Int(0),
+            V::Int(k) => Value::Int(*k),
+            V::Arr(a) => {
+                let mut data = Vec::with_capacity(usize::try_from(a.lmad.size()).unwrap_or(0));
+                a.flatten_into(&mut data);
+                let shape = a
+                    .shape()
+                    .iter()
+                    .map(|&d| usize::try_from(d).unwrap_or(0))
+                    .collect();
+                Value::Array(ArrayValue { shape, data })
+            }
+        }
+    }
+}
+
+impl fmt::Display for V {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_value())
+    }
+}
+
+struct Machine<'o, O> {
+    frame: Vec<V>,
+    fuel: u64,
+    cells: u64,
+    limits: Limits,
+    obs: &'o mut O,
+}
+
+fn div_error(rule: &'static str, span: Span) -> impl Fn(DivByZero) -> EvalError {
+    move |_| EvalError::stuck(rule, span, "division by zero")
+}
+
+impl<O: Observer> Machine<'_, O> {
+    fn get(&self, k: Slot, span: Span) -> Result<&V, EvalError> {
+        match self.frame.get(k as usize) {
+            Some(V::Unset) | None => Err(EvalError::stuck(
+                "E-VAR",
+                span,
+                "a variable is used before it has a value",
+            )),
+            Some(v) => Ok(v),
+        }
+    }
+
+    fn int(&self, k: Slot, rule: &'static str, span: Span) -> Result<i64, EvalError> {
+        match self.get(k, span)? {
+            V::Int(v) => Ok(*v),
+            _ => Err(EvalError::stuck(
+                rule,
+                span,
+                "expected an integer, found an array",
+            )),
+        }
+    }
+
+    fn arr(&self, k: Slot, rule: &'static str, span: Span) -> Result<&Arr, EvalError> {
+        match self.get(k, span)? {
+            V::Arr(a) => Ok(a),
+            _ => Err(EvalError::stuck(
+                rule,
+                span,
+                "expected an array, found an integer",
+            )),
+        }
+    }
+
+    #[inline]
+    fn atom(&self, a: AtomC, rule: &'static str, span: Span) -> Result<i64, EvalError> {
+        match a {
+            AtomC::Const(k) => Ok(k),
+            AtomC::Slot(k) => self.int(k, rule, span),
+        }
+    }
+
+    /// E-SCALAR's "conventional evaluation".
+    fn se(&self, e: &SE) -> Result<i64, DivByZero> {
+        match e {
+            SE::Const(k) => Ok(*k),
+            SE::Slot(k) => Ok(match self.frame.get(*k as usize) {
+                Some(V::Int(v)) => *v,
+                _ => 0,
+            }),
+            SE::Bin(op, a, b) => binop(*op, self.se(a)?, self.se(b)?),
+            SE::Un(op, a) => Ok(unop(*op, self.se(a)?)),
+        }
+    }
+
+    fn set(&mut self, p: &PatC, v: V) {
+        self.obs.bind(&p.name, &v);
+        if let Some(s) = self.frame.get_mut(p.slot as usize) {
+            *s = v;
+        }
+    }
+
+    fn allocate(&mut self, cells: u64, span: Span) -> Result<(), EvalError> {
+        self.cells = self.cells.saturating_add(cells);
+        if self.cells > self.limits.max_heap {
+            return Err(EvalError {
+                kind: ErrorKind::OutOfHeap,
+                rule: "E-LET",
+                span,
+                message: format!("heap limit of {} cells exceeded", self.limits.max_heap),
+            });
+        }
+        self.obs.alloc(0, cells);
+        Ok(())
+    }
+
+    fn bind_inputs(
+        &mut self,
+        code: &Code,
+        mem: &[bool],
+        inputs: &[Value],
+        span: Span,
+    ) -> Result<(), EvalError> {
+        let wanted = mem.iter().filter(|m| !**m).count();
+        if inputs.len() != wanted {
+            return Err(EvalError::stuck(
+                "E-PROG",
+                span,
+                format!(
+                    "the program takes {wanted} inputs, but {} were given",
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut given = inputs.iter();
+        let mut arrays = Vec::new();
+        for (k, p) in code.params.iter().enumerate() {
+            if mem.get(k).copied().unwrap_or(false) {
+                self.set(p, V::Int(0)); // fig. 9: a block is an integer
+                continue;
+            }
+            match (&p.ty, given.next()) {
+                (TyC::Int, Some(Value::Int(v))) => self.set(p, V::Int(*v)),
+                (TyC::Array { .. }, Some(Value::Array(a))) => arrays.push((p, a)),
+                (_, v) => {
+                    let found = v.map_or("nothing".to_string(), Value::type_name);
+                    return Err(EvalError::stuck(
+                        "E-PROG",
+                        span,
+                        format!(
+                            "input `{}` must be {}, but {found} was given",
+                            p.name,
+                            ty_name(&p.ty)
+                        ),
+                    ));
+                }
+            }
+        }
+        // Sizes may name any parameter: check shapes once all ints are bound.
+        for (p, a) in arrays {
+            let TyC::Array { shape, .. } = &p.ty else {
+                continue;
+            };
+            let want: Vec<i64> = shape
+                .iter()
+                .map(|s| self.atom(*s, "E-PROG", span))
+                .collect::<Result<_, _>>()?;
+            let got: Vec<i64> = a.shape.iter().map(|&d| d as i64).collect();
+            if want != got {
+                return Err(EvalError::stuck(
+                    "E-PROG",
+                    span,
+                    format!(
+                        "input `{}` must have shape {}, but {} was given",
+                        p.name,
+                        dims(&want),
+                        Value::Array(a.clone()).type_name()
+                    ),
+                ));
+            }
+            self.allocate(a.data.len() as u64, span)?;
+            self.set(p, V::Arr(Arr::row_major(a.data.clone(), &got)));
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, b: &Block) -> Result<(), EvalError> {
+        for s in &b.stms {
+            self.stm(s)?;
+        }
+        Ok(())
+    }
+
+    /// E-LET: evaluate the expression, bind the pattern.
+    fn stm(&mut self, s: &Stm) -> Result<(), EvalError> {
+        if self.fuel == 0 {
+            return Err(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule: "E-LET",
+                span: s.span,
+                message: format!("fuel of {} statements exhausted", self.limits.fuel),
+            });
+        }
+        self.fuel -= 1;
+        match &s.op {
+            Op::Scalar(e) => {
+                self.obs.rule("E-SCALAR", s.span);
+                let v = self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                self.set(&s.pats[0], V::Int(v));
+            }
+            Op::Alloc(e) => {
+                // Only FUNMEM has alloc; unmem turns it into 0 (fig. 9).
+                self.obs.rule("E-SCALAR", s.span);
+                self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                self.set(&s.pats[0], V::Int(0));
+            }
+            Op::Index(x, idx) => self.e_index(s, *x, idx)?,
+            Op::Slice(x, sl) => self.e_slice(s, *x, sl)?,
+            Op::Transpose(x) => {
+                self.obs.rule("E-TRANSPOSE", s.span);
+                let a = self.arr(*x, "E-TRANSPOSE", s.span)?;
+                let lmad = a.lmad.transpose().ok_or_else(|| {
+                    EvalError::stuck(
+                        "E-TRANSPOSE",
+                        s.span,
+                        "transpose of an array that is not 2-D",
+                    )
+                })?;
+                let v = V::Arr(Arr {
+                    buf: a.buf.clone(),
+                    lmad,
+                });
+                self.set(&s.pats[0], v);
+            }
+            Op::If(c, t, e) => {
+                let c = self.int(*c, "E-IF-TRUE", s.span)?;
+                let (rule, b) = if c != 0 {
+                    ("E-IF-TRUE", t)
+                } else {
+                    ("E-IF-FALSE", e)
+                };
+                self.obs.rule(rule, s.span);
+                self.block(b)?;
+                for (p, r) in s.pats.iter().zip(&b.result) {
+                    let v = self.get(*r, s.span)?.clone();
+                    self.set(p, v);
+                }
+            }
+            Op::Kernel(i, n, b) => self.e_kernel(s, *i, *n, b)?,
+            Op::Iota(n) => {
+                self.obs.rule("E-IOTA", s.span);
+                let n = self.atom(*n, "E-IOTA", s.span)?;
+                if n < 0 {
+                    return Err(EvalError::stuck(
+                        "E-IOTA",
+                        s.span,
+                        format!("iota of negative size {n}"),
+                    ));
+                }
+                self.allocate(n as u64, s.span)?;
+                self.set(&s.pats[0], V::Arr(Arr::row_major((0..n).collect(), &[n])));
+            }
+            Op::Copy(x) => {
+                self.obs.rule("E-COPY", s.span);
+                let a = self.arr(*x, "E-COPY", s.span)?;
+                let shape = a.shape();
+                let mut data = Vec::new();
+                a.flatten_into(&mut data);
+                self.allocate(data.len() as u64, s.span)?;
+                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+            }
+        }
+        Ok(())
+    }
+
+    /// E-INDEX: `index(E(x), E(y1), ..., E(yn))`, each index within its dimension.
+    fn e_index(&mut self, s: &Stm, x: Slot, idx: &[AtomC]) -> Result<(), EvalError> {
+        self.obs.rule("E-INDEX", s.span);
+        let mut is = [0i64; 8];
+        let mut many = Vec::new();
+        let is: &mut [i64] = if idx.len() <= 8 {
+            &mut is[..idx.len()]
+        } else {
+            many.resize(idx.len(), 0);
+            &mut many
+        };
+        for (k, a) in idx.iter().enumerate() {
+            is[k] = self.atom(*a, "E-INDEX", s.span)?;
+        }
+        let a = self.arr(x, "E-INDEX", s.span)?;
+        if a.lmad.rank() != is.len() {
+            return Err(EvalError::stuck(
+                "E-INDEX",
+                s.span,
+                "wrong number of indices",
+            ));
+        }
+        for (d, (&k, dim)) in is.iter().zip(&a.lmad.dims).enumerate() {
+            if k < 0 || k >= dim.elems {
+                return Err(EvalError::stuck(
+                    "E-INDEX",
+                    s.span,
+                    format!(
+                        "index {k} is out of bounds for dimension {d} of `{}`, of size {}",
+                        operand(s),
+                        dim.elems
+                    ),
+                ));
+            }
+        }
+        let addr = a.lmad.apply(is);
+        let v = usize::try_from(addr)
+            .ok()
+            .and_then(|k| a.buf.get(k))
+            .copied();
+        let v = v.ok_or_else(|| {
+            EvalError::stuck(
+                "E-INDEX",
+                s.span,
+                format!("address {addr} is out of bounds of the array's buffer"),
+            )
+        })?;
+        self.set(&s.pats[0], V::Int(v));
+        Ok(())
+    }
+
+    /// E-SLICE: `slice(E(x), o1 : n1, ...)`, each slice within its dimension.
+    fn e_slice(&mut self, s: &Stm, x: Slot, sl: &[(AtomC, AtomC)]) -> Result<(), EvalError> {
+        self.obs.rule("E-SLICE", s.span);
+        let pairs: Vec<(i64, i64)> = sl
+            .iter()
+            .map(|(o, n)| {
+                Ok((
+                    self.atom(*o, "E-SLICE", s.span)?,
+                    self.atom(*n, "E-SLICE", s.span)?,
+                ))
+            })
+            .collect::<Result<_, EvalError>>()?;
+        let a = self.arr(x, "E-SLICE", s.span)?;
+        check_slice("E-SLICE", s, &a.lmad, &pairs)?;
+        let v = V::Arr(Arr {
+            buf: a.buf.clone(),
+            lmad: a.lmad.slice(&pairs),
+        });
+        self.set(&s.pats[0], v);
+        Ok(())
+    }
+
+    /// E-KERNEL: iterations 0 .. n-1 of the body, each giving one element.
+    fn e_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
+        self.obs.rule("E-KERNEL", s.span);
+        let n = self.atom(n, "E-KERNEL", s.span)?;
+        let p = &s.pats[0];
+        let TyC::Array { shape, .. } = &p.ty else {
+            return Err(EvalError::stuck(
+                "E-KERNEL",
+                s.span,
+                "a kernel's result must be an array",
+            ));
+        };
+        let shape: Vec<i64> = shape
+            .iter()
+            .map(|a| self.atom(*a, "E-KERNEL", s.span))
+            .collect::<Result<_, _>>()?;
+        if n < 0 {
+            return Err(EvalError::stuck(
+                "E-KERNEL",
+                s.span,
+                format!("kernel of negative size {n}"),
+            ));
+        }
+        let inner = &shape[1..];
+        let elem: i64 = inner
+            .iter()
+            .try_fold(
+                1i64,
+                |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+            )
+            .ok_or_else(|| {
+                EvalError::stuck(
+                    "E-KERNEL",
+                    s.span,
+                    format!("invalid result shape {}", dims(&shape)),
+                )
+            })?;
+        let total = elem
+            .checked_mul(n)
+            .ok_or_else(|| EvalError::stuck("E-KERNEL", s.span, "result too large"))?;
+        self.allocate(total as u64, s.span)?;
+        let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0).min(1 << 24));
+        let res = b.result.first().copied().unwrap_or(0);
+        for k in 0..n {
+            if let Some(slot) = self.frame.get_mut(i as usize) {
+                *slot = V::Int(k);
+            }
+            self.obs.iteration_start(s.span, k);
+            self.block(b)?;
+            match self.get(res, s.span)? {
+                V::Int(v) if inner.is_empty() => out.push(*v),
+                V::Arr(a)
+                    if a.lmad
+                        .dims
+                        .iter()
+                        .map(|d| d.elems)
+                        .eq(inner.iter().copied()) =>
+                {
+                    a.flatten_into(&mut out)
+                }
+                v => {
+                    let found = v.to_value().type_name();
+                    return Err(EvalError::stuck(
+                        "E-KERNEL",
+                        s.span,
+                        format!(
+                            "iteration {k} returned {found}, but each iteration must give {}int",
+                            dims(inner)
+                        ),
+                    ));
+                }
+            }
+            self.obs.iteration_end(s.span, k);
+        }
+        let mut full = vec![n];
+        full.extend_from_slice(inner);
+        self.set(p, V::Arr(Arr::row_major(out, &full)));
+        Ok(())
+    }
+}
+
+/// Checks that `o : n` pairs select a part of an array with this LMAD.
+pub(crate) fn check_slice(
+    rule: &'static str,
+    s: &Stm,
+    l: &Lmad<i64>,
+    pairs: &[(i64, i64)],
+) -> Result<(), EvalError> {
+    if pairs.len() != l.rank() {
+        return Err(EvalError::stuck(
+            rule,
+            s.span,
+            "wrong number of slice pairs",
+        ));
+    }
+    for (d, (&(o, n), dim)) in pairs.iter().zip(&l.dims).enumerate() {
+        let ok = o >= 0 && n >= 0 && o.checked_add(n).is_some_and(|e| e <= dim.elems);
+        if !ok {
+            return Err(EvalError::stuck(
+                rule,
+                s.span,
+                format!(
+                    "slice {o}:{n} is out of bounds for dimension {d} of `{}`, of size {}",
+                    operand(s),
+                    dim.elems
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn operand(s: &Stm) -> &str {
+    s.operand.as_ref().map_or("?", |n| n.as_str())
+}
+
+pub(crate) fn dims(shape: &[i64]) -> String {
+    shape.iter().map(|d| format!("[{d}]")).collect()
+}
+
+fn ty_name(t: &TyC) -> String {
+    match t {
+        TyC::Int => "int".into(),
+        TyC::Mem => "mem".into(),
+        TyC::Array { shape, .. } => format!("an array of rank {}", shape.len()),
+    }
+}

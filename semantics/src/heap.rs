@@ -1,0 +1,738 @@
+//! FUNMEM's heap semantics (IFL 2022 paper, fig. 10), 0-based, with memcopy
+//! (eq. 5) and the race-freedom side condition of E-MEM-KERNEL (eq. 4).
+//!
+//! The heap maps labels (numbered in allocation order) to flat blocks of
+//! i64. A `mem` variable holds a label; an array is a label and a concrete
+//! LMAD. Slicing and transposing only compute a new LMAD (E-MEM-SLICE,
+//! E-MEM-TRANSPOSE); indexing reads the heap (E-MEM-INDEX). Fresh arrays
+//! (`kernel`, and the derived `iota` and `copy`) are written into the block
+//! and LMAD their pattern names, each kernel iteration's result by memcopy
+//! at `index_f(L, k)`. Reads and writes made inside kernels go through the
+//! race detector ([`crate::race`]), so a racing kernel is an error rather
+//! than a nondeterministic result.
+//!
+//! Unlike the value semantics, nothing here guarantees that the program
+//! means what its FUN counterpart means: a block overwritten while an array
+//! in it is still used gives a different result. That is what validity
+//! (Def. 3.1, [`crate::validity`]) detects.
+
+use crate::code::{resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, Stm, TyC, SE};
+use crate::error::{ErrorKind, EvalError, Limits};
+use crate::fun::{check_slice, dims, operand, result_is_mem};
+use crate::observer::Observer;
+use crate::race::RaceDetector;
+use crate::scalar::{binop, unop, DivByZero};
+use crate::value::{ArrayValue, Value};
+use funmem_lang::ast;
+use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::Span;
+use std::fmt;
+
+/// Evaluates a FUNMEM program under the heap semantics. `mem` parameters
+/// take no input (each is allocated just large enough for the input arrays
+/// that live in it); `mem` results are not returned. With `race_check`,
+/// every kernel is checked for races (eq. 4).
+pub fn run_heap<O: Observer>(
+    p: &ast::Program,
+    inputs: &[Value],
+    limits: Limits,
+    race_check: bool,
+    obs: &mut O,
+) -> Result<Vec<Value>, EvalError> {
+    let code = resolve(p);
+    let mut m = Machine {
+        frame: vec![H::Unset; code.slots],
+        blocks: Vec::new(),
+        fuel: limits.fuel,
+        cells: 0,
+        limits,
+        race: race_check.then(RaceDetector::new),
+        obs,
+    };
+    m.bind_inputs(&code, inputs, p.span)?;
+    m.block(&code.body)?;
+    let mem = result_is_mem(p);
+    let mut out = Vec::new();
+    for (k, slot) in code.body.result.iter().enumerate() {
+        if !mem.get(k).copied().unwrap_or(false) {
+            out.push(m.read_back(*slot, p.span)?);
+        }
+    }
+    Ok(out)
+}
+
+/// A value in the frame: fig. 6's values.
+#[derive(Clone, Debug)]
+enum H {
+    Unset,
+    Int(i64),
+    /// A heap label.
+    Mem(usize),
+    /// A label and an LMAD with constants only.
+    Arr(usize, Lmad<i64>),
+}
+
+impl fmt::Display for H {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            H::Unset => f.write_str("unset"),
+            H::Int(k) => write!(f, "{k}"),
+            H::Mem(l) => write!(f, "block {l}"),
+            H::Arr(l, lmad) => {
+                let ds: Vec<String> = lmad
+                    .dims
+                    .iter()
+                    .map(|d| format!("({} : {})", d.elems, d.stride))
+                    .collect();
+                write!(f, "(block {l}, {} + {{{}}})", lmad.offset, ds.join(" "))
+            }
+        }
+    }
+}
+
+struct Machine<'o, O> {
+    frame: Vec<H>,
+    blocks: Vec<Vec<i64>>,
+    fuel: u64,
+    cells: u64,
+    limits: Limits,
+    race: Option<RaceDetector>,
+    obs: &'o mut O,
+}
+
+fn div_error(rule: &'static str, span: Span) -> impl Fn(DivByZero) -> EvalError {
+    move |_| EvalError::stuck(rule, span, "division by zero")
+}
+
+/// Calls `f(a, b)` for the addresses of two LMADs of one shape, in
+/// row-major order of their common index space.
+fn zip_addresses<E>(
+    a: &Lmad<i64>,
+    b: &Lmad<i64>,
+    mut f: impl FnMut(i64, i64) -> Result<(), E>,
+) -> Result<(), E> {
+    let rank = a.rank();
+    if a.size() == 0 {
+        return Ok(());
+    }
+    let mut idx = vec![0i64; rank];
+    let (mut x, mut y) = (a.offset, b.offset);
+    loop {
+        f(x, y)?;
+        // Advance the odometer, innermost dimension first.
+        let mut d = rank;
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            x = x.wrapping_add(a.dims[d].stride);
+            y = y.wrapping_add(b.dims[d].stride);
+            if idx[d] < a.dims[d].elems {
+                break;
+            }
+            x = x.wrapping_sub(a.dims[d].stride.wrapping_mul(idx[d]));
+            y = y.wrapping_sub(b.dims[d].stride.wrapping_mul(idx[d]));
+            idx[d] = 0;
+        }
+    }
+}
+
+impl<O: Observer> Machine<'_, O> {
+    fn get(&self, k: Slot, span: Span) -> Result<&H, EvalError> {
+        match self.frame.get(k as usize) {
+            Some(H::Unset) | None => Err(EvalError::stuck(
+                "E-VAR",
+                span,
+                "a variable is used before it has a value",
+            )),
+            Some(v) => Ok(v),
+        }
+    }
+
+    fn int(&self, k: Slot, rule: &'static str, span: Span) -> Result<i64, EvalError> {
+        match self.get(k, span)? {
+            H::Int(v) => Ok(*v),
+            v => Err(EvalError::stuck(
+                rule,
+                span,
+                format!("expected an integer, found {v}"),
+            )),
+        }
+    }
+
+    fn arr(
+        &self,
+        k: Slot,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(usize, &Lmad<i64>), EvalError> {
+        match self.get(k, span)? {
+            H::Arr(l, lmad) => Ok((*l, lmad)),
+            v => Err(EvalError::stuck(
+                rule,
+                span,
+                format!("expected an array, found {v}"),
+            )),
+        }
+    }
+
+    fn block_of(&self, k: Slot, rule: &'static str, span: Span) -> Result<usize, EvalError> {
+        match self.get(k, span)? {
+            H::Mem(l) => Ok(*l),
+            v => Err(EvalError::stuck(
+                rule,
+                span,
+                format!("expected a memory block, found {v}"),
+            )),
+        }
+    }
+
+    #[inline]
+    fn atom(&self, a: AtomC, rule: &'static str, span: Span) -> Result<i64, EvalError> {
+        match a {
+            AtomC::Const(k) => Ok(k),
+            AtomC::Slot(k) => self.int(k, rule, span),
+        }
+    }
+
+    fn se(&self, e: &SE) -> Result<i64, DivByZero> {
+        match e {
+            SE::Const(k) => Ok(*k),
+            SE::Slot(k) => Ok(match self.frame.get(*k as usize) {
+                Some(H::Int(v)) => *v,
+                _ => 0,
+            }),
+            SE::Bin(op, a, b) => binop(*op, self.se(a)?, self.se(b)?),
+            SE::Un(op, a) => Ok(unop(*op, self.se(a)?)),
+        }
+    }
+
+    /// E(L): an LMAD of the program evaluated in the current environment.
+    fn lmad(&self, l: &LmadC, rule: &'static str, span: Span) -> Result<Lmad<i64>, EvalError> {
+        let e = |x: &SE| self.se(x).map_err(div_error(rule, span));
+        let mut dims = Vec::with_capacity(l.dims.len());
+        for (n, s) in &l.dims {
+            dims.push(Dim {
+                elems: e(n)?,
+                stride: e(s)?,
+            });
+        }
+        Ok(Lmad {
+            offset: e(&l.offset)?,
+            dims,
+        })
+    }
+
+    /// The block and LMAD a pattern names for a fresh array.
+    fn destination(
+        &self,
+        p: &PatC,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(usize, Lmad<i64>), EvalError> {
+        match &p.ty {
+            TyC::Array {
+                mem: Some((blk, l)),
+                ..
+            } => Ok((self.block_of(*blk, rule, span)?, self.lmad(l, rule, span)?)),
+            _ => Err(EvalError::stuck(
+                rule,
+                span,
+                format!("`{}` needs a memory annotation", p.name),
+            )),
+        }
+    }
+
+    fn set(&mut self, p: &PatC, v: H) {
+        self.obs.bind(&p.name, &v);
+        if let Some(s) = self.frame.get_mut(p.slot as usize) {
+            *s = v;
+        }
+    }
+
+    fn race_error(&self, r: Box<crate::error::Race>) -> EvalError {
+        let acc = |a: &crate::error::Access| {
+            let path: Vec<String> = a.path.iter().map(i64::to_string).collect();
+            format!(
+                "iteration [{}] {}",
+                path.join(", "),
+                if a.write { "wrote" } else { "read" }
+            )
+        };
+        let message = format!(
+            "data race on block {} at offset {}: {} and {} it",
+            r.block,
+            r.offset,
+            acc(&r.first),
+            acc(&r.second)
+        );
+        EvalError {
+            span: r.kernel,
+            rule: "E-MEM-KERNEL",
+            message,
+            kind: ErrorKind::Race(r),
+        }
+    }
+
+    #[inline]
+    fn read(
+        &mut self,
+        blk: usize,
+        off: i64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<i64, EvalError> {
+        let b = self
+            .blocks
+            .get(blk)
+            .ok_or_else(|| EvalError::stuck(rule, span, format!("block {blk} does not exist")))?;
+        let v = usize::try_from(off)
+            .ok()
+            .and_then(|o| b.get(o))
+            .copied()
+            .ok_or_else(|| {
+                EvalError::stuck(
+                    rule,
+                    span,
+                    format!(
+                        "read at offset {off} is out of bounds of block {blk}, of {} cells",
+                        b.len()
+                    ),
+                )
+            })?;
+        self.obs.read(blk, off);
+        if let Some(r) = self.race.as_mut() {
+            if r.is_active() {
+                if let Err(e) = r.read(blk, off) {
+                    return Err(self.race_error(e));
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn write(
+        &mut self,
+        blk: usize,
+        off: i64,
+        v: i64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(), EvalError> {
+        let b = self
+            .blocks
+            .get_mut(blk)
+            .ok_or_else(|| EvalError::stuck(rule, span, format!("block {blk} does not exist")))?;
+        let len = b.len();
+        let cell = usize::try_from(off)
+            .ok()
+            .and_then(|o| b.get_mut(o))
+            .ok_or_else(|| {
+                EvalError::stuck(
+                    rule,
+                    span,
+                    format!(
+                        "write at offset {off} is out of bounds of block {blk}, of {len} cells"
+                    ),
+                )
+            })?;
+        *cell = v;
+        self.obs.write(blk, off);
+        if let Some(r) = self.race.as_mut() {
+            if r.is_active() {
+                if let Err(e) = r.write(blk, off) {
+                    return Err(self.race_error(e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// memcopy (eq. 5): a value into a block at an LMAD. All of the source
+    /// is read before anything is written, as eq. 5 reads the old heap.
+    fn memcopy(
+        &mut self,
+        v: &H,
+        dst: usize,
+        ld: &Lmad<i64>,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(), EvalError> {
+        match v {
+            H::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, rule, span),
+            H::Arr(src, ls)
+                if ls
+                    .dims
+                    .iter()
+                    .map(|d| d.elems)
+                    .eq(ld.dims.iter().map(|d| d.elems)) =>
+            {
+                let mut vals =
+                    Vec::with_capacity(usize::try_from(ls.size()).unwrap_or(0).min(1 << 24));
+                zip_addresses(ls, ls, |a, _| {
+                    vals.push(self.read(*src, a, rule, span)?);
+                    Ok(())
+                })?;
+                let mut k = 0;
+                zip_addresses(ld, ld, |a, _| {
+                    let x = vals.get(k).copied().unwrap_or(0);
+                    k += 1;
+                    self.write(dst, a, x, rule, span)
+                })
+            }
+            v => {
+                let want: Vec<i64> = ld.dims.iter().map(|d| d.elems).collect();
+                Err(EvalError::stuck(
+                    rule,
+                    span,
+                    format!("cannot copy {v} to a place of shape {}", dims(&want)),
+                ))
+            }
+        }
+    }
+
+    fn allocate(&mut self, cells: i64, rule: &'static str, span: Span) -> Result<usize, EvalError> {
+        let n = u64::try_from(cells).map_err(|_| {
+            EvalError::stuck(rule, span, format!("allocation of negative size {cells}"))
+        })?;
+        self.cells = self.cells.saturating_add(n);
+        if self.cells > self.limits.max_heap {
+            return Err(EvalError {
+                kind: ErrorKind::OutOfHeap,
+                rule,
+                span,
+                message: format!("heap limit of {} cells exceeded", self.limits.max_heap),
+            });
+        }
+        let label = self.blocks.len();
+        self.blocks.push(vec![0; n as usize]);
+        self.obs.alloc(label, n);
+        Ok(label)
+    }
+
+    fn bind_inputs(&mut self, code: &Code, inputs: &[Value], span: Span) -> Result<(), EvalError> {
+        let wanted = code
+            .params
+            .iter()
+            .filter(|p| !matches!(p.ty, TyC::Mem))
+            .count();
+        if inputs.len() != wanted {
+            return Err(EvalError::stuck(
+                "E-MEM-PROG",
+                span,
+                format!(
+                    "the program takes {wanted} inputs, but {} were given",
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut given = inputs.iter();
+        let mut arrays = Vec::new();
+        for p in &code.params {
+            match (&p.ty, p) {
+                (TyC::Mem, _) => {}
+                (TyC::Int, _) => match given.next() {
+                    Some(Value::Int(v)) => self.set(p, H::Int(*v)),
+                    v => return Err(input_error(p, "int", v, span)),
+                },
+                (TyC::Array { .. }, _) => match given.next() {
+                    Some(Value::Array(a)) => arrays.push((p, a)),
+                    v => return Err(input_error(p, "an array", v, span)),
+                },
+            }
+        }
+        // Lay out the input arrays: each block just large enough for the
+        // arrays that live in it.
+        let mut placed = Vec::new();
+        let mut sizes: Vec<(Slot, i64)> = code
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, TyC::Mem))
+            .map(|p| (p.slot, 0))
+            .collect();
+        for (p, a) in arrays {
+            let TyC::Array {
+                shape,
+                mem: Some((blk, l)),
+            } = &p.ty
+            else {
+                return Err(EvalError::stuck(
+                    "E-MEM-PROG",
+                    span,
+                    format!("input `{}` needs a memory annotation", p.name),
+                ));
+            };
+            let want: Vec<i64> = shape
+                .iter()
+                .map(|s| self.atom(*s, "E-MEM-PROG", span))
+                .collect::<Result<_, _>>()?;
+            let got: Vec<i64> = a.shape.iter().map(|&d| d as i64).collect();
+            if want != got {
+                return Err(EvalError::stuck(
+                    "E-MEM-PROG",
+                    span,
+                    format!(
+                        "input `{}` must have shape {}, but {} was given",
+                        p.name,
+                        dims(&want),
+                        Value::Array(a.clone()).type_name()
+                    ),
+                ));
+            }
+            let lmad = self.lmad(l, "E-MEM-PROG", span)?;
+            if let Some((lo, hi)) = lmad.min_max() {
+                if lo < 0 {
+                    return Err(EvalError::stuck(
+                        "E-MEM-PROG",
+                        span,
+                        format!("input `{}` would live at negative offset {lo}", p.name),
+                    ));
+                }
+                if let Some(e) = sizes.iter_mut().find(|(s, _)| s == blk) {
+                    e.1 = e.1.max(hi.saturating_add(1));
+                }
+            }
+            placed.push((p, *blk, lmad, a));
+        }
+        for (slot, size) in sizes {
+            let label = self.allocate(size, "E-MEM-PROG", span)?;
+            if let Some(p) = code.params.iter().find(|p| p.slot == slot) {
+                self.set(p, H::Mem(label));
+            }
+        }
+        for (p, blk, lmad, a) in placed {
+            let label = self.block_of(blk, "E-MEM-PROG", span)?;
+            let mut k = 0;
+            zip_addresses(&lmad, &lmad, |addr, _| {
+                let x = a.data.get(k).copied().unwrap_or(0);
+                k += 1;
+                self.write(label, addr, x, "E-MEM-PROG", span)
+            })?;
+            self.set(p, H::Arr(label, lmad));
+        }
+        Ok(())
+    }
+
+    /// Reads a result back: an integer, or an array element by element
+    /// through its LMAD (Def. 3.1's `nest(H(ℓ), shape)` for row-major ones).
+    fn read_back(&mut self, slot: Slot, span: Span) -> Result<Value, EvalError> {
+        match self.get(slot, span)?.clone() {
+            H::Int(k) => Ok(Value::Int(k)),
+            H::Arr(blk, l) => {
+                let mut data = Vec::with_capacity(usize::try_from(l.size()).unwrap_or(0));
+                zip_addresses(&l, &l, |a, _| {
+                    data.push(self.read(blk, a, "E-MEM-PROG", span)?);
+                    Ok(())
+                })?;
+                let shape = l
+                    .dims
+                    .iter()
+                    .map(|d| usize::try_from(d.elems).unwrap_or(0))
+                    .collect();
+                Ok(Value::Array(ArrayValue { shape, data }))
+            }
+            v => Err(EvalError::stuck(
+                "E-MEM-PROG",
+                span,
+                format!("result {v} is not a value"),
+            )),
+        }
+    }
+
+    fn block(&mut self, b: &Block) -> Result<(), EvalError> {
+        for s in &b.stms {
+            self.stm(s)?;
+        }
+        Ok(())
+    }
+
+    /// E-STMS, one statement at a time.
+    fn stm(&mut self, s: &Stm) -> Result<(), EvalError> {
+        if self.fuel == 0 {
+            return Err(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule: "E-STMS",
+                span: s.span,
+                message: format!("fuel of {} statements exhausted", self.limits.fuel),
+            });
+        }
+        self.fuel -= 1;
+        let p = &s.pats[0];
+        match &s.op {
+            Op::Scalar(e) => {
+                self.obs.rule("E-SCALAR", s.span);
+                let v = self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                self.set(p, H::Int(v));
+            }
+            Op::Alloc(e) => {
+                self.obs.rule("E-MEM-ALLOC", s.span);
+                let n = self.se(e).map_err(div_error("E-MEM-ALLOC", s.span))?;
+                let label = self.allocate(n, "E-MEM-ALLOC", s.span)?;
+                self.set(p, H::Mem(label));
+            }
+            Op::Index(x, idx) => {
+                self.obs.rule("E-MEM-INDEX", s.span);
+                let is: Vec<i64> = idx
+                    .iter()
+                    .map(|a| self.atom(*a, "E-MEM-INDEX", s.span))
+                    .collect::<Result<_, _>>()?;
+                let (blk, l) = self.arr(*x, "E-MEM-INDEX", s.span)?;
+                if l.rank() != is.len() {
+                    return Err(EvalError::stuck(
+                        "E-MEM-INDEX",
+                        s.span,
+                        "wrong number of indices",
+                    ));
+                }
+                for (d, (&k, dim)) in is.iter().zip(&l.dims).enumerate() {
+                    if k < 0 || k >= dim.elems {
+                        return Err(EvalError::stuck(
+                            "E-MEM-INDEX",
+                            s.span,
+                            format!(
+                                "index {k} is out of bounds for dimension {d} of `{}`, of size {}",
+                                operand(s),
+                                dim.elems
+                            ),
+                        ));
+                    }
+                }
+                let addr = l.apply(&is);
+                let v = self.read(blk, addr, "E-MEM-INDEX", s.span)?;
+                self.set(p, H::Int(v));
+            }
+            Op::Slice(x, sl) => {
+                self.obs.rule("E-MEM-SLICE", s.span);
+                let pairs: Vec<(i64, i64)> = sl
+                    .iter()
+                    .map(|(o, n)| {
+                        Ok((
+                            self.atom(*o, "E-MEM-SLICE", s.span)?,
+                            self.atom(*n, "E-MEM-SLICE", s.span)?,
+                        ))
+                    })
+                    .collect::<Result<_, EvalError>>()?;
+                let (blk, l) = self.arr(*x, "E-MEM-SLICE", s.span)?;
+                check_slice("E-MEM-SLICE", s, l, &pairs)?;
+                let v = H::Arr(blk, l.slice(&pairs));
+                self.set(p, v);
+            }
+            Op::Transpose(x) => {
+                self.obs.rule("E-MEM-TRANSPOSE", s.span);
+                let (blk, l) = self.arr(*x, "E-MEM-TRANSPOSE", s.span)?;
+                let l = l.transpose().ok_or_else(|| {
+                    EvalError::stuck(
+                        "E-MEM-TRANSPOSE",
+                        s.span,
+                        "transpose of an array that is not 2-D",
+                    )
+                })?;
+                self.set(p, H::Arr(blk, l));
+            }
+            Op::If(c, t, e) => {
+                let c = self.int(*c, "E-MEM-IF-T", s.span)?;
+                let (rule, b) = if c != 0 {
+                    ("E-MEM-IF-T", t)
+                } else {
+                    ("E-MEM-IF-F", e)
+                };
+                self.obs.rule(rule, s.span);
+                self.block(b)?;
+                for (q, r) in s.pats.iter().zip(&b.result) {
+                    let v = self.get(*r, s.span)?.clone();
+                    self.set(q, v);
+                }
+            }
+            Op::Kernel(i, n, b) => self.e_mem_kernel(s, *i, *n, b)?,
+            Op::Iota(n) => {
+                // Derived form: kernel x_i < n do in (x_i).
+                self.obs.rule("E-MEM-IOTA", s.span);
+                let n = self.atom(*n, "E-MEM-IOTA", s.span)?;
+                let (blk, l) = self.destination(p, "E-MEM-IOTA", s.span)?;
+                if l.rank() != 1 || l.dims[0].elems != n || n < 0 {
+                    return Err(EvalError::stuck(
+                        "E-MEM-IOTA",
+                        s.span,
+                        format!("iota {n} does not fit the LMAD of `{}`", p.name),
+                    ));
+                }
+                let mut k = 0;
+                zip_addresses(&l, &l, |a, _| {
+                    let r = self.write(blk, a, k, "E-MEM-IOTA", s.span);
+                    k += 1;
+                    r
+                })?;
+                self.set(p, H::Arr(blk, l));
+            }
+            Op::Copy(x) => {
+                // Derived form: a kernel per dimension copying each element.
+                self.obs.rule("E-MEM-COPY", s.span);
+                let src = self.get(*x, s.span)?.clone();
+                let (blk, l) = self.destination(p, "E-MEM-COPY", s.span)?;
+                self.memcopy(&src, blk, &l, "E-MEM-COPY", s.span)?;
+                self.set(p, H::Arr(blk, l));
+            }
+        }
+        Ok(())
+    }
+
+    /// E-MEM-KERNEL: iteration k evaluates the body with the index bound to
+    /// k, then memcopies its result into the pattern's block at
+    /// `index_f(L, k)`; the iterations' reads and writes, memcopies
+    /// included, must be race free (eq. 4).
+    fn e_mem_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-KERNEL";
+        self.obs.rule(RULE, s.span);
+        let n = self.atom(n, RULE, s.span)?;
+        if n < 0 {
+            return Err(EvalError::stuck(
+                RULE,
+                s.span,
+                format!("kernel of negative size {n}"),
+            ));
+        }
+        let p = &s.pats[0];
+        let (blk, l) = self.destination(p, RULE, s.span)?;
+        if l.rank() == 0 || l.dims[0].elems != n {
+            return Err(EvalError::stuck(
+                RULE,
+                s.span,
+                format!("the LMAD of `{}` does not have {n} rows", p.name),
+            ));
+        }
+        let res = b.result.first().copied().unwrap_or(0);
+        if let Some(r) = self.race.as_mut() {
+            r.enter_kernel(s.span);
+        }
+        for k in 0..n {
+            if let Some(slot) = self.frame.get_mut(i as usize) {
+                *slot = H::Int(k);
+            }
+            if let Some(r) = self.race.as_mut() {
+                r.begin_iteration(k);
+            }
+            self.obs.iteration_start(s.span, k);
+            self.block(b)?;
+            let v = self.get(res, s.span)?.clone();
+            self.memcopy(&v, blk, &l.index(&k), RULE, s.span)?;
+            self.obs.iteration_end(s.span, k);
+        }
+        if let Some(r) = self.race.as_mut() {
+            r.exit_kernel();
+        }
+        self.set(p, H::Arr(blk, l));
+        Ok(())
+    }
+}
+
+fn input_error(p: &PatC, want: &str, got: Option<&Value>, span: Span) -> EvalError {
+    let found = got.map_or("nothing".to_string(), Value::type_name);
+    EvalError::stuck(
+        "E-MEM-PROG",
+        span,
+        format!("input `{}` must be {want}, but {found} was given", p.name),
+    )
+}

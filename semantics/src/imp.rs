@@ -1,0 +1,2121 @@
+//! IMP's big-step semantics (IFL 2022 paper, fig. 12), 0-based.
+//!
+//! The judgement `H; E ⊢ s → H'; E'` evaluates a statement with a heap of
+//! blocks and a mutable environment. The rules, named as in the paper and in
+//! every error and observer event:
+//!
+//! | statement              | rule                               |
+//! |------------------------|------------------------------------|
+//! | `var x : int`          | E-IMP-DEC-INT (x ↦ 0)              |
+//! | `var x : mem`          | E-IMP-DEC-MEM (x ↦ ⊥, unset)       |
+//! | `x <- se`              | E-IMP-ASSIGN-INT, E-IMP-ASSIGN-MEM |
+//! | `x <- alloc se`        | E-IMP-ALLOC (a fresh zeroed block) |
+//! | `x <- m[se]`           | E-IMP-READ                         |
+//! | `m[se] <- se`          | E-IMP-WRITE                        |
+//! | `if x then .. else ..` | E-IMP-TRUE (x ≠ 0), E-IMP-FALSE    |
+//! | `skip`                 | E-IMP-SKIP                         |
+//! | `kernel i < se do ..`  | E-IMP-KERNEL                       |
+//!
+//! and E-IMP-PROG for a whole program: its inputs and its results.
+//!
+//! Choices the figure leaves open, fixed here (DESIGN.md §3, §5):
+//!
+//! - Kernel iterations are `i = 0 .. n-1`, run one after another in order;
+//!   each starts from the environment as it was before the kernel plus
+//!   `i`, and the kernel leaves the environment as it found it (the type
+//!   checker lets a kernel body assign only its own variables, so nothing
+//!   needs restoring). A negative bound is stuck. With race checking on,
+//!   eq. 4 of the paper is checked for every kernel instance by
+//!   [`crate::race::RaceDetector`], as for FUNMEM's E-MEM-KERNEL.
+//! - Reads and writes outside `[0, size)` of their block, a block used
+//!   before it is allocated, a negative allocation and division or
+//!   remainder by zero are stuck. Every statement executed costs one unit of
+//!   fuel; every cell allocated (input blocks included) counts against the
+//!   heap limit.
+//! - Inputs are given in parameter order; an array parameter's block takes
+//!   no input: it is allocated just large enough for the input arrays that
+//!   live in it and each is laid out by its LMAD. Results are read back by
+//!   their `out` declarations, arrays element by element in row-major order.
+//!
+//! For speed the program is first compiled: every variable becomes a slot
+//! in a flat frame (`i64`s for `int`s, block numbers for `mem`s) and scalar
+//! expressions become small trees over slots, so that evaluation never
+//! looks a name up. The interpreter is generic over the [`Observer`] and
+//! over whether races are checked, so that neither costs anything when off.
+
+use crate::error::{ErrorKind, EvalError, Limits, Race};
+use crate::observer::Observer;
+use crate::race::{describe, RaceDetector};
+use crate::scalar::{binop, unop, DivByZero};
+use crate::value::{ArrayValue, Value};
+use funmem_lang::ast::{Atom, BinOp, Ident, SExp, UnOp};
+use funmem_lang::imp::{
+    ArrDecl, ImpType, Param, Program, Result as ImpResult, Stmt as AstStmt, StmtKind,
+};
+use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::{Name, Span};
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// Evaluates an IMP program on its inputs; its results in `out` order.
+///
+/// `inputs` are in parameter order: a [`Value::Int`] for each `int`
+/// parameter and a [`Value::Array`] of exactly the declared shape for each
+/// array parameter. With `race_check`, every kernel is checked for races
+/// (eq. 4) and a race is an error of kind [`ErrorKind::Race`].
+pub fn run_imp<O: Observer>(
+    p: &Program,
+    inputs: &[Value],
+    limits: Limits,
+    race_check: bool,
+    obs: &mut O,
+) -> Result<Vec<Value>, EvalError> {
+    let code = Compiler::default().program(p).map_err(|e| *e)?;
+    let mut m = Machine {
+        ints: vec![0; code.int_names.len()],
+        mems: vec![UNSET; code.mem_names.len()],
+        blocks: Vec::new(),
+        fuel: limits.fuel,
+        limits,
+        heap_used: 0,
+        race: RaceDetector::new(),
+        code: &code,
+        obs,
+    };
+    let run = |m: &mut Machine<O>| -> R<Vec<Value>> {
+        m.bind_inputs(inputs, p.span)?;
+        if race_check {
+            m.exec::<true>(&code.body)?;
+        } else {
+            m.exec::<false>(&code.body)?;
+        }
+        m.results()
+    };
+    run(&mut m).map_err(|e| *e)
+}
+
+const DEC_INT: &str = "E-IMP-DEC-INT";
+const DEC_MEM: &str = "E-IMP-DEC-MEM";
+const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
+const ASSIGN_MEM: &str = "E-IMP-ASSIGN-MEM";
+const ALLOC: &str = "E-IMP-ALLOC";
+const READ: &str = "E-IMP-READ";
+const WRITE: &str = "E-IMP-WRITE";
+const TRUE: &str = "E-IMP-TRUE";
+const FALSE: &str = "E-IMP-FALSE";
+const SKIP: &str = "E-IMP-SKIP";
+const KERNEL: &str = "E-IMP-KERNEL";
+const PROG: &str = "E-IMP-PROG";
+
+/// A `mem` slot that holds no block (⊥).
+const UNSET: usize = usize::MAX;
+
+/// Errors travel boxed: a pointer-sized `Err` keeps the hot path lean.
+type R<T> = Result<T, Box<EvalError>>;
+
+fn stuck(rule: &'static str, span: Span, message: impl Into<String>) -> Box<EvalError> {
+    Box::new(EvalError::stuck(rule, span, message))
+}
+
+// ---------------------------------------------------------------------------
+// The compiled form.
+
+/// A scalar expression over frame slots.
+#[derive(Clone, Debug)]
+enum Expr {
+    Const(i64),
+    Var(usize),
+    /// `x op k`: the common shapes get their own nodes.
+    VarConst(BinOp, usize, i64),
+    /// `k op x`.
+    ConstVar(BinOp, i64, usize),
+    /// `x op y`.
+    VarVar(BinOp, usize, usize),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Un(UnOp, Box<Expr>),
+}
+
+/// Why an expression has no value: `lhs op 0` with `op` one of `/ %`.
+#[derive(Clone, Copy, Debug)]
+struct DivZero {
+    op: BinOp,
+    lhs: i64,
+}
+
+#[inline(always)]
+fn bin(op: BinOp, a: i64, b: i64) -> Result<i64, DivZero> {
+    binop(op, a, b).map_err(|DivByZero| DivZero { op, lhs: a })
+}
+
+impl Expr {
+    #[inline]
+    fn eval(&self, ints: &[i64]) -> Result<i64, DivZero> {
+        match *self {
+            Expr::Const(k) => Ok(k),
+            Expr::Var(x) => Ok(ints[x]),
+            Expr::VarConst(op, x, k) => bin(op, ints[x], k),
+            Expr::ConstVar(op, k, x) => bin(op, k, ints[x]),
+            Expr::VarVar(op, x, y) => bin(op, ints[x], ints[y]),
+            Expr::Bin(op, ref l, ref r) => {
+                let a = l.eval(ints)?;
+                let b = r.eval(ints)?;
+                bin(op, a, b)
+            }
+            Expr::Un(op, ref e) => Ok(unop(op, e.eval(ints)?)),
+        }
+    }
+}
+
+/// A compiled LMAD: offset and (elements, stride) per dimension.
+#[derive(Debug)]
+struct LmadCode {
+    offset: Expr,
+    dims: Vec<(Expr, Expr)>,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Skip,
+    DecInt(usize),
+    DecMem(usize),
+    AssignInt(usize, Expr),
+    AssignMem(usize, usize),
+    Alloc(usize, Expr),
+    /// `x <- m[i]`.
+    Read(usize, usize, Expr),
+    /// `m[i] <- v`.
+    Write(usize, Expr, Expr),
+    If(usize, Vec<Stmt>, Vec<Stmt>),
+    /// Index slot, bound, body.
+    Kernel(usize, Expr, Vec<Stmt>),
+}
+
+#[derive(Debug)]
+struct Stmt {
+    kind: Kind,
+    span: Span,
+}
+
+/// An array parameter or result.
+#[derive(Debug)]
+struct ArrCode {
+    name: Name,
+    shape: Vec<Expr>,
+    /// Its block's `mem` slot.
+    block: usize,
+    lmad: LmadCode,
+    span: Span,
+}
+
+#[derive(Debug)]
+enum ParamCode {
+    Int(Name, usize, Span),
+    Array(ArrCode),
+}
+
+#[derive(Debug)]
+enum ResultCode {
+    Int(usize),
+    Array(ArrCode),
+}
+
+/// A compiled program.
+#[derive(Debug)]
+struct Code {
+    params: Vec<ParamCode>,
+    body: Vec<Stmt>,
+    results: Vec<ResultCode>,
+    /// The name of each `int` slot.
+    int_names: Vec<Name>,
+    /// The name of each `mem` slot.
+    mem_names: Vec<Name>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Var {
+    Int(usize),
+    Mem(usize),
+}
+
+/// Resolves names to slots. Every declaration gets a slot of its own
+/// (sibling scopes do not share), so a slot's name is fixed.
+#[derive(Default)]
+struct Compiler {
+    env: FxHashMap<Name, Var>,
+    /// What each open scope shadowed, to restore on closing it.
+    undo: Vec<(Name, Option<Var>)>,
+    int_names: Vec<Name>,
+    mem_names: Vec<Name>,
+}
+
+impl Compiler {
+    fn declare(&mut self, x: &Name, v: Var) {
+        let old = self.env.insert(x.clone(), v);
+        self.undo.push((x.clone(), old));
+    }
+
+    /// A new `int` slot for `x`, in scope until its scope closes.
+    fn declare_int(&mut self, x: &Name) -> usize {
+        self.int_names.push(x.clone());
+        let k = self.int_names.len() - 1;
+        self.declare(x, Var::Int(k));
+        k
+    }
+
+    /// A new `mem` slot for `x`.
+    fn declare_mem(&mut self, x: &Name) -> usize {
+        self.mem_names.push(x.clone());
+        let k = self.mem_names.len() - 1;
+        self.declare(x, Var::Mem(k));
+        k
+    }
+
+    fn close(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            if let Some((x, old)) = self.undo.pop() {
+                match old {
+                    Some(v) => self.env.insert(x, v),
+                    None => self.env.remove(&x),
+                };
+            }
+        }
+    }
+
+    fn int(&self, x: &Ident, rule: &'static str) -> R<usize> {
+        match self.env.get(&x.name) {
+            Some(Var::Int(s)) => Ok(*s),
+            _ => Err(stuck(
+                rule,
+                x.span,
+                format!(
+                    "`{}` is not an `int` variable in scope (the program is not well typed)",
+                    x.name
+                ),
+            )),
+        }
+    }
+
+    fn mem(&self, x: &Ident, rule: &'static str) -> R<usize> {
+        match self.env.get(&x.name) {
+            Some(Var::Mem(s)) => Ok(*s),
+            _ => Err(stuck(
+                rule,
+                x.span,
+                format!(
+                    "`{}` is not a `mem` variable in scope (the program is not well typed)",
+                    x.name
+                ),
+            )),
+        }
+    }
+
+    fn atom(&self, a: &Atom, rule: &'static str) -> R<Expr> {
+        match a {
+            Atom::Int(k, _) => Ok(Expr::Const(*k)),
+            Atom::Var(x) => Ok(Expr::Var(self.int(x, rule)?)),
+        }
+    }
+
+    fn sexp(&self, e: &SExp, rule: &'static str) -> R<Expr> {
+        Ok(match e {
+            SExp::Atom(a) => self.atom(a, rule)?,
+            SExp::Un(op, e, _) => match self.sexp(e, rule)? {
+                Expr::Const(k) => Expr::Const(unop(*op, k)),
+                e => Expr::Un(*op, Box::new(e)),
+            },
+            SExp::Bin(op, l, r, _) => {
+                let op = *op;
+                match (self.sexp(l, rule)?, self.sexp(r, rule)?) {
+                    // Folded unless it divides by zero: that is stuck when,
+                    // and only if, the statement runs.
+                    (Expr::Const(a), Expr::Const(b)) => match binop(op, a, b) {
+                        Ok(k) => Expr::Const(k),
+                        Err(DivByZero) => {
+                            Expr::Bin(op, Box::new(Expr::Const(a)), Box::new(Expr::Const(b)))
+                        }
+                    },
+                    (Expr::Var(x), Expr::Const(k)) => Expr::VarConst(op, x, k),
+                    (Expr::Const(k), Expr::Var(x)) => Expr::ConstVar(op, k, x),
+                    (Expr::Var(x), Expr::Var(y)) => Expr::VarVar(op, x, y),
+                    (a, b) => Expr::Bin(op, Box::new(a), Box::new(b)),
+                }
+            }
+        })
+    }
+
+    fn stmts(&mut self, ss: &[AstStmt]) -> R<Vec<Stmt>> {
+        let mark = self.undo.len();
+        let out = ss.iter().map(|s| self.stmt(s)).collect();
+        self.close(mark);
+        out
+    }
+
+    fn stmt(&mut self, s: &AstStmt) -> R<Stmt> {
+        let kind = match &s.kind {
+            StmtKind::Skip => Kind::Skip,
+            StmtKind::Var(x, ImpType::Int) => Kind::DecInt(self.declare_int(&x.name)),
+            StmtKind::Var(x, ImpType::Mem) => Kind::DecMem(self.declare_mem(&x.name)),
+            StmtKind::Assign(x, e) => match self.env.get(&x.name) {
+                Some(Var::Mem(k)) => {
+                    let k = *k;
+                    match e {
+                        SExp::Atom(Atom::Var(y)) => Kind::AssignMem(k, self.mem(y, ASSIGN_MEM)?),
+                        _ => {
+                            return Err(stuck(
+                                ASSIGN_MEM,
+                                s.span,
+                                format!(
+                                    "`{}` is a `mem`: only a `mem` variable can be assigned to it",
+                                    x.name
+                                ),
+                            ))
+                        }
+                    }
+                }
+                _ => Kind::AssignInt(self.int(x, ASSIGN_INT)?, self.sexp(e, ASSIGN_INT)?),
+            },
+            StmtKind::Alloc(x, e) => Kind::Alloc(self.mem(x, ALLOC)?, self.sexp(e, ALLOC)?),
+            StmtKind::Read(x, m, i) => {
+                Kind::Read(self.int(x, READ)?, self.mem(m, READ)?, self.sexp(i, READ)?)
+            }
+            StmtKind::Write(m, i, v) => Kind::Write(
+                self.mem(m, WRITE)?,
+                self.sexp(i, WRITE)?,
+                self.sexp(v, WRITE)?,
+            ),
+            StmtKind::If(c, t, e) => Kind::If(self.int(c, TRUE)?, self.stmts(t)?, self.stmts(e)?),
+            StmtKind::Kernel(i, n, body) => {
+                let n = self.sexp(n, KERNEL)?;
+                let mark = self.undo.len();
+                let k = self.declare_int(&i.name);
+                let body = self.stmts(body);
+                self.close(mark);
+                Kind::Kernel(k, n, body?)
+            }
+        };
+        Ok(Stmt { kind, span: s.span })
+    }
+
+    fn lmad(&self, a: &ArrDecl) -> R<LmadCode> {
+        let l = a.lmad.to_lmad();
+        Ok(LmadCode {
+            offset: self.sexp(&l.offset, PROG)?,
+            dims: l
+                .dims
+                .iter()
+                .map(|d| Ok((self.sexp(&d.elems, PROG)?, self.sexp(&d.stride, PROG)?)))
+                .collect::<R<_>>()?,
+        })
+    }
+
+    fn arr(&self, a: &ArrDecl, block: usize) -> R<ArrCode> {
+        Ok(ArrCode {
+            name: a.name.name.clone(),
+            shape: a
+                .shape
+                .iter()
+                .map(|s| self.atom(s, PROG))
+                .collect::<R<_>>()?,
+            block,
+            lmad: self.lmad(a)?,
+            span: a.span,
+        })
+    }
+
+    fn program(mut self, p: &Program) -> R<Code> {
+        let mut params = Vec::with_capacity(p.params.len());
+        for q in &p.params {
+            params.push(match q {
+                Param::Int(x, span) => {
+                    ParamCode::Int(x.name.clone(), self.declare_int(&x.name), *span)
+                }
+                Param::Array(a) => {
+                    // Arrays given as inputs may share a block.
+                    let block = match self.env.get(&a.block.name) {
+                        Some(Var::Mem(k)) => *k,
+                        _ => self.declare_mem(&a.block.name),
+                    };
+                    ParamCode::Array(self.arr(a, block)?)
+                }
+            });
+        }
+        let mark = self.undo.len();
+        let body = p.body.iter().map(|s| self.stmt(s)).collect::<R<Vec<_>>>()?;
+        let results = p
+            .results
+            .iter()
+            .map(|r| match r {
+                ImpResult::Scalar(x) => Ok(ResultCode::Int(self.int(x, PROG)?)),
+                ImpResult::Array(a) => {
+                    Ok(ResultCode::Array(self.arr(a, self.mem(&a.block, PROG)?)?))
+                }
+            })
+            .collect::<R<Vec<_>>>()?;
+        self.close(mark);
+        Ok(Code {
+            params,
+            body,
+            results,
+            int_names: self.int_names,
+            mem_names: self.mem_names,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The machine.
+
+/// A `mem` value as observers see it.
+struct BlockLabel(usize);
+
+impl fmt::Display for BlockLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == UNSET {
+            f.write_str("⊥")
+        } else {
+            write!(f, "block {}", self.0)
+        }
+    }
+}
+
+struct Machine<'a, O> {
+    ints: Vec<i64>,
+    mems: Vec<usize>,
+    blocks: Vec<Vec<i64>>,
+    fuel: u64,
+    limits: Limits,
+    heap_used: u64,
+    race: RaceDetector,
+    code: &'a Code,
+    obs: &'a mut O,
+}
+
+#[cold]
+#[inline(never)]
+fn div_error(rule: &'static str, span: Span, d: DivZero) -> Box<EvalError> {
+    stuck(
+        rule,
+        span,
+        format!("division by zero: `{} {} 0`", d.lhs, d.op.symbol()),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn race_error(r: Box<Race>) -> Box<EvalError> {
+    let (span, message) = (r.kernel, describe(&r));
+    Box::new(EvalError {
+        kind: ErrorKind::Race(r),
+        rule: KERNEL,
+        span,
+        message,
+    })
+}
+
+/// `[a][b]int`, from sizes.
+fn type_of_shape(shape: &[i64]) -> String {
+    let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+    format!("{dims}int")
+}
+
+/// Calls `f` on the address of each index of `l`'s domain, in row-major
+/// order (wrapping arithmetic, as [`Lmad::apply`]).
+fn for_each_address<E>(l: &Lmad<i64>, mut f: impl FnMut(i64) -> Result<(), E>) -> Result<(), E> {
+    if l.dims.iter().any(|d| d.elems <= 0) {
+        return Ok(());
+    }
+    let mut idx = vec![0i64; l.dims.len()];
+    let mut addr = l.offset;
+    loop {
+        f(addr)?;
+        // The odometer: bump the innermost index, carrying outwards.
+        let mut k = l.dims.len();
+        loop {
+            let Some(k1) = k.checked_sub(1) else {
+                return Ok(());
+            };
+            k = k1;
+            let d = &l.dims[k];
+            idx[k] += 1;
+            addr = addr.wrapping_add(d.stride);
+            if idx[k] < d.elems {
+                break;
+            }
+            addr = addr.wrapping_sub(d.stride.wrapping_mul(d.elems));
+            idx[k] = 0;
+        }
+    }
+}
+
+impl<O: Observer> Machine<'_, O> {
+    /// One unit of fuel for a statement evaluated by `rule`.
+    #[inline(always)]
+    fn tick(&mut self, rule: &'static str, span: Span) -> R<()> {
+        if self.fuel == 0 {
+            return Err(self.out_of_fuel(rule, span));
+        }
+        self.fuel -= 1;
+        self.obs.rule(rule, span);
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_fuel(&self, rule: &'static str, span: Span) -> Box<EvalError> {
+        Box::new(EvalError {
+            kind: ErrorKind::OutOfFuel,
+            rule,
+            span,
+            message: format!("out of fuel: the limit is {} statements", self.limits.fuel),
+        })
+    }
+
+    #[inline(always)]
+    fn eval(&self, e: &Expr, rule: &'static str, span: Span) -> R<i64> {
+        e.eval(&self.ints).map_err(|d| div_error(rule, span, d))
+    }
+
+    /// The block in `mem` slot `m`.
+    #[inline(always)]
+    fn block_of(&self, m: usize, rule: &'static str, span: Span) -> R<usize> {
+        let b = self.mems[m];
+        if b == UNSET {
+            return Err(self.unset(m, rule, span));
+        }
+        Ok(b)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unset(&self, m: usize, rule: &'static str, span: Span) -> Box<EvalError> {
+        let name = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
+        stuck(
+            rule,
+            span,
+            format!("block `{name}` is used before it is allocated"),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_bounds(
+        &self,
+        what: &str,
+        m: usize,
+        b: usize,
+        off: i64,
+        rule: &'static str,
+        span: Span,
+    ) -> Box<EvalError> {
+        let name = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
+        let size = self.blocks.get(b).map_or(0, Vec::len);
+        stuck(
+            rule,
+            span,
+            format!(
+                "{what} out of bounds: offset {off} of block {b} (`{name}`), which has size {size}"
+            ),
+        )
+    }
+
+    /// A fresh zero-filled block of `cells` elements, counted against the
+    /// heap limit.
+    fn allocate(&mut self, cells: i64, rule: &'static str, span: Span) -> R<usize> {
+        let Ok(n) = u64::try_from(cells) else {
+            return Err(stuck(
+                rule,
+                span,
+                format!("negative allocation size {cells}"),
+            ));
+        };
+        let over = |used: u64| {
+            Box::new(EvalError {
+                kind: ErrorKind::OutOfHeap,
+                rule,
+                span,
+                message: format!(
+                    "out of heap: allocating {n} cells with {used} already allocated exceeds the limit of {} cells",
+                    self.limits.max_heap
+                ),
+            })
+        };
+        let total = self
+            .heap_used
+            .checked_add(n)
+            .filter(|&t| t <= self.limits.max_heap);
+        // A `Vec` holds at most `isize::MAX` bytes.
+        let len = usize::try_from(n)
+            .ok()
+            .filter(|&l| l <= isize::MAX as usize / size_of::<i64>());
+        let (Some(total), Some(len)) = (total, len) else {
+            return Err(over(self.heap_used));
+        };
+        self.heap_used = total;
+        let label = self.blocks.len();
+        // Zeroed by the allocator, so pages never touched cost nothing;
+        // the heap limit is what keeps this from failing.
+        self.blocks.push(vec![0; len]);
+        self.obs.alloc(label, n);
+        Ok(label)
+    }
+
+    fn exec<const RACE: bool>(&mut self, ss: &[Stmt]) -> R<()> {
+        for s in ss {
+            let span = s.span;
+            match s.kind {
+                Kind::Skip => self.tick(SKIP, span)?,
+                Kind::DecInt(x) => {
+                    self.tick(DEC_INT, span)?;
+                    self.ints[x] = 0;
+                }
+                Kind::DecMem(x) => {
+                    self.tick(DEC_MEM, span)?;
+                    self.mems[x] = UNSET;
+                }
+                Kind::AssignInt(x, ref e) => {
+                    self.tick(ASSIGN_INT, span)?;
+                    let v = self.eval(e, ASSIGN_INT, span)?;
+                    self.ints[x] = v;
+                    if let Some(n) = self.code.int_names.get(x) {
+                        self.obs.bind(n, &v);
+                    }
+                }
+                Kind::AssignMem(x, y) => {
+                    self.tick(ASSIGN_MEM, span)?;
+                    let b = self.mems[y];
+                    self.mems[x] = b;
+                    if let Some(n) = self.code.mem_names.get(x) {
+                        self.obs.bind(n, &BlockLabel(b));
+                    }
+                }
+                Kind::Alloc(x, ref e) => {
+                    self.tick(ALLOC, span)?;
+                    let cells = self.eval(e, ALLOC, span)?;
+                    let b = self.allocate(cells, ALLOC, span)?;
+                    self.mems[x] = b;
+                    if let Some(n) = self.code.mem_names.get(x) {
+                        self.obs.bind(n, &BlockLabel(b));
+                    }
+                }
+                Kind::Read(x, m, ref i) => {
+                    self.tick(READ, span)?;
+                    let b = self.block_of(m, READ, span)?;
+                    let off = self.eval(i, READ, span)?;
+                    let Some(&v) = usize::try_from(off)
+                        .ok()
+                        .and_then(|o| self.blocks[b].get(o))
+                    else {
+                        return Err(self.out_of_bounds("read", m, b, off, READ, span));
+                    };
+                    self.obs.read(b, off);
+                    if RACE {
+                        self.race.read(b, off).map_err(race_error)?;
+                    }
+                    self.ints[x] = v;
+                    if let Some(n) = self.code.int_names.get(x) {
+                        self.obs.bind(n, &v);
+                    }
+                }
+                Kind::Write(m, ref i, ref e) => {
+                    self.tick(WRITE, span)?;
+                    let b = self.block_of(m, WRITE, span)?;
+                    let off = self.eval(i, WRITE, span)?;
+                    let v = self.eval(e, WRITE, span)?;
+                    let Some(cell) = usize::try_from(off)
+                        .ok()
+                        .and_then(|o| self.blocks[b].get_mut(o))
+                    else {
+                        return Err(self.out_of_bounds("write", m, b, off, WRITE, span));
+                    };
+                    *cell = v;
+                    self.obs.write(b, off);
+                    if RACE {
+                        self.race.write(b, off).map_err(race_error)?;
+                    }
+                }
+                Kind::If(c, ref t, ref e) => {
+                    if self.ints[c] != 0 {
+                        self.tick(TRUE, span)?;
+                        self.exec::<RACE>(t)?;
+                    } else {
+                        self.tick(FALSE, span)?;
+                        self.exec::<RACE>(e)?;
+                    }
+                }
+                Kind::Kernel(x, ref n, ref body) => {
+                    self.tick(KERNEL, span)?;
+                    let n = self.eval(n, KERNEL, span)?;
+                    if n < 0 {
+                        return Err(stuck(KERNEL, span, format!("negative kernel bound {n}")));
+                    }
+                    // A body always costs fuel, so the loop is bounded; an
+                    // empty one (never parsed) does nothing.
+                    if n == 0 || body.is_empty() {
+                        continue;
+                    }
+                    if RACE {
+                        self.race.enter_kernel(span);
+                    }
+                    for i in 0..n {
+                        self.ints[x] = i;
+                        self.obs.iteration_start(span, i);
+                        if RACE {
+                            self.race.begin_iteration(i);
+                        }
+                        self.exec::<RACE>(body)?;
+                        self.obs.iteration_end(span, i);
+                    }
+                    if RACE {
+                        self.race.exit_kernel();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The sizes of an array parameter or result, and its LMAD, evaluated.
+    fn arr_layout(&self, a: &ArrCode) -> R<(Vec<i64>, Lmad<i64>)> {
+        let ev = |e: &Expr| self.eval(e, PROG, a.span);
+        let shape = a.shape.iter().map(ev).collect::<R<Vec<_>>>()?;
+        let offset = ev(&a.lmad.offset)?;
+        let dims = a
+            .lmad
+            .dims
+            .iter()
+            .map(|(n, s)| {
+                Ok(Dim {
+                    elems: ev(n)?,
+                    stride: ev(s)?,
+                })
+            })
+            .collect::<R<Vec<_>>>()?;
+        Ok((shape, Lmad { offset, dims }))
+    }
+
+    /// E-IMP-PROG, first half: parameters bound to inputs, input blocks
+    /// allocated and filled.
+    fn bind_inputs(&mut self, inputs: &[Value], span: Span) -> R<()> {
+        let code = self.code;
+        let (want, got) = (code.params.len(), inputs.len());
+        if got > want {
+            return Err(stuck(
+                PROG,
+                span,
+                format!("too many inputs: the program takes {want}, but {got} were given"),
+            ));
+        }
+        // Array inputs with their layouts, and each block's size.
+        let mut arrays: Vec<(&ArrayValue, usize, Lmad<i64>, &ArrCode)> = Vec::new();
+        let mut sizes: Vec<Option<i64>> = vec![None; code.mem_names.len()];
+        let mut order: Vec<usize> = Vec::new();
+        for (k, q) in code.params.iter().enumerate() {
+            let (name, pspan, expected) = match q {
+                ParamCode::Int(x, _, s) => (x, *s, "int".to_string()),
+                ParamCode::Array(a) => (&a.name, a.span, type_of_shape(&self.arr_layout(a)?.0)),
+            };
+            let mismatch = |found: &str| {
+                stuck(
+                    PROG,
+                    pspan,
+                    format!(
+                        "input for parameter `{name}` must be {expected}, but {found} was given"
+                    ),
+                )
+            };
+            let Some(v) = inputs.get(k) else {
+                return Err(stuck(
+                    PROG,
+                    pspan,
+                    format!("too few inputs: parameter `{name}` ({expected}) has none; the program takes {want}, but {got} were given"),
+                ));
+            };
+            match (q, v) {
+                (ParamCode::Int(_, x, _), Value::Int(i)) => self.ints[*x] = *i,
+                (ParamCode::Array(a), Value::Array(av)) => {
+                    let (shape, l) = self.arr_layout(a)?;
+                    let fits = av.shape.len() == shape.len()
+                        && av
+                            .shape
+                            .iter()
+                            .zip(&shape)
+                            .all(|(&d, &s)| i64::try_from(d) == Ok(s));
+                    if !fits {
+                        return Err(mismatch(&v.type_name()));
+                    }
+                    let len = av.shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d));
+                    if len != Some(av.data.len()) {
+                        return Err(mismatch(&format!(
+                            "a malformed array ({} elements for {})",
+                            av.data.len(),
+                            v.type_name()
+                        )));
+                    }
+                    if let Some((lo, hi)) = l.min_max() {
+                        if lo < 0 {
+                            return Err(stuck(
+                                PROG,
+                                pspan,
+                                format!("array parameter `{name}` has address {lo} in its block, below 0"),
+                            ));
+                        }
+                        let need = hi.checked_add(1).ok_or_else(|| {
+                            stuck(PROG, pspan, format!("array parameter `{name}` has address {hi}, too large for a block"))
+                        })?;
+                        let s = &mut sizes[a.block];
+                        *s = Some(s.map_or(need, |s| s.max(need)));
+                    } else if sizes[a.block].is_none() {
+                        sizes[a.block] = Some(0);
+                    }
+                    if !order.contains(&a.block) {
+                        order.push(a.block);
+                    }
+                    arrays.push((av, a.block, l, a));
+                }
+                _ => return Err(mismatch(&v.type_name())),
+            }
+        }
+        for m in order {
+            let cells = sizes[m].unwrap_or(0);
+            let b = self.allocate(cells, PROG, span)?;
+            self.mems[m] = b;
+        }
+        for (av, m, l, a) in arrays {
+            let b = self.mems[m];
+            let block = &mut self.blocks[b];
+            let mut data = av.data.iter();
+            for_each_address(&l, |addr| {
+                // Addresses are in [0, size) by construction of the block.
+                if let (Ok(o), Some(&x)) = (usize::try_from(addr), data.next()) {
+                    if let Some(cell) = block.get_mut(o) {
+                        *cell = x;
+                        return Ok(());
+                    }
+                }
+                Err(stuck(
+                    PROG,
+                    a.span,
+                    format!(
+                        "array parameter `{}`: address {addr} outside its block",
+                        a.name
+                    ),
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// E-IMP-PROG, second half: the results read back.
+    fn results(&mut self) -> R<Vec<Value>> {
+        let code = self.code;
+        let mut out = Vec::with_capacity(code.results.len());
+        for r in &code.results {
+            out.push(match r {
+                ResultCode::Int(x) => Value::Int(self.ints[*x]),
+                ResultCode::Array(a) => self.read_back(a)?,
+            });
+        }
+        Ok(out)
+    }
+
+    fn read_back(&mut self, a: &ArrCode) -> R<Value> {
+        let (shape, l) = self.arr_layout(a)?;
+        let name = &a.name;
+        let dims = shape
+            .iter()
+            .map(|&d| usize::try_from(d))
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| {
+                stuck(
+                    PROG,
+                    a.span,
+                    format!(
+                        "result `{name}` has a negative size: {}",
+                        type_of_shape(&shape)
+                    ),
+                )
+            })?;
+        let len = dims.iter().try_fold(1usize, |p, &d| p.checked_mul(d));
+        let len = match len.and_then(|n| u64::try_from(n).ok()) {
+            Some(n) if n <= self.limits.max_heap => n as usize,
+            _ => {
+                return Err(Box::new(EvalError {
+                    kind: ErrorKind::OutOfHeap,
+                    rule: PROG,
+                    span: a.span,
+                    message: format!(
+                    "result `{name}` of type {} has more elements than the heap limit of {} cells",
+                    type_of_shape(&shape),
+                    self.limits.max_heap
+                ),
+                }))
+            }
+        };
+        let m = a.block;
+        let b = self.block_of(m, PROG, a.span)?;
+        let block = &self.blocks[b];
+        let mut data = Vec::new();
+        data.try_reserve_exact(len).map_err(|_| {
+            stuck(
+                PROG,
+                a.span,
+                format!("result `{name}` does not fit in memory"),
+            )
+        })?;
+        for_each_address(&l, |addr| match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
+            Some(&x) => {
+                data.push(x);
+                Ok(())
+            }
+            None => Err(addr),
+        })
+        .map_err(|addr| {
+            let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
+            stuck(
+                PROG,
+                a.span,
+                format!(
+                    "result `{name}`: read out of bounds: offset {addr} of block {b} (`{bname}`), which has size {}",
+                    block.len()
+                ),
+            )
+        })?;
+        Ok(Value::Array(ArrayValue { shape: dims, data }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Access;
+    use crate::observer::{NoObserver, Stats};
+    use funmem_lang::check::check_imp;
+    use funmem_lang::parse::parse_imp;
+
+    fn program(src: &str) -> Program {
+        let p = parse_imp(src).unwrap_or_else(|d| panic!("parse: {d}"));
+        check_imp(&p).unwrap_or_else(|d| panic!("type: {d}"));
+        p
+    }
+
+    fn run_with(
+        src: &str,
+        inputs: &[Value],
+        limits: Limits,
+        race_check: bool,
+    ) -> Result<Vec<Value>, EvalError> {
+        run_imp(&program(src), inputs, limits, race_check, &mut NoObserver)
+    }
+
+    fn run(src: &str, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
+        run_with(src, inputs, Limits::default(), true)
+    }
+
+    fn ints(xs: &[i64]) -> Vec<Value> {
+        xs.iter().map(|&x| Value::Int(x)).collect()
+    }
+
+    fn arr(xs: &[i64]) -> Value {
+        Value::Array(ArrayValue::vector(xs.to_vec()))
+    }
+
+    fn matrix(rows: usize, cols: usize, xs: &[i64]) -> Value {
+        Value::Array(ArrayValue {
+            shape: vec![rows, cols],
+            data: xs.to_vec(),
+        })
+    }
+
+    /// The error, which must be stuck at `rule` with a message containing
+    /// every one of `parts`.
+    fn stuck_with(r: Result<Vec<Value>, EvalError>, rule: &str, parts: &[&str]) -> EvalError {
+        let e = r.expect_err("the program should be stuck");
+        assert_eq!(e.kind, ErrorKind::Stuck, "{e}");
+        assert_eq!(e.rule, rule, "{e}");
+        for p in parts {
+            assert!(e.message.contains(p), "`{p}` not in: {e}");
+        }
+        e
+    }
+
+    /// Records every event.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Observer for Log {
+        fn rule(&mut self, rule: &'static str, _: Span) {
+            self.0.push(rule.to_string());
+        }
+        fn bind(&mut self, name: &Name, value: &dyn fmt::Display) {
+            self.0.push(format!("{name}={value}"));
+        }
+        fn alloc(&mut self, block: usize, cells: u64) {
+            self.0.push(format!("alloc {block} {cells}"));
+        }
+        fn read(&mut self, block: usize, offset: i64) {
+            self.0.push(format!("read {block} {offset}"));
+        }
+        fn write(&mut self, block: usize, offset: i64) {
+            self.0.push(format!("write {block} {offset}"));
+        }
+        fn iteration_start(&mut self, _: Span, i: i64) {
+            self.0.push(format!("start {i}"));
+        }
+        fn iteration_end(&mut self, _: Span, i: i64) {
+            self.0.push(format!("end {i}"));
+        }
+    }
+
+    const EVERY_RULE: &str = "def main (n: int) =
+        var x: int;
+        var m: mem;
+        var k: mem;
+        x <- n + 3;
+        m <- alloc x;
+        k <- m;
+        k[0] <- 7;
+        var y: int;
+        y <- m[0];
+        if y then skip else skip fi;
+        if n then skip else skip fi;
+        kernel i < 2 do m[i + 1] <- i * 10 done
+      out (x, y, a: [x]int @ m -> R(x))";
+
+    #[test]
+    fn every_rule_in_order() {
+        let mut log = Log::default();
+        let r = run_imp(
+            &program(EVERY_RULE),
+            &ints(&[1]),
+            Limits::default(),
+            true,
+            &mut log,
+        );
+        assert_eq!(
+            r,
+            Ok(vec![Value::Int(4), Value::Int(7), arr(&[7, 0, 10, 0])])
+        );
+        let want = [
+            "E-IMP-DEC-INT",
+            "E-IMP-DEC-MEM",
+            "E-IMP-DEC-MEM",
+            "E-IMP-ASSIGN-INT",
+            "x=4",
+            "E-IMP-ALLOC",
+            "alloc 0 4",
+            "m=block 0",
+            "E-IMP-ASSIGN-MEM",
+            "k=block 0",
+            "E-IMP-WRITE",
+            "write 0 0",
+            "E-IMP-DEC-INT",
+            "E-IMP-READ",
+            "read 0 0",
+            "y=7",
+            "E-IMP-TRUE",
+            "E-IMP-SKIP",
+            "E-IMP-TRUE",
+            "E-IMP-SKIP",
+            "E-IMP-KERNEL",
+            "start 0",
+            "E-IMP-WRITE",
+            "write 0 1",
+            "end 0",
+            "start 1",
+            "E-IMP-WRITE",
+            "write 0 2",
+            "end 1",
+        ];
+        assert_eq!(log.0, want);
+        // n = 0 takes the else branch of the second `if`.
+        let mut log = Log::default();
+        let r = run_imp(
+            &program(EVERY_RULE),
+            &ints(&[0]),
+            Limits::default(),
+            true,
+            &mut log,
+        );
+        assert_eq!(r, Ok(vec![Value::Int(3), Value::Int(7), arr(&[7, 0, 10])]));
+        let ifs: Vec<&str> = log
+            .0
+            .iter()
+            .map(String::as_str)
+            .filter(|r| r.starts_with("E-IMP-TRUE") || r.starts_with("E-IMP-FALSE"))
+            .collect();
+        assert_eq!(ifs, ["E-IMP-TRUE", "E-IMP-FALSE"]);
+    }
+
+    #[test]
+    fn stats_count_statements() {
+        let mut s = Stats::default();
+        run_imp(
+            &program(EVERY_RULE),
+            &ints(&[1]),
+            Limits::default(),
+            false,
+            &mut s,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                s.statements,
+                s.allocations,
+                s.cells,
+                s.reads,
+                s.writes,
+                s.iterations
+            ),
+            (16, 1, 4, 1, 3, 2)
+        );
+    }
+
+    #[test]
+    fn declarations_reset_per_iteration() {
+        // `var x: int` is 0 again in every iteration; an unset `mem` too.
+        let src = "def main (n: int) =
+            var m: mem;
+            m <- alloc n;
+            kernel i < n do
+              var x: int;
+              x <- x + i + 1;
+              m[i] <- x
+            done
+          out (a: [n]int @ m -> R(n))";
+        assert_eq!(run(src, &ints(&[3])), Ok(vec![arr(&[1, 2, 3])]));
+        let src = "def main (n: int) =
+            var m: mem;
+            m <- alloc n;
+            kernel i < n do
+              var k: mem;
+              if i then k[0] <- 1 else k <- alloc 1 fi
+            done
+          out (n)";
+        stuck_with(
+            run(src, &ints(&[2])),
+            "E-IMP-WRITE",
+            &["block `k` is used before it is allocated"],
+        );
+    }
+
+    #[test]
+    fn scalar_operators_follow_c() {
+        let src = "def main (a: int) (b: int) =
+            var q: int; var r: int; var w: int; var c: int;
+            q <- a / b; r <- a % b; w <- 9223372036854775807 + a; c <- min(a, b) * 10 + (a < b) + !b
+          out (q, r, w, c)";
+        assert_eq!(
+            run(src, &ints(&[-7, 2])),
+            Ok(ints(&[-3, -1, i64::MAX.wrapping_add(-7), -69]))
+        );
+    }
+
+    #[test]
+    fn reads_and_writes_out_of_bounds_are_stuck() {
+        let src = "def main (n: int) (i: int) =
+            var m: mem; var x: int;
+            m <- alloc n;
+            x <- m[i]
+          out (x)";
+        assert_eq!(run(src, &ints(&[3, 2])), Ok(ints(&[0])));
+        stuck_with(
+            run(src, &ints(&[3, 3])),
+            "E-IMP-READ",
+            &["out of bounds", "offset 3", "block 0", "size 3"],
+        );
+        stuck_with(
+            run(src, &ints(&[3, -1])),
+            "E-IMP-READ",
+            &["out of bounds", "offset -1", "block 0", "size 3"],
+        );
+        let src = "def main (n: int) (i: int) =
+            var m: mem; var k: mem;
+            k <- alloc 1;
+            m <- alloc n;
+            m[i] <- 5
+          out (n)";
+        let e = stuck_with(
+            run(src, &ints(&[2, 7])),
+            "E-IMP-WRITE",
+            &["out of bounds", "offset 7", "block 1", "size 2"],
+        );
+        assert_eq!(
+            e.message,
+            "write out of bounds: offset 7 of block 1 (`m`), which has size 2"
+        );
+        let p = program(src);
+        assert_eq!(
+            &src[e.span.start..e.span.end],
+            "m[i] <- 5",
+            "{:?}",
+            p.body.len()
+        );
+        stuck_with(
+            run(src, &ints(&[0, 0])),
+            "E-IMP-WRITE",
+            &["out of bounds", "size 0"],
+        );
+        stuck_with(
+            run(src, &ints(&[2, i64::MIN])),
+            "E-IMP-WRITE",
+            &["out of bounds"],
+        );
+    }
+
+    #[test]
+    fn unset_blocks_are_stuck() {
+        let src = "def main (n: int) = var m: mem; var x: int; x <- m[0] out (x)";
+        stuck_with(
+            run(src, &ints(&[1])),
+            "E-IMP-READ",
+            &["block `m` is used before it is allocated"],
+        );
+        let src = "def main (n: int) = var m: mem; var k: mem; k <- m; k[0] <- 1 out (n)";
+        stuck_with(
+            run(src, &ints(&[1])),
+            "E-IMP-WRITE",
+            &["block `k` is used before it is allocated"],
+        );
+        let src = "def main (n: int) = var m: mem out (a: [n]int @ m -> R(n))";
+        stuck_with(
+            run(src, &ints(&[1])),
+            "E-IMP-PROG",
+            &["block `m` is used before it is allocated"],
+        );
+    }
+
+    #[test]
+    fn division_by_zero_is_stuck_in_its_statement() {
+        let cases = [
+            ("var x: int; x <- 7 / n", "E-IMP-ASSIGN-INT", "7 / 0"),
+            ("var x: int; x <- 7 % n", "E-IMP-ASSIGN-INT", "7 % 0"),
+            (
+                "var x: int; x <- -(1 / (n * 3))",
+                "E-IMP-ASSIGN-INT",
+                "1 / 0",
+            ),
+            ("var m: mem; m <- alloc 1 / n", "E-IMP-ALLOC", "1 / 0"),
+            (
+                "var m: mem; var x: int; m <- alloc 1; x <- m[1 / n - 1]",
+                "E-IMP-READ",
+                "1 / 0",
+            ),
+            (
+                "var m: mem; m <- alloc 1; m[0] <- 1 % n",
+                "E-IMP-WRITE",
+                "1 % 0",
+            ),
+            (
+                "var m: mem; m <- alloc 1; m[n / n - 1] <- 1",
+                "E-IMP-WRITE",
+                "0 / 0",
+            ),
+            ("kernel i < 2 / n do skip done", "E-IMP-KERNEL", "2 / 0"),
+        ];
+        for (body, rule, what) in cases {
+            let src = format!("def main (n: int) = {body} out (n)");
+            stuck_with(run(&src, &ints(&[0])), rule, &["division by zero", what]);
+            assert!(run(&src, &ints(&[1])).is_ok(), "{src}");
+        }
+        // A literal division by zero is stuck only when it runs.
+        let src = "def main (n: int) = var x: int; if n then x <- 1 / 0 else skip fi out (x)";
+        assert_eq!(run(src, &ints(&[0])), Ok(ints(&[0])));
+        stuck_with(
+            run(src, &ints(&[1])),
+            "E-IMP-ASSIGN-INT",
+            &["division by zero", "1 / 0"],
+        );
+    }
+
+    #[test]
+    fn negative_sizes_are_stuck() {
+        let src = "def main (n: int) = var m: mem; m <- alloc n out (n)";
+        stuck_with(
+            run(src, &ints(&[-1])),
+            "E-IMP-ALLOC",
+            &["negative allocation size -1"],
+        );
+        assert_eq!(run(src, &ints(&[0])), Ok(ints(&[0])));
+        let src = "def main (n: int) = kernel i < n do skip done out (n)";
+        stuck_with(
+            run(src, &ints(&[-2])),
+            "E-IMP-KERNEL",
+            &["negative kernel bound -2"],
+        );
+        assert_eq!(run(src, &ints(&[0])), Ok(ints(&[0])));
+        let src = "def main (n: int) = var m: mem; m <- alloc 1 out (a: [n]int @ m -> R(n))";
+        stuck_with(
+            run(src, &ints(&[-1])),
+            "E-IMP-PROG",
+            &["negative size", "[-1]int"],
+        );
+        assert_eq!(run(src, &ints(&[0])), Ok(vec![arr(&[])]));
+    }
+
+    #[test]
+    fn inputs_must_match_the_parameters() {
+        let src = "def main (n: int) (xs: [n]int @ xm -> R(n)) = skip out (n)";
+        assert_eq!(run(src, &[Value::Int(2), arr(&[1, 2])]), Ok(ints(&[2])));
+        stuck_with(
+            run(src, &[Value::Int(2)]),
+            "E-IMP-PROG",
+            &["too few inputs", "`xs`", "[2]int"],
+        );
+        stuck_with(run(src, &[]), "E-IMP-PROG", &["too few inputs", "`n`"]);
+        stuck_with(
+            run(src, &[Value::Int(2), arr(&[1, 2]), Value::Int(3)]),
+            "E-IMP-PROG",
+            &["too many inputs", "takes 2", "3 were given"],
+        );
+        stuck_with(
+            run(src, &[Value::Int(3), arr(&[1, 2])]),
+            "E-IMP-PROG",
+            &["`xs`", "must be [3]int", "[2]int was given"],
+        );
+        stuck_with(
+            run(src, &[Value::Int(2), matrix(2, 1, &[1, 2])]),
+            "E-IMP-PROG",
+            &["`xs`", "[2]int", "[2][1]int"],
+        );
+        stuck_with(
+            run(src, &[arr(&[2]), arr(&[1, 2])]),
+            "E-IMP-PROG",
+            &["`n`", "must be int", "[1]int was given"],
+        );
+        stuck_with(
+            run(src, &[Value::Int(2), Value::Int(1)]),
+            "E-IMP-PROG",
+            &["`xs`", "[2]int", "int was given"],
+        );
+        let bad = Value::Array(ArrayValue {
+            shape: vec![2],
+            data: vec![1],
+        });
+        stuck_with(
+            run(src, &[Value::Int(2), bad]),
+            "E-IMP-PROG",
+            &["malformed"],
+        );
+        stuck_with(
+            run(src, &[Value::Int(-1), arr(&[])]),
+            "E-IMP-PROG",
+            &["[-1]int", "[0]int was given"],
+        );
+    }
+
+    #[test]
+    fn input_layouts_must_start_at_zero() {
+        let src = "def main (n: int) (o: int) (xs: [n]int @ xm -> o + {(n : 1)}) = skip out (ys: [n]int @ xm -> o + {(n : 1)})";
+        assert_eq!(
+            run(src, &[Value::Int(2), Value::Int(3), arr(&[8, 9])]),
+            Ok(vec![arr(&[8, 9])])
+        );
+        stuck_with(
+            run(src, &[Value::Int(2), Value::Int(-1), arr(&[8, 9])]),
+            "E-IMP-PROG",
+            &["`xs`", "address -1"],
+        );
+        // A huge offset is a huge block: the heap limit stops it.
+        let e = run(src, &[Value::Int(1), Value::Int(1 << 40), arr(&[8])]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfHeap, "{e}");
+        let e = run(src, &[Value::Int(1), Value::Int(i64::MAX), arr(&[8])]).unwrap_err();
+        assert!(
+            matches!(e.kind, ErrorKind::Stuck | ErrorKind::OutOfHeap),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn array_parameters_share_a_block() {
+        // xs at 0 .. n-1, ys reversed at n .. 2n-1; the block has 2n cells.
+        let src = "def main (n: int) (xs: [n]int @ b -> R(n)) (k: int) (ys: [n]int @ b -> k + {(n : -1)}) =
+            var t: int;
+            t <- n * 2;
+            var x: int;
+            x <- b[t - 1]
+          out (x, all: [t]int @ b -> R(t))";
+        let mut log = Log::default();
+        let r = run_imp(
+            &program(src),
+            &[Value::Int(2), arr(&[1, 2]), Value::Int(3), arr(&[5, 6])],
+            Limits::default(),
+            true,
+            &mut log,
+        );
+        assert_eq!(r, Ok(vec![Value::Int(5), arr(&[1, 2, 6, 5])]));
+        assert_eq!(log.0.first().map(String::as_str), Some("alloc 0 4"));
+        let src = "def main (n: int) (xs: [n]int @ b -> R(n)) (ys: [n]int @ b -> n + {(n : 1)}) =
+            var t: int; t <- n * 2; b[t] <- 0 out (n)";
+        stuck_with(
+            run(src, &[Value::Int(2), arr(&[1, 2]), arr(&[5, 6])]),
+            "E-IMP-WRITE",
+            &["out of bounds", "size 4"],
+        );
+        // Empty arrays make an empty block.
+        let src = "def main (n: int) (xs: [n]int @ b -> R(n)) = var x: int; x <- b[0] out (x)";
+        stuck_with(
+            run(src, &[Value::Int(0), arr(&[])]),
+            "E-IMP-READ",
+            &["size 0"],
+        );
+    }
+
+    #[test]
+    fn results_are_read_back_through_their_lmads() {
+        // A 2 x 3 matrix, read back row-major, transposed and by a diagonal.
+        let src = "def main (n: int) (m: int) (xs: [n][m]int @ xm -> R(n, m)) =
+            var k: int; k <- min(n, m)
+          out (a: [n][m]int @ xm -> R(n, m), t: [m][n]int @ xm -> 0 + {(m : 1) (n : m)}, d: [k]int @ xm -> 0 + {(k : m + 1)})";
+        let x = matrix(2, 3, &[0, 1, 2, 10, 11, 12]);
+        assert_eq!(
+            run(src, &[Value::Int(2), Value::Int(3), x.clone()]),
+            Ok(vec![x, matrix(3, 2, &[0, 10, 1, 11, 2, 12]), arr(&[0, 11])])
+        );
+        // Reading past the block is stuck.
+        let src =
+            "def main (n: int) = var m: mem; m <- alloc n out (a: [n]int @ m -> 1 + {(n : 1)})";
+        stuck_with(
+            run(src, &ints(&[2])),
+            "E-IMP-PROG",
+            &["`a`", "out of bounds", "offset 2", "block 0", "size 2"],
+        );
+        // A stride-0 result bigger than the heap limit is refused.
+        let src =
+            "def main (n: int) = var m: mem; m <- alloc 1 out (a: [n]int @ m -> 0 + {(n : 0)})";
+        assert_eq!(run(src, &ints(&[3])), Ok(vec![arr(&[0, 0, 0])]));
+        let e = run(src, &ints(&[1 << 40])).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfHeap);
+    }
+
+    #[test]
+    fn fig_13() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/programs/ifl2022/fig13_if_sizes.imp"
+        );
+        let src = std::fs::read_to_string(path).expect("fig. 13 is in the corpus");
+        assert_eq!(
+            run(&src, &ints(&[1, 3, 2])),
+            Ok(vec![Value::Int(3), arr(&[0, 1, 2])])
+        );
+        assert_eq!(
+            run(&src, &ints(&[0, 3, 2])),
+            Ok(vec![Value::Int(2), arr(&[0, 1])])
+        );
+    }
+
+    #[test]
+    fn fuel_counts_every_statement() {
+        // 1 + 1 + 1 + 3 * 2 = 9 statements.
+        let src = "def main (n: int) =
+            var m: mem; m <- alloc n;
+            kernel i < n do var t: int; m[i] <- t done
+          out (n)";
+        let limits = |fuel| Limits {
+            fuel,
+            ..Limits::default()
+        };
+        assert!(run_with(src, &ints(&[3]), limits(9), true).is_ok());
+        let e = run_with(src, &ints(&[3]), limits(8), true).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfFuel);
+        assert_eq!(
+            (e.rule, &src[e.span.start..e.span.end]),
+            ("E-IMP-WRITE", "m[i] <- t")
+        );
+        assert!(e.message.contains("8 statements"), "{e}");
+        // An endless amount of work stops too.
+        let e = run_with(src, &ints(&[i64::MAX]), limits(1000), false).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfHeap);
+        let src = "def main (n: int) = kernel i < n do kernel j < n do skip done done out (n)";
+        let e = run_with(src, &ints(&[i64::MAX]), limits(1000), false).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfFuel);
+    }
+
+    #[test]
+    fn the_heap_limit_is_cumulative() {
+        let src = "def main (a: int) (b: int) = var m: mem; var k: mem; m <- alloc a; k <- alloc b out (a)";
+        let limits = Limits {
+            max_heap: 10,
+            ..Limits::default()
+        };
+        assert!(run_with(src, &ints(&[4, 6]), limits, true).is_ok());
+        let e = run_with(src, &ints(&[6, 5]), limits, true).unwrap_err();
+        assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfHeap, "E-IMP-ALLOC"));
+        assert!(e.message.contains("limit of 10 cells"), "{e}");
+        assert_eq!(&src[e.span.start..e.span.end], "k <- alloc b");
+        let e = run_with(src, &ints(&[i64::MAX, 0]), limits, true).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfHeap);
+        // Input blocks count.
+        let src = "def main (n: int) (xs: [n]int @ xm -> R(n)) = var m: mem; m <- alloc 8 out (n)";
+        let e = run_with(src, &[Value::Int(3), arr(&[1, 2, 3])], limits, true).unwrap_err();
+        assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfHeap, "E-IMP-ALLOC"));
+    }
+
+    fn race_of(r: Result<Vec<Value>, EvalError>) -> (EvalError, Race) {
+        let e = r.expect_err("a race");
+        match &e.kind {
+            ErrorKind::Race(r) => {
+                let r = (**r).clone();
+                (e, r)
+            }
+            _ => panic!("not a race: {e}"),
+        }
+    }
+
+    #[test]
+    fn write_write_race() {
+        let src = "def main (n: int) = var m: mem; m <- alloc 2; kernel i < n do m[1] <- i done out (a: [2]int @ m -> R(2))";
+        let (e, r) = race_of(run(src, &ints(&[2])));
+        assert_eq!(e.rule, "E-IMP-KERNEL");
+        assert_eq!(
+            &src[e.span.start..e.span.end],
+            "kernel i < n do m[1] <- i done"
+        );
+        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!(
+            r.first,
+            Access {
+                path: vec![0],
+                write: true
+            }
+        );
+        assert_eq!(
+            r.second,
+            Access {
+                path: vec![1],
+                write: true
+            }
+        );
+        for part in [
+            "block 0",
+            "offset 1",
+            "written by iteration 0",
+            "written by iteration 1",
+        ] {
+            assert!(e.message.contains(part), "`{part}` not in {e}");
+        }
+        // One iteration cannot race; without the check the last write wins.
+        assert_eq!(run(src, &ints(&[1])), Ok(vec![arr(&[0, 0])]));
+        assert_eq!(
+            run_with(src, &ints(&[3]), Limits::default(), false),
+            Ok(vec![arr(&[0, 2])])
+        );
+    }
+
+    #[test]
+    fn read_write_race() {
+        let src = "def main (n: int) =
+            var m: mem; m <- alloc 1;
+            kernel i < n do
+              if i then m[0] <- 1 else var t: int; t <- m[0] fi
+            done
+          out (n)";
+        let (e, r) = race_of(run(src, &ints(&[2])));
+        assert_eq!(
+            r.first,
+            Access {
+                path: vec![0],
+                write: false
+            }
+        );
+        assert_eq!(
+            r.second,
+            Access {
+                path: vec![1],
+                write: true
+            }
+        );
+        assert!(e.message.contains("read by iteration 0"), "{e}");
+        // Write then read.
+        let src = "def main (n: int) =
+            var m: mem; m <- alloc 1;
+            kernel i < n do
+              var c: int; c <- i == 0;
+              if c then m[0] <- 1 else var t: int; t <- m[0] fi
+            done
+          out (n)";
+        let (_, r) = race_of(run(src, &ints(&[3])));
+        assert_eq!(
+            r.first,
+            Access {
+                path: vec![0],
+                write: true
+            }
+        );
+        assert_eq!(
+            r.second,
+            Access {
+                path: vec![1],
+                write: false
+            }
+        );
+        // Reads alone never race.
+        let src = "def main (n: int) = var m: mem; m <- alloc 1; kernel i < n do var t: int; t <- m[0] done out (n)";
+        assert!(run(src, &ints(&[4])).is_ok());
+    }
+
+    #[test]
+    fn nested_kernels_race() {
+        // Outer iterations 0 and 1 each run an inner kernel writing m[j].
+        let src = "def main (n: int) = var m: mem; m <- alloc n;
+            kernel i < n do kernel j < n do m[j] <- i done done out (n)";
+        let (e, r) = race_of(run(src, &ints(&[2])));
+        assert_eq!(
+            &src[e.span.start..e.span.start + 8],
+            "kernel i",
+            "the outer kernel races"
+        );
+        assert_eq!((r.block, r.offset), (0, 0));
+        assert_eq!(
+            r.first,
+            Access {
+                path: vec![0],
+                write: true
+            }
+        );
+        assert_eq!(
+            r.second,
+            Access {
+                path: vec![1, 0],
+                write: true
+            }
+        );
+        // Inner iterations race on m[i].
+        let src = "def main (n: int) = var m: mem; m <- alloc n;
+            kernel i < n do kernel j < n do m[i] <- j done done out (n)";
+        let (e, r) = race_of(run(src, &ints(&[2])));
+        assert_eq!(
+            &src[e.span.start..e.span.start + 8],
+            "kernel j",
+            "the inner kernel races"
+        );
+        assert_eq!(
+            r.first,
+            Access {
+                path: vec![0],
+                write: true
+            }
+        );
+        assert_eq!(
+            r.second,
+            Access {
+                path: vec![1],
+                write: true
+            }
+        );
+        // Each outer iteration's inner kernels in turn: no race.
+        let src = "def main (n: int) = var m: mem; var k: int; k <- n * n; m <- alloc k;
+            kernel i < n do
+              kernel j < n do m[i * n + j] <- j done;
+              kernel j < n do var t: int; t <- m[i * n + (j + 1) % n] done
+            done out (a: [n][n]int @ m -> R(n, n))";
+        assert_eq!(run(src, &ints(&[2])), Ok(vec![matrix(2, 2, &[0, 1, 0, 1])]));
+    }
+
+    #[test]
+    fn race_free_kernels_share_a_block() {
+        let src = "def main (n: int) = var m: mem; m <- alloc n;
+            kernel i < n do var t: int; t <- i * 2; m[i] <- t done;
+            kernel i < n do var t: int; t <- m[i]; m[i] <- t + 1 done;
+            var r: mem; r <- alloc n;
+            kernel i < n do var t: int; t <- m[n - 1 - i]; r[i] <- t done
+          out (a: [n]int @ m -> R(n), b: [n]int @ r -> R(n))";
+        assert_eq!(
+            run(src, &ints(&[4])),
+            Ok(vec![arr(&[1, 3, 5, 7]), arr(&[7, 5, 3, 1])])
+        );
+        // Iterations writing even and odd cells of one block, interleaved.
+        let src = "def main (n: int) = var m: mem; var k: int; k <- 2 * n; m <- alloc k;
+            kernel i < 2 do kernel j < n do m[2 * j + i] <- i done done
+          out (a: [k]int @ m -> R(k))";
+        assert_eq!(run(src, &ints(&[2])), Ok(vec![arr(&[0, 1, 0, 1])]));
+    }
+
+    #[test]
+    fn ill_typed_programs_are_refused_without_panicking() {
+        let p = parse_imp("def main (n: int) = x <- 1 out (n)").expect("parses");
+        let e = run_imp(&p, &ints(&[1]), Limits::default(), true, &mut NoObserver).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Stuck);
+        assert!(e.message.contains("`x`"), "{e}");
+    }
+
+    /// Speed in release mode: `cargo test --release -p funmem-semantics
+    /// imp::tests::speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn speed() {
+        let src = "def main (n: int) = var m: mem; m <- alloc n;
+            kernel i < n do var t: int; t <- i * 2; m[i] <- t done
+          out (n)";
+        let p = program(src);
+        let n = 10_000_000;
+        for race in [false, true] {
+            let t = std::time::Instant::now();
+            let r = run_imp(&p, &ints(&[n]), Limits::default(), race, &mut NoObserver);
+            let s = t.elapsed().as_secs_f64();
+            assert_eq!(r, Ok(ints(&[n])));
+            let stmts = 3.0 * n as f64 + 3.0;
+            println!(
+                "race check {race}: {s:.3} s, {:.1} M statements/s",
+                stmts / s / 1e6
+            );
+        }
+    }
+
+    #[test]
+    fn addresses_follow_the_lmad() {
+        let lmads = [
+            (0, vec![]),
+            (5, vec![(3, 2)]),
+            (4, vec![(2, -3), (3, 1)]),
+            (0, vec![(2, 0), (2, 7), (2, 1)]),
+            (1, vec![(0, 1), (3, 1)]),
+            (i64::MAX, vec![(3, i64::MAX)]),
+        ];
+        for (offset, dims) in lmads {
+            let l = Lmad {
+                offset,
+                dims: dims
+                    .iter()
+                    .map(|&(elems, stride)| Dim { elems, stride })
+                    .collect(),
+            };
+            let mut got = Vec::new();
+            for_each_address(&l, |a| {
+                got.push(a);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!(got, l.image().collect::<Vec<_>>(), "{l:?}");
+        }
+    }
+
+    // ---- differential testing against a naive reading of fig. 12 ----
+
+    /// A value in the reference interpreter's environment.
+    #[derive(Clone, Copy, Debug)]
+    enum RefVal {
+        Int(i64),
+        Mem(Option<usize>),
+    }
+
+    /// Fig. 12 as written: a map from names to values, cloned for every
+    /// kernel iteration and dropped after it.
+    struct Reference {
+        heap: Vec<Vec<i64>>,
+    }
+
+    type RefEnv = std::collections::HashMap<Name, RefVal>;
+    type RefErr = (&'static str, ErrorKind);
+
+    impl Reference {
+        fn se(env: &RefEnv, e: &SExp, rule: &'static str) -> Result<i64, RefErr> {
+            Ok(match e {
+                SExp::Atom(Atom::Int(k, _)) => *k,
+                SExp::Atom(Atom::Var(x)) => match env[&x.name] {
+                    RefVal::Int(k) => k,
+                    RefVal::Mem(_) => panic!("ill typed"),
+                },
+                SExp::Un(op, e, _) => unop(*op, Self::se(env, e, rule)?),
+                SExp::Bin(op, l, r, _) => {
+                    binop(*op, Self::se(env, l, rule)?, Self::se(env, r, rule)?)
+                        .map_err(|_| (rule, ErrorKind::Stuck))?
+                }
+            })
+        }
+
+        fn block(env: &RefEnv, m: &Ident, rule: &'static str) -> Result<usize, RefErr> {
+            match env[&m.name] {
+                RefVal::Mem(Some(b)) => Ok(b),
+                _ => Err((rule, ErrorKind::Stuck)),
+            }
+        }
+
+        fn stmts(&mut self, env: &mut RefEnv, ss: &[AstStmt]) -> Result<(), RefErr> {
+            for s in ss {
+                match &s.kind {
+                    StmtKind::Skip => {}
+                    StmtKind::Var(x, ImpType::Int) => {
+                        env.insert(x.name.clone(), RefVal::Int(0));
+                    }
+                    StmtKind::Var(x, ImpType::Mem) => {
+                        env.insert(x.name.clone(), RefVal::Mem(None));
+                    }
+                    StmtKind::Assign(x, e) => {
+                        let v = match (env[&x.name], e) {
+                            (RefVal::Mem(_), SExp::Atom(Atom::Var(y))) => env[&y.name],
+                            _ => RefVal::Int(Self::se(env, e, ASSIGN_INT)?),
+                        };
+                        env.insert(x.name.clone(), v);
+                    }
+                    StmtKind::Alloc(x, e) => {
+                        let n = Self::se(env, e, ALLOC)?;
+                        let n = usize::try_from(n).map_err(|_| (ALLOC, ErrorKind::Stuck))?;
+                        self.heap.push(vec![0; n]);
+                        env.insert(x.name.clone(), RefVal::Mem(Some(self.heap.len() - 1)));
+                    }
+                    StmtKind::Read(x, m, i) => {
+                        let b = Self::block(env, m, READ)?;
+                        let i = Self::se(env, i, READ)?;
+                        let v = usize::try_from(i)
+                            .ok()
+                            .and_then(|i| self.heap[b].get(i))
+                            .ok_or((READ, ErrorKind::Stuck))?;
+                        env.insert(x.name.clone(), RefVal::Int(*v));
+                    }
+                    StmtKind::Write(m, i, v) => {
+                        let b = Self::block(env, m, WRITE)?;
+                        let i = Self::se(env, i, WRITE)?;
+                        let v = Self::se(env, v, WRITE)?;
+                        let cell = usize::try_from(i)
+                            .ok()
+                            .and_then(|i| self.heap[b].get_mut(i))
+                            .ok_or((WRITE, ErrorKind::Stuck))?;
+                        *cell = v;
+                    }
+                    StmtKind::If(c, t, e) => match env[&c.name] {
+                        RefVal::Int(0) => self.stmts(env, e)?,
+                        _ => self.stmts(env, t)?,
+                    },
+                    StmtKind::Kernel(i, n, body) => {
+                        let n = Self::se(env, n, KERNEL)?;
+                        if n < 0 {
+                            return Err((KERNEL, ErrorKind::Stuck));
+                        }
+                        for k in 0..n {
+                            let mut e = env.clone();
+                            e.insert(i.name.clone(), RefVal::Int(k));
+                            self.stmts(&mut e, body)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+
+        /// Runs `def main (n: int) (a: int) (xs: [n]int @ xm -> R(n)) = ...`
+        /// whose results are ints and `[2]int` arrays at `R(2)`.
+        fn run(p: &Program, n: i64, a: i64, xs: &[i64]) -> Result<Vec<Value>, RefErr> {
+            let mut r = Reference {
+                heap: vec![xs.to_vec()],
+            };
+            let mut env = RefEnv::new();
+            env.insert(Name::new("n"), RefVal::Int(n));
+            env.insert(Name::new("a"), RefVal::Int(a));
+            env.insert(Name::new("xm"), RefVal::Mem(Some(0)));
+            r.stmts(&mut env, &p.body)?;
+            p.results
+                .iter()
+                .map(|res| match res {
+                    ImpResult::Scalar(x) => match env[&x.name] {
+                        RefVal::Int(k) => Ok(Value::Int(k)),
+                        RefVal::Mem(_) => panic!("ill typed"),
+                    },
+                    ImpResult::Array(d) => {
+                        let b = Self::block(&env, &d.block, PROG)?;
+                        let v = r.heap[b].get(..2).ok_or((PROG, ErrorKind::Stuck))?;
+                        Ok(arr(v))
+                    }
+                })
+                .collect()
+        }
+    }
+
+    /// A small generator of well-typed IMP programs, driven by a
+    /// deterministic pseudo-random sequence.
+    struct Gen {
+        state: u64,
+        /// Visible variables: name, is it an int, kernel depth of its
+        /// declaration, is it a kernel index.
+        scope: Vec<(String, bool, usize, bool)>,
+        kernels: usize,
+        fresh: usize,
+    }
+
+    impl Gen {
+        fn next(&mut self, bound: u64) -> u64 {
+            // xorshift64*
+            self.state ^= self.state >> 12;
+            self.state ^= self.state << 25;
+            self.state ^= self.state >> 27;
+            self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound.max(1)
+        }
+
+        fn pick(&mut self, int: bool, assignable: bool) -> Option<String> {
+            let kernels = self.kernels;
+            let vs: Vec<String> = self
+                .scope
+                .iter()
+                .filter(|(_, i, k, idx)| *i == int && (!assignable || (*k == kernels && !idx)))
+                .map(|v| v.0.clone())
+                .collect();
+            if vs.is_empty() {
+                return None;
+            }
+            let k = self.next(vs.len() as u64) as usize;
+            Some(vs[k].clone())
+        }
+
+        fn se(&mut self, depth: usize) -> String {
+            if depth == 0 || self.next(3) == 0 {
+                return match self.pick(true, false) {
+                    Some(x) if self.next(3) > 0 => x,
+                    _ => (self.next(7) as i64 - 2).to_string(),
+                };
+            }
+            let ops = [
+                "*", "/", "%", "+", "-", "<", "<=", ">", ">=", "==", "!=", "&&", "||",
+            ];
+            match self.next(10) {
+                0 => format!("-({})", self.se(depth - 1)),
+                1 => format!("!({})", self.se(depth - 1)),
+                2 => format!("min({}, {})", self.se(depth - 1), self.se(depth - 1)),
+                3 => format!("max({}, {})", self.se(depth - 1), self.se(depth - 1)),
+                _ => {
+                    let op = ops[self.next(ops.len() as u64) as usize];
+                    format!("({} {op} {})", self.se(depth - 1), self.se(depth - 1))
+                }
+            }
+        }
+
+        /// An allocation size, 2 to 6.
+        fn small(&mut self) -> String {
+            format!("({} % 3 + 4)", self.se(2))
+        }
+
+        /// An index, sometimes out of bounds.
+        fn index(&mut self) -> String {
+            format!("({} % 3 + 1)", self.se(2))
+        }
+
+        fn declare(&mut self, int: bool) -> String {
+            // Names may repeat in sibling scopes, never where visible.
+            let name = loop {
+                let c = if int { "v" } else { "m" };
+                let name = format!("{c}{}", self.next(6));
+                if !self.scope.iter().any(|v| v.0 == name) {
+                    break name;
+                }
+                self.fresh += 1;
+                if self.fresh.is_multiple_of(8) {
+                    break format!("{c}x{}", self.fresh);
+                }
+            };
+            self.scope.push((name.clone(), int, self.kernels, false));
+            name
+        }
+
+        fn block(&mut self, depth: usize) -> String {
+            let mark = self.scope.len();
+            let n = 1 + self.next(5) as usize;
+            let ss: Vec<String> = (0..n).map(|_| self.stmt(depth)).collect();
+            self.scope.truncate(mark);
+            ss.join("; ")
+        }
+
+        fn stmt(&mut self, depth: usize) -> String {
+            loop {
+                let s = match self.next(12) {
+                    0 => Some("skip".to_string()),
+                    1 | 2 => Some(format!("var {}: int", self.declare(true))),
+                    3 => Some(format!("var {}: mem", self.declare(false))),
+                    4 | 5 => self
+                        .pick(true, true)
+                        .map(|x| format!("{x} <- {}", self.se(3))),
+                    6 => self
+                        .pick(false, true)
+                        .map(|m| format!("{m} <- alloc {}", self.small())),
+                    7 => match (self.pick(false, true), self.pick(false, false)) {
+                        (Some(m), Some(k)) => Some(format!("{m} <- {k}")),
+                        _ => None,
+                    },
+                    8 => match (self.pick(true, true), self.pick(false, false)) {
+                        (Some(x), Some(m)) => Some(format!("{x} <- {m}[{}]", self.index())),
+                        _ => None,
+                    },
+                    9 => self
+                        .pick(false, false)
+                        .map(|m| format!("{m}[{}] <- {}", self.index(), self.se(2))),
+                    10 if depth > 0 => self.pick(true, false).map(|c| {
+                        let t = self.block(depth - 1);
+                        let e = self.block(depth - 1);
+                        format!("if {c} then {t} else {e} fi")
+                    }),
+                    11 if depth > 0 => {
+                        let bound = format!("({} % 3 + 2)", self.se(2));
+                        self.kernels += 1;
+                        let mark = self.scope.len();
+                        let i = format!("i{}", self.kernels);
+                        self.scope.push((i.clone(), true, self.kernels, true));
+                        let body = self.block(depth - 1);
+                        self.scope.truncate(mark);
+                        self.kernels -= 1;
+                        Some(format!("kernel {i} < {bound} do {body} done"))
+                    }
+                    _ => None,
+                };
+                if let Some(s) = s {
+                    return s;
+                }
+            }
+        }
+
+        fn program(seed: u64) -> String {
+            let mut g = Gen {
+                state: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+                scope: Vec::new(),
+                kernels: 0,
+                fresh: 0,
+            };
+            for (x, int) in [("n", true), ("a", true), ("xm", false)] {
+                g.scope.push((x.to_string(), int, 0, false));
+            }
+            let n = 2 + g.next(8) as usize;
+            let body: Vec<String> = (0..n).map(|_| g.stmt(3)).collect();
+            let mut outs: Vec<String> = Vec::new();
+            for (x, int, _, _) in &g.scope {
+                if *int {
+                    outs.push(x.clone());
+                } else {
+                    outs.push(format!("r_{x}: [2]int @ {x} -> R(2)"));
+                }
+            }
+            format!(
+                "def main (n: int) (a: int) (xs: [n]int @ xm -> R(n)) = {} out ({})",
+                body.join(";\n  "),
+                outs.join(", ")
+            )
+        }
+    }
+
+    #[test]
+    fn agrees_with_a_naive_reading_of_fig_12() {
+        let mut oks = 0;
+        for seed in 0..1500u64 {
+            let src = Gen::program(seed);
+            let p = program(&src);
+            let n = (seed % 3) as i64 + 2;
+            let a = (seed / 4 % 7) as i64 - 3;
+            let xs: Vec<i64> = (0..n).map(|k| k * 3 - a).collect();
+            let inputs = [Value::Int(n), Value::Int(a), arr(&xs)];
+            let got = run_imp(&p, &inputs, Limits::default(), false, &mut NoObserver);
+            let want = Reference::run(&p, n, a, &xs);
+            match (&got, &want) {
+                (Ok(g), Ok(w)) => {
+                    assert_eq!(g, w, "{src}");
+                    oks += 1;
+                }
+                (Err(g), Err((rule, kind))) => {
+                    assert_eq!((g.rule, &g.kind), (*rule, kind), "{src}\n{g}")
+                }
+                _ => panic!("{src}\ngot {got:?}\nwant {want:?}"),
+            }
+            // With the race check the result is the same, or a race.
+            match run_imp(&p, &inputs, Limits::default(), true, &mut NoObserver) {
+                Err(e) if e.is_race() => {}
+                r => assert_eq!(r, got, "{src}"),
+            }
+        }
+        assert!(oks > 300, "only {oks} programs ran to the end");
+    }
+}

@@ -1,0 +1,206 @@
+//! `funmem test PATH...`: runs the test blocks of program files
+//! (DESIGN.md §6.1), as `futhark test` does.
+//!
+//! Every input is run under every semantics of the file's layer (FUN:
+//! value; FUNMEM: heap and value; IMP: heap) with race detection on. An
+//! `output` must equal the results exactly; an `error:` regex must match
+//! the error (`RULE: message`); a compile-time `error:` must match the
+//! parse or type error. `structure { Name N }` counts constructs in the
+//! program as written (the default pipeline, lowering and simplifying, does
+//! not exist yet); a named pipeline that does not exist yet is skipped and
+//! reported as such. One line per failure, then `N passed, N failed`.
+
+use funmem_lang::parse::Layer;
+use funmem_lang::testspec::{self, Expect, TestSpec};
+use funmem_lang::{count, front, Source};
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::run::{run, RunOptions, Semantics};
+use funmem_semantics::textual::parse_values;
+use funmem_semantics::validity::first_difference;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+impl Tally {
+    fn check(&mut self, ok: Result<(), String>, what: impl FnOnce() -> String) {
+        match ok {
+            Ok(()) => self.passed += 1,
+            Err(why) => {
+                self.failed += 1;
+                println!("FAIL {}: {why}", what());
+            }
+        }
+    }
+}
+
+/// Runs the tests of every program under `paths`; exit 1 if any failed.
+pub fn run_tests(paths: &[String]) -> ExitCode {
+    let mut files = Vec::new();
+    for p in paths {
+        let p = Path::new(p);
+        if p.is_dir() {
+            collect(p, &mut files);
+        } else if p.exists() {
+            files.push(p.to_path_buf());
+        } else {
+            eprintln!("{}: no such file or folder", p.display());
+            return ExitCode::from(2);
+        }
+    }
+    files.sort();
+    let mut t = Tally::default();
+    for f in &files {
+        test_file(f, &mut t);
+    }
+    let skipped = if t.skipped > 0 {
+        format!(", {} skipped", t.skipped)
+    } else {
+        String::new()
+    };
+    println!("{} passed, {} failed{skipped}", t.passed, t.failed);
+    if t.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if Layer::from_path(&p.to_string_lossy()).is_some() {
+            out.push(p);
+        }
+    }
+}
+
+fn test_file(path: &Path, t: &mut Tally) {
+    let name = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => return t.check(Err(format!("cannot read: {e}")), || name.clone()),
+    };
+    let src = Source::new(name.clone(), text.clone());
+    let spec = match testspec::parse(&text) {
+        Ok(Some(s)) => s,
+        Ok(None) => return,
+        Err(d) => {
+            return t.check(Err(format!("bad test block: {}", d.headline(&src))), || {
+                name.clone()
+            })
+        }
+    };
+    let program = front::load(&src);
+    if let Some(re) = &spec.compile_error {
+        let ok = match &program {
+            Ok(_) => Err(format!(
+                "compiled, but an error matching /{re}/ was expected"
+            )),
+            Err(d) => matches(re, &d.message),
+        };
+        return t.check(ok, || name.clone());
+    }
+    let program = match program {
+        Ok(p) => p,
+        Err(d) => return t.check(Err(d.headline(&src)), || name.clone()),
+    };
+    run_cases(&name, &program, &spec, t);
+    for s in &spec.structures {
+        if let Some(pipe) = &s.pipeline {
+            t.skipped += 1;
+            println!("SKIP {name}: structure {pipe}: that pipeline does not exist yet");
+            continue;
+        }
+        for (construct, want) in &s.counts {
+            let ok = match count::count(&program, construct) {
+                Some(n) if n as u64 == *want => Ok(()),
+                Some(n) => Err(format!("{n} × {construct}, expected {want}")),
+                None => Err(format!("`{construct}` is not a construct of this language")),
+            };
+            t.check(ok, || format!("{name}: structure {construct}"));
+        }
+    }
+}
+
+fn run_cases(name: &str, program: &funmem_lang::parse::AnyProgram, spec: &TestSpec, t: &mut Tally) {
+    let layer = funmem_semantics::run::layer_of(program);
+    for (k, case) in spec.cases.iter().enumerate() {
+        let what = |sem: Semantics| {
+            format!(
+                "{name}: case {k} (input {{ {} }}), {sem} semantics",
+                case.input
+            )
+        };
+        let inputs = match parse_values(&case.input) {
+            Ok(v) => v,
+            Err(e) => {
+                t.check(Err(format!("bad input: {}", e.message)), || {
+                    format!("{name}: case {k}")
+                });
+                continue;
+            }
+        };
+        let expected = match &case.expect {
+            Expect::Output(o) => match parse_values(o) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    t.check(Err(format!("bad expected output: {}", e.message)), || {
+                        format!("{name}: case {k}")
+                    });
+                    continue;
+                }
+            },
+            _ => None,
+        };
+        for &sem in Semantics::of(layer) {
+            let Some(result) = run(
+                program,
+                sem,
+                &inputs,
+                RunOptions::default(),
+                &mut NoObserver,
+            ) else {
+                continue;
+            };
+            let ok = match (&case.expect, result) {
+                (Expect::Output(_), Ok(got)) => {
+                    let want = expected.as_deref().unwrap_or_default();
+                    match first_difference(&got, want) {
+                        None => Ok(()),
+                        Some(d) => Err(d.describe("the program", "the test")),
+                    }
+                }
+                (Expect::Success, Ok(_)) => Ok(()),
+                (Expect::Error(re), Ok(got)) => {
+                    let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
+                    Err(format!(
+                        "gave {}, but an error matching /{re}/ was expected",
+                        shown.join(" ")
+                    ))
+                }
+                (Expect::Error(re), Err(e)) => matches(re, &e.to_string()),
+                (_, Err(e)) => Err(format!("failed: {e}")),
+            };
+            t.check(ok, || what(sem));
+        }
+    }
+}
+
+fn matches(re: &str, text: &str) -> Result<(), String> {
+    match regex::Regex::new(re) {
+        Ok(r) if r.is_match(text) => Ok(()),
+        Ok(_) => Err(format!("error `{text}` does not match /{re}/")),
+        Err(e) => Err(format!("bad regex /{re}/: {e}")),
+    }
+}
