@@ -106,3 +106,36 @@ impl Default for Limits {
         }
     }
 }
+
+/// What is left of an evaluation's fuel: one unit per statement and per
+/// kernel iteration, so that every evaluation stops in bounded time.
+#[derive(Clone, Copy, Debug)]
+pub struct Fuel {
+    left: u64,
+    limit: u64,
+}
+
+impl Fuel {
+    /// A full tank of `limit` units.
+    pub fn new(limit: u64) -> Fuel {
+        Fuel { left: limit, limit }
+    }
+
+    /// Spends one unit; out of fuel is an error at `span`, charged to `rule`.
+    #[inline]
+    pub fn burn(&mut self, rule: &'static str, span: Span) -> Result<(), EvalError> {
+        if self.left == 0 {
+            return Err(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule,
+                span,
+                message: format!(
+                    "fuel of {} statements and kernel iterations exhausted",
+                    self.limit
+                ),
+            });
+        }
+        self.left -= 1;
+        Ok(())
+    }
+}

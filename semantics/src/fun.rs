@@ -9,7 +9,7 @@
 //! `E-KERNEL`, ...), and errors name the rule whose premise failed.
 
 use crate::code::{resolve, AtomC, Block, Code, Op, PatC, Slot, Stm, TyC, SE};
-use crate::error::{ErrorKind, EvalError, Limits};
+use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::observer::Observer;
 use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
@@ -42,7 +42,7 @@ pub fn run_value<O: Observer>(
     let code = resolve(&fun);
     let mut m = Machine {
         frame: vec![V::Unset; code.slots],
-        fuel: limits.fuel,
+        fuel: Fuel::new(limits.fuel),
         cells: 0,
         limits,
         obs,
@@ -162,7 +162,7 @@ impl fmt::Display for V {
 
 struct Machine<'o, O> {
     frame: Vec<V>,
-    fuel: u64,
+    fuel: Fuel,
     cells: u64,
     limits: Limits,
     obs: &'o mut O,
@@ -327,15 +327,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// E-LET: evaluate the expression, bind the pattern.
     fn stm(&mut self, s: &Stm) -> Result<(), EvalError> {
-        if self.fuel == 0 {
-            return Err(EvalError {
-                kind: ErrorKind::OutOfFuel,
-                rule: "E-LET",
-                span: s.span,
-                message: format!("fuel of {} statements exhausted", self.limits.fuel),
-            });
-        }
-        self.fuel -= 1;
+        self.fuel.burn("E-LET", s.span)?;
         match &s.op {
             Op::Scalar(e) => {
                 self.obs.rule("E-SCALAR", s.span);
@@ -527,6 +519,7 @@ impl<O: Observer> Machine<'_, O> {
             if let Some(slot) = self.frame.get_mut(i as usize) {
                 *slot = V::Int(k);
             }
+            self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
             match self.get(res, s.span)? {

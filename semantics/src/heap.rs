@@ -17,7 +17,7 @@
 //! (Def. 3.1, [`crate::validity`]) detects.
 
 use crate::code::{resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, Stm, TyC, SE};
-use crate::error::{ErrorKind, EvalError, Limits};
+use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{check_slice, dims, operand, result_is_mem};
 use crate::observer::Observer;
 use crate::race::RaceDetector;
@@ -43,7 +43,7 @@ pub fn run_heap<O: Observer>(
     let mut m = Machine {
         frame: vec![H::Unset; code.slots],
         blocks: Vec::new(),
-        fuel: limits.fuel,
+        fuel: Fuel::new(limits.fuel),
         cells: 0,
         limits,
         race: race_check.then(RaceDetector::new),
@@ -93,7 +93,7 @@ impl fmt::Display for H {
 struct Machine<'o, O> {
     frame: Vec<H>,
     blocks: Vec<Vec<i64>>,
-    fuel: u64,
+    fuel: Fuel,
     cells: u64,
     limits: Limits,
     race: Option<RaceDetector>,
@@ -551,15 +551,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// E-STMS, one statement at a time.
     fn stm(&mut self, s: &Stm) -> Result<(), EvalError> {
-        if self.fuel == 0 {
-            return Err(EvalError {
-                kind: ErrorKind::OutOfFuel,
-                rule: "E-STMS",
-                span: s.span,
-                message: format!("fuel of {} statements exhausted", self.limits.fuel),
-            });
-        }
-        self.fuel -= 1;
+        self.fuel.burn("E-STMS", s.span)?;
         let p = &s.pats[0];
         match &s.op {
             Op::Scalar(e) => {
@@ -714,6 +706,7 @@ impl<O: Observer> Machine<'_, O> {
             if let Some(r) = self.race.as_mut() {
                 r.begin_iteration(k);
             }
+            self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
             let v = self.get(res, s.span)?.clone();
