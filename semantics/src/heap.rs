@@ -709,8 +709,18 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            let v = self.get(res, s.span)?.clone();
-            self.memcopy(&v, blk, &l.index(&k), RULE, s.span)?;
+            match self.get(res, s.span)? {
+                // memcopy of a scalar to index_f(L, k) of a 1-D L: one write,
+                // without building the 0-D LMAD.
+                &H::Int(x) if l.rank() == 1 => {
+                    let at = l.offset.wrapping_add(k.wrapping_mul(l.dims[0].stride));
+                    self.write(blk, at, x, RULE, s.span)?;
+                }
+                v => {
+                    let v = v.clone();
+                    self.memcopy(&v, blk, &l.index(&k), RULE, s.span)?;
+                }
+            }
             self.obs.iteration_end(s.span, k);
         }
         if let Some(r) = self.race.as_mut() {
