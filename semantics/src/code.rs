@@ -8,6 +8,8 @@
 //! reuse names but get distinct slots. The tree keeps the paper's shape:
 //! the interpreters' rules match on it as the paper's rules match on syntax.
 
+use crate::error::EvalError;
+use crate::scalar::{binop, unop, DivByZero};
 use funmem_lang::ast::{self, BinOp, ExpKind, UnOp};
 use funmem_lang::{Name, Span};
 use std::collections::HashMap;
@@ -285,6 +287,77 @@ impl Resolver {
             op,
             operand,
             span: s.span,
+        }
+    }
+}
+
+/// A value in an interpreter's frame, as the resolved code reads it.
+pub trait SlotValue {
+    /// Whether the slot has no value yet.
+    fn is_unset(&self) -> bool;
+    /// The integer, if the value is one.
+    fn as_int(&self) -> Option<i64>;
+    /// A short description for messages.
+    fn describe(&self) -> String;
+}
+
+/// The value in slot `k`; an unset slot is stuck (E-VAR).
+#[inline]
+pub fn get<V: SlotValue>(frame: &[V], k: Slot, span: Span) -> Result<&V, EvalError> {
+    match frame.get(k as usize) {
+        Some(v) if !v.is_unset() => Ok(v),
+        _ => Err(EvalError::stuck(
+            "E-VAR",
+            span,
+            "a variable is used before it has a value",
+        )),
+    }
+}
+
+/// The integer in slot `k`.
+#[inline]
+pub fn int<V: SlotValue>(
+    frame: &[V],
+    k: Slot,
+    rule: &'static str,
+    span: Span,
+) -> Result<i64, EvalError> {
+    let v = get(frame, k, span)?;
+    v.as_int().ok_or_else(|| {
+        EvalError::stuck(
+            rule,
+            span,
+            format!("expected an integer, found {}", v.describe()),
+        )
+    })
+}
+
+/// The integer an atom denotes.
+#[inline]
+pub fn atom<V: SlotValue>(
+    frame: &[V],
+    a: AtomC,
+    rule: &'static str,
+    span: Span,
+) -> Result<i64, EvalError> {
+    match a {
+        AtomC::Const(k) => Ok(k),
+        AtomC::Slot(k) => int(frame, k, rule, span),
+    }
+}
+
+impl SE {
+    /// E-SCALAR's "conventional evaluation" in a frame (a slot without an
+    /// integer reads as 0; checked programs have none).
+    pub fn eval<V: SlotValue>(&self, frame: &[V]) -> Result<i64, DivByZero> {
+        match self {
+            SE::Const(k) => Ok(*k),
+            SE::Slot(k) => Ok(frame
+                .get(*k as usize)
+                .and_then(SlotValue::as_int)
+                .unwrap_or(0)),
+            SE::Bin(op, a, b) => binop(*op, a.eval(frame)?, b.eval(frame)?),
+            SE::Un(op, a) => Ok(unop(*op, a.eval(frame)?)),
         }
     }
 }

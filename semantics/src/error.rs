@@ -73,6 +73,14 @@ impl EvalError {
         }
     }
 
+    /// Division or remainder by zero in a statement evaluated by `rule`.
+    pub fn div_by_zero(
+        rule: &'static str,
+        span: Span,
+    ) -> impl Fn(crate::scalar::DivByZero) -> EvalError {
+        move |_| EvalError::stuck(rule, span, "division by zero")
+    }
+
     /// Whether this is a race.
     pub fn is_race(&self) -> bool {
         matches!(self.kind, ErrorKind::Race(_))

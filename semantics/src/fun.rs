@@ -8,10 +8,11 @@
 //! function below that evaluates a form is named after its rule (`E-INDEX`,
 //! `E-KERNEL`, ...), and errors name the rule whose premise failed.
 
-use crate::code::{resolve, AtomC, Block, Code, Op, PatC, Slot, Stm, TyC, SE};
+use crate::code::{
+    atom, get, int, resolve, AtomC, Block, Code, Op, PatC, Slot, SlotValue, Stm, TyC,
+};
 use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::observer::Observer;
-use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
 use funmem_lang::ast::{self, Lang, Type};
 use funmem_lang::lmad::Lmad;
@@ -52,7 +53,7 @@ pub fn run_value<O: Observer>(
     let mut out = Vec::new();
     for (k, slot) in code.body.result.iter().enumerate() {
         if !mem_results.get(k).copied().unwrap_or(false) {
-            out.push(m.get(*slot, p.span)?.to_value());
+            out.push(get(&m.frame, *slot, p.span)?.to_value());
         }
     }
     Ok(out)
@@ -168,62 +169,15 @@ struct Machine<'o, O> {
     obs: &'o mut O,
 }
 
-fn div_error(rule: &'static str, span: Span) -> impl Fn(DivByZero) -> EvalError {
-    move |_| EvalError::stuck(rule, span, "division by zero")
-}
-
 impl<O: Observer> Machine<'_, O> {
-    fn get(&self, k: Slot, span: Span) -> Result<&V, EvalError> {
-        match self.frame.get(k as usize) {
-            Some(V::Unset) | None => Err(EvalError::stuck(
-                "E-VAR",
-                span,
-                "a variable is used before it has a value",
-            )),
-            Some(v) => Ok(v),
-        }
-    }
-
-    fn int(&self, k: Slot, rule: &'static str, span: Span) -> Result<i64, EvalError> {
-        match self.get(k, span)? {
-            V::Int(v) => Ok(*v),
-            _ => Err(EvalError::stuck(
-                rule,
-                span,
-                "expected an integer, found an array",
-            )),
-        }
-    }
-
     fn arr(&self, k: Slot, rule: &'static str, span: Span) -> Result<&Arr, EvalError> {
-        match self.get(k, span)? {
+        match get(&self.frame, k, span)? {
             V::Arr(a) => Ok(a),
             _ => Err(EvalError::stuck(
                 rule,
                 span,
                 "expected an array, found an integer",
             )),
-        }
-    }
-
-    #[inline]
-    fn atom(&self, a: AtomC, rule: &'static str, span: Span) -> Result<i64, EvalError> {
-        match a {
-            AtomC::Const(k) => Ok(k),
-            AtomC::Slot(k) => self.int(k, rule, span),
-        }
-    }
-
-    /// E-SCALAR's "conventional evaluation".
-    fn se(&self, e: &SE) -> Result<i64, DivByZero> {
-        match e {
-            SE::Const(k) => Ok(*k),
-            SE::Slot(k) => Ok(match self.frame.get(*k as usize) {
-                Some(V::Int(v)) => *v,
-                _ => 0,
-            }),
-            SE::Bin(op, a, b) => binop(*op, self.se(a)?, self.se(b)?),
-            SE::Un(op, a) => Ok(unop(*op, self.se(a)?)),
         }
     }
 
@@ -297,7 +251,7 @@ impl<O: Observer> Machine<'_, O> {
             };
             let want: Vec<i64> = shape
                 .iter()
-                .map(|s| self.atom(*s, "E-PROG", span))
+                .map(|s| atom(&self.frame, *s, "E-PROG", span))
                 .collect::<Result<_, _>>()?;
             let got: Vec<i64> = a.shape.iter().map(|&d| d as i64).collect();
             if want != got {
@@ -331,13 +285,16 @@ impl<O: Observer> Machine<'_, O> {
         match &s.op {
             Op::Scalar(e) => {
                 self.obs.rule("E-SCALAR", s.span);
-                let v = self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                let v = e
+                    .eval(&self.frame)
+                    .map_err(EvalError::div_by_zero("E-SCALAR", s.span))?;
                 self.set(&s.pats[0], V::Int(v));
             }
             Op::Alloc(e) => {
                 // Only FUNMEM has alloc; unmem turns it into 0 (fig. 9).
                 self.obs.rule("E-SCALAR", s.span);
-                self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                e.eval(&self.frame)
+                    .map_err(EvalError::div_by_zero("E-SCALAR", s.span))?;
                 self.set(&s.pats[0], V::Int(0));
             }
             Op::Index(x, idx) => self.e_index(s, *x, idx)?,
@@ -359,7 +316,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.set(&s.pats[0], v);
             }
             Op::If(c, t, e) => {
-                let c = self.int(*c, "E-IF-TRUE", s.span)?;
+                let c = int(&self.frame, *c, "E-IF-TRUE", s.span)?;
                 let (rule, b) = if c != 0 {
                     ("E-IF-TRUE", t)
                 } else {
@@ -368,14 +325,14 @@ impl<O: Observer> Machine<'_, O> {
                 self.obs.rule(rule, s.span);
                 self.block(b)?;
                 for (p, r) in s.pats.iter().zip(&b.result) {
-                    let v = self.get(*r, s.span)?.clone();
+                    let v = get(&self.frame, *r, s.span)?.clone();
                     self.set(p, v);
                 }
             }
             Op::Kernel(i, n, b) => self.e_kernel(s, *i, *n, b)?,
             Op::Iota(n) => {
                 self.obs.rule("E-IOTA", s.span);
-                let n = self.atom(*n, "E-IOTA", s.span)?;
+                let n = atom(&self.frame, *n, "E-IOTA", s.span)?;
                 if n < 0 {
                     return Err(EvalError::stuck(
                         "E-IOTA",
@@ -411,7 +368,7 @@ impl<O: Observer> Machine<'_, O> {
             &mut many
         };
         for (k, a) in idx.iter().enumerate() {
-            is[k] = self.atom(*a, "E-INDEX", s.span)?;
+            is[k] = atom(&self.frame, *a, "E-INDEX", s.span)?;
         }
         let a = self.arr(x, "E-INDEX", s.span)?;
         if a.lmad.rank() != is.len() {
@@ -457,8 +414,8 @@ impl<O: Observer> Machine<'_, O> {
             .iter()
             .map(|(o, n)| {
                 Ok((
-                    self.atom(*o, "E-SLICE", s.span)?,
-                    self.atom(*n, "E-SLICE", s.span)?,
+                    atom(&self.frame, *o, "E-SLICE", s.span)?,
+                    atom(&self.frame, *n, "E-SLICE", s.span)?,
                 ))
             })
             .collect::<Result<_, EvalError>>()?;
@@ -475,7 +432,7 @@ impl<O: Observer> Machine<'_, O> {
     /// E-KERNEL: iterations 0 .. n-1 of the body, each giving one element.
     fn e_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
         self.obs.rule("E-KERNEL", s.span);
-        let n = self.atom(n, "E-KERNEL", s.span)?;
+        let n = atom(&self.frame, n, "E-KERNEL", s.span)?;
         let p = &s.pats[0];
         let TyC::Array { shape, .. } = &p.ty else {
             return Err(EvalError::stuck(
@@ -486,7 +443,7 @@ impl<O: Observer> Machine<'_, O> {
         };
         let shape: Vec<i64> = shape
             .iter()
-            .map(|a| self.atom(*a, "E-KERNEL", s.span))
+            .map(|a| atom(&self.frame, *a, "E-KERNEL", s.span))
             .collect::<Result<_, _>>()?;
         if n < 0 {
             return Err(EvalError::stuck(
@@ -522,7 +479,7 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            match self.get(res, s.span)? {
+            match get(&self.frame, res, s.span)? {
                 V::Int(v) if inner.is_empty() => out.push(*v),
                 V::Arr(a)
                     if a.lmad
@@ -598,5 +555,25 @@ fn ty_name(t: &TyC) -> String {
         TyC::Int => "int".into(),
         TyC::Mem => "mem".into(),
         TyC::Array { shape, .. } => format!("an array of rank {}", shape.len()),
+    }
+}
+
+impl SlotValue for V {
+    fn is_unset(&self) -> bool {
+        matches!(self, V::Unset)
+    }
+    #[inline]
+    fn as_int(&self) -> Option<i64> {
+        match self {
+            V::Int(k) => Some(*k),
+            _ => None,
+        }
+    }
+    fn describe(&self) -> String {
+        match self {
+            V::Unset => "nothing".into(),
+            V::Int(k) => format!("the integer {k}"),
+            V::Arr(a) => format!("an array of shape {}", dims(&a.shape())),
+        }
     }
 }

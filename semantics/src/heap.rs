@@ -16,12 +16,13 @@
 //! in it is still used gives a different result. That is what validity
 //! (Def. 3.1, [`crate::validity`]) detects.
 
-use crate::code::{resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, Stm, TyC, SE};
+use crate::code::{
+    atom, get, int, resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, SlotValue, Stm, TyC, SE,
+};
 use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{check_slice, dims, operand, result_is_mem};
 use crate::observer::Observer;
 use crate::race::RaceDetector;
-use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
@@ -100,10 +101,6 @@ struct Machine<'o, O> {
     obs: &'o mut O,
 }
 
-fn div_error(rule: &'static str, span: Span) -> impl Fn(DivByZero) -> EvalError {
-    move |_| EvalError::stuck(rule, span, "division by zero")
-}
-
 /// Calls `f(a, b)` for the addresses of two LMADs of one shape, in
 /// row-major order of their common index space.
 fn zip_addresses<E>(
@@ -140,35 +137,13 @@ fn zip_addresses<E>(
 }
 
 impl<O: Observer> Machine<'_, O> {
-    fn get(&self, k: Slot, span: Span) -> Result<&H, EvalError> {
-        match self.frame.get(k as usize) {
-            Some(H::Unset) | None => Err(EvalError::stuck(
-                "E-VAR",
-                span,
-                "a variable is used before it has a value",
-            )),
-            Some(v) => Ok(v),
-        }
-    }
-
-    fn int(&self, k: Slot, rule: &'static str, span: Span) -> Result<i64, EvalError> {
-        match self.get(k, span)? {
-            H::Int(v) => Ok(*v),
-            v => Err(EvalError::stuck(
-                rule,
-                span,
-                format!("expected an integer, found {v}"),
-            )),
-        }
-    }
-
     fn arr(
         &self,
         k: Slot,
         rule: &'static str,
         span: Span,
     ) -> Result<(usize, &Lmad<i64>), EvalError> {
-        match self.get(k, span)? {
+        match get(&self.frame, k, span)? {
             H::Arr(l, lmad) => Ok((*l, lmad)),
             v => Err(EvalError::stuck(
                 rule,
@@ -179,7 +154,7 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     fn block_of(&self, k: Slot, rule: &'static str, span: Span) -> Result<usize, EvalError> {
-        match self.get(k, span)? {
+        match get(&self.frame, k, span)? {
             H::Mem(l) => Ok(*l),
             v => Err(EvalError::stuck(
                 rule,
@@ -189,29 +164,12 @@ impl<O: Observer> Machine<'_, O> {
         }
     }
 
-    #[inline]
-    fn atom(&self, a: AtomC, rule: &'static str, span: Span) -> Result<i64, EvalError> {
-        match a {
-            AtomC::Const(k) => Ok(k),
-            AtomC::Slot(k) => self.int(k, rule, span),
-        }
-    }
-
-    fn se(&self, e: &SE) -> Result<i64, DivByZero> {
-        match e {
-            SE::Const(k) => Ok(*k),
-            SE::Slot(k) => Ok(match self.frame.get(*k as usize) {
-                Some(H::Int(v)) => *v,
-                _ => 0,
-            }),
-            SE::Bin(op, a, b) => binop(*op, self.se(a)?, self.se(b)?),
-            SE::Un(op, a) => Ok(unop(*op, self.se(a)?)),
-        }
-    }
-
     /// E(L): an LMAD of the program evaluated in the current environment.
     fn lmad(&self, l: &LmadC, rule: &'static str, span: Span) -> Result<Lmad<i64>, EvalError> {
-        let e = |x: &SE| self.se(x).map_err(div_error(rule, span));
+        let e = |x: &SE| {
+            x.eval(&self.frame)
+                .map_err(EvalError::div_by_zero(rule, span))
+        };
         let mut dims = Vec::with_capacity(l.dims.len());
         for (n, s) in &l.dims {
             dims.push(Dim {
@@ -467,7 +425,7 @@ impl<O: Observer> Machine<'_, O> {
             };
             let want: Vec<i64> = shape
                 .iter()
-                .map(|s| self.atom(*s, "E-MEM-PROG", span))
+                .map(|s| atom(&self.frame, *s, "E-MEM-PROG", span))
                 .collect::<Result<_, _>>()?;
             let got: Vec<i64> = a.shape.iter().map(|&d| d as i64).collect();
             if want != got {
@@ -519,7 +477,7 @@ impl<O: Observer> Machine<'_, O> {
     /// Reads a result back: an integer, or an array element by element
     /// through its LMAD (Def. 3.1's `nest(H(ℓ), shape)` for row-major ones).
     fn read_back(&mut self, slot: Slot, span: Span) -> Result<Value, EvalError> {
-        match self.get(slot, span)?.clone() {
+        match get(&self.frame, slot, span)?.clone() {
             H::Int(k) => Ok(Value::Int(k)),
             H::Arr(blk, l) => {
                 let mut data = Vec::with_capacity(usize::try_from(l.size()).unwrap_or(0));
@@ -556,12 +514,16 @@ impl<O: Observer> Machine<'_, O> {
         match &s.op {
             Op::Scalar(e) => {
                 self.obs.rule("E-SCALAR", s.span);
-                let v = self.se(e).map_err(div_error("E-SCALAR", s.span))?;
+                let v = e
+                    .eval(&self.frame)
+                    .map_err(EvalError::div_by_zero("E-SCALAR", s.span))?;
                 self.set(p, H::Int(v));
             }
             Op::Alloc(e) => {
                 self.obs.rule("E-MEM-ALLOC", s.span);
-                let n = self.se(e).map_err(div_error("E-MEM-ALLOC", s.span))?;
+                let n = e
+                    .eval(&self.frame)
+                    .map_err(EvalError::div_by_zero("E-MEM-ALLOC", s.span))?;
                 let label = self.allocate(n, "E-MEM-ALLOC", s.span)?;
                 self.set(p, H::Mem(label));
             }
@@ -569,7 +531,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.obs.rule("E-MEM-INDEX", s.span);
                 let is: Vec<i64> = idx
                     .iter()
-                    .map(|a| self.atom(*a, "E-MEM-INDEX", s.span))
+                    .map(|a| atom(&self.frame, *a, "E-MEM-INDEX", s.span))
                     .collect::<Result<_, _>>()?;
                 let (blk, l) = self.arr(*x, "E-MEM-INDEX", s.span)?;
                 if l.rank() != is.len() {
@@ -602,8 +564,8 @@ impl<O: Observer> Machine<'_, O> {
                     .iter()
                     .map(|(o, n)| {
                         Ok((
-                            self.atom(*o, "E-MEM-SLICE", s.span)?,
-                            self.atom(*n, "E-MEM-SLICE", s.span)?,
+                            atom(&self.frame, *o, "E-MEM-SLICE", s.span)?,
+                            atom(&self.frame, *n, "E-MEM-SLICE", s.span)?,
                         ))
                     })
                     .collect::<Result<_, EvalError>>()?;
@@ -625,7 +587,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.set(p, H::Arr(blk, l));
             }
             Op::If(c, t, e) => {
-                let c = self.int(*c, "E-MEM-IF-T", s.span)?;
+                let c = int(&self.frame, *c, "E-MEM-IF-T", s.span)?;
                 let (rule, b) = if c != 0 {
                     ("E-MEM-IF-T", t)
                 } else {
@@ -634,7 +596,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.obs.rule(rule, s.span);
                 self.block(b)?;
                 for (q, r) in s.pats.iter().zip(&b.result) {
-                    let v = self.get(*r, s.span)?.clone();
+                    let v = get(&self.frame, *r, s.span)?.clone();
                     self.set(q, v);
                 }
             }
@@ -642,7 +604,7 @@ impl<O: Observer> Machine<'_, O> {
             Op::Iota(n) => {
                 // Derived form: kernel x_i < n do in (x_i).
                 self.obs.rule("E-MEM-IOTA", s.span);
-                let n = self.atom(*n, "E-MEM-IOTA", s.span)?;
+                let n = atom(&self.frame, *n, "E-MEM-IOTA", s.span)?;
                 let (blk, l) = self.destination(p, "E-MEM-IOTA", s.span)?;
                 if l.rank() != 1 || l.dims[0].elems != n || n < 0 {
                     return Err(EvalError::stuck(
@@ -662,7 +624,7 @@ impl<O: Observer> Machine<'_, O> {
             Op::Copy(x) => {
                 // Derived form: a kernel per dimension copying each element.
                 self.obs.rule("E-MEM-COPY", s.span);
-                let src = self.get(*x, s.span)?.clone();
+                let src = get(&self.frame, *x, s.span)?.clone();
                 let (blk, l) = self.destination(p, "E-MEM-COPY", s.span)?;
                 self.memcopy(&src, blk, &l, "E-MEM-COPY", s.span)?;
                 self.set(p, H::Arr(blk, l));
@@ -678,7 +640,7 @@ impl<O: Observer> Machine<'_, O> {
     fn e_mem_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-KERNEL";
         self.obs.rule(RULE, s.span);
-        let n = self.atom(n, RULE, s.span)?;
+        let n = atom(&self.frame, n, RULE, s.span)?;
         if n < 0 {
             return Err(EvalError::stuck(
                 RULE,
@@ -709,7 +671,7 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            match self.get(res, s.span)? {
+            match get(&self.frame, res, s.span)? {
                 // memcopy of a scalar to index_f(L, k) of a 1-D L: one write,
                 // without building the 0-D LMAD.
                 &H::Int(x) if l.rank() == 1 => {
@@ -738,4 +700,20 @@ fn input_error(p: &PatC, want: &str, got: Option<&Value>, span: Span) -> EvalErr
         span,
         format!("input `{}` must be {want}, but {found} was given", p.name),
     )
+}
+
+impl SlotValue for H {
+    fn is_unset(&self) -> bool {
+        matches!(self, H::Unset)
+    }
+    #[inline]
+    fn as_int(&self) -> Option<i64> {
+        match self {
+            H::Int(k) => Some(*k),
+            _ => None,
+        }
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
 }
