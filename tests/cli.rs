@@ -206,7 +206,9 @@ fn validate_reports_valid_races_and_invalid_programs() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains(":3:3: E-MEM-KERNEL: data race on block 0 at offset 0"),
+        err.contains(
+            ":3:3: E-MEM-KERNEL: data race: block 0 at offset 0 was written by iteration 0"
+        ),
         "{err}"
     );
     let bad = write_temp(

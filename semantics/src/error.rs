@@ -26,9 +26,10 @@ pub enum ErrorKind {
 /// One access in a race report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The iteration indices from the racing kernel inwards (the full
-    /// index path for nested kernels; only the first element is known for
-    /// the earlier access when it happened in a nested kernel).
+    /// The iteration indices from the racing kernel inwards: the full index
+    /// path for nested kernels. (The interpreters recover the earlier
+    /// access's inner indices by re-running, deterministically, with the
+    /// racing location watched; see `RaceDetector::watching`.)
     pub path: Vec<i64>,
     /// `true` for a write, `false` for a read.
     pub write: bool,

@@ -19,10 +19,12 @@
 use crate::code::{
     atom, get, int, resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, SlotValue, Stm, TyC, SE,
 };
+use crate::error::Race;
 use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{check_slice, dims, operand, result_is_mem};
+use crate::observer::NoObserver;
 use crate::observer::Observer;
-use crate::race::RaceDetector;
+use crate::race::{describe, RaceDetector};
 use crate::value::{ArrayValue, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
@@ -41,25 +43,62 @@ pub fn run_heap<O: Observer>(
     obs: &mut O,
 ) -> Result<Vec<Value>, EvalError> {
     let code = resolve(p);
+    let (result, _) = execute(
+        p,
+        &code,
+        inputs,
+        limits,
+        race_check.then(RaceDetector::new),
+        obs,
+    );
+    match result {
+        Err(EvalError {
+            kind: ErrorKind::Race(mut r),
+            ..
+        }) => {
+            // Evaluation is deterministic: run again logging the racing
+            // location, to report the first access's full iteration path.
+            let watch = RaceDetector::watching(r.block, r.offset);
+            let (_, det) = execute(p, &code, inputs, limits, Some(watch), &mut NoObserver);
+            if let Some(d) = det {
+                d.complete(&mut r);
+            }
+            Err(race_error(r))
+        }
+        other => other,
+    }
+}
+
+/// One evaluation; gives back the race detector, for its log.
+fn execute<O: Observer>(
+    p: &ast::Program,
+    code: &Code,
+    inputs: &[Value],
+    limits: Limits,
+    race: Option<RaceDetector>,
+    obs: &mut O,
+) -> (Result<Vec<Value>, EvalError>, Option<RaceDetector>) {
     let mut m = Machine {
         frame: vec![H::Unset; code.slots],
         blocks: Vec::new(),
         fuel: Fuel::new(limits.fuel),
         cells: 0,
         limits,
-        race: race_check.then(RaceDetector::new),
+        race,
         obs,
     };
-    m.bind_inputs(&code, inputs, p.span)?;
-    m.block(&code.body)?;
-    let mem = result_is_mem(p);
-    let mut out = Vec::new();
-    for (k, slot) in code.body.result.iter().enumerate() {
-        if !mem.get(k).copied().unwrap_or(false) {
-            out.push(m.read_back(*slot, p.span)?);
-        }
+    let result = m.program(p, code, inputs);
+    (result, m.race)
+}
+
+/// A race as an error of E-MEM-KERNEL, at the racing kernel.
+fn race_error(r: Box<Race>) -> EvalError {
+    EvalError {
+        span: r.kernel,
+        rule: "E-MEM-KERNEL",
+        message: describe(&r),
+        kind: ErrorKind::Race(r),
     }
-    Ok(out)
 }
 
 /// A value in the frame: fig. 6's values.
@@ -210,30 +249,6 @@ impl<O: Observer> Machine<'_, O> {
         }
     }
 
-    fn race_error(&self, r: Box<crate::error::Race>) -> EvalError {
-        let acc = |a: &crate::error::Access| {
-            let path: Vec<String> = a.path.iter().map(i64::to_string).collect();
-            format!(
-                "iteration [{}] {}",
-                path.join(", "),
-                if a.write { "wrote" } else { "read" }
-            )
-        };
-        let message = format!(
-            "data race on block {} at offset {}: {} and {} it",
-            r.block,
-            r.offset,
-            acc(&r.first),
-            acc(&r.second)
-        );
-        EvalError {
-            span: r.kernel,
-            rule: "E-MEM-KERNEL",
-            message,
-            kind: ErrorKind::Race(r),
-        }
-    }
-
     #[inline]
     fn read(
         &mut self,
@@ -264,7 +279,7 @@ impl<O: Observer> Machine<'_, O> {
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
                 if let Err(e) = r.read(blk, off) {
-                    return Err(self.race_error(e));
+                    return Err(race_error(e));
                 }
             }
         }
@@ -302,7 +317,7 @@ impl<O: Observer> Machine<'_, O> {
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
                 if let Err(e) = r.write(blk, off) {
-                    return Err(self.race_error(e));
+                    return Err(race_error(e));
                 }
             }
         }
@@ -369,6 +384,25 @@ impl<O: Observer> Machine<'_, O> {
         self.blocks.push(vec![0; n as usize]);
         self.obs.alloc(label, n);
         Ok(label)
+    }
+
+    /// E-MEM-PROG: bind the inputs, run the body, read the results back.
+    fn program(
+        &mut self,
+        p: &ast::Program,
+        code: &Code,
+        inputs: &[Value],
+    ) -> Result<Vec<Value>, EvalError> {
+        self.bind_inputs(code, inputs, p.span)?;
+        self.block(&code.body)?;
+        let mem = result_is_mem(p);
+        let mut out = Vec::new();
+        for (k, slot) in code.body.result.iter().enumerate() {
+            if !mem.get(k).copied().unwrap_or(false) {
+                out.push(self.read_back(*slot, p.span)?);
+            }
+        }
+        Ok(out)
     }
 
     fn bind_inputs(&mut self, code: &Code, inputs: &[Value], span: Span) -> Result<(), EvalError> {

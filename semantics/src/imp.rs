@@ -44,7 +44,7 @@
 //! over whether races are checked, so that neither costs anything when off.
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
-use crate::observer::Observer;
+use crate::observer::{NoObserver, Observer};
 use crate::race::{describe, RaceDetector};
 use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
@@ -71,6 +71,41 @@ pub fn run_imp<O: Observer>(
     obs: &mut O,
 ) -> Result<Vec<Value>, EvalError> {
     let code = Compiler::default().program(p).map_err(|e| *e)?;
+    let (result, _) = execute(
+        p,
+        &code,
+        inputs,
+        limits,
+        race_check,
+        RaceDetector::new(),
+        obs,
+    );
+    match result.map_err(|e| *e) {
+        Err(EvalError {
+            kind: ErrorKind::Race(mut r),
+            ..
+        }) => {
+            // Evaluation is deterministic: run again logging the racing
+            // location, to report the first access's full iteration path.
+            let watch = RaceDetector::watching(r.block, r.offset);
+            let (_, det) = execute(p, &code, inputs, limits, true, watch, &mut NoObserver);
+            det.complete(&mut r);
+            Err(*race_error(r))
+        }
+        other => other,
+    }
+}
+
+/// One evaluation; gives back the race detector, for its log.
+fn execute<O: Observer>(
+    p: &Program,
+    code: &Code,
+    inputs: &[Value],
+    limits: Limits,
+    race_check: bool,
+    race: RaceDetector,
+    obs: &mut O,
+) -> (R<Vec<Value>>, RaceDetector) {
     let mut m = Machine {
         ints: vec![0; code.int_names.len()],
         mems: vec![UNSET; code.mem_names.len()],
@@ -78,8 +113,8 @@ pub fn run_imp<O: Observer>(
         fuel: limits.fuel,
         limits,
         heap_used: 0,
-        race: RaceDetector::new(),
-        code: &code,
+        race,
+        code,
         obs,
     };
     let run = |m: &mut Machine<O>| -> R<Vec<Value>> {
@@ -91,7 +126,8 @@ pub fn run_imp<O: Observer>(
         }
         m.results()
     };
-    run(&mut m).map_err(|e| *e)
+    let result = run(&mut m);
+    (result, m.race)
 }
 
 const DEC_INT: &str = "E-IMP-DEC-INT";
@@ -1666,10 +1702,11 @@ mod tests {
             "the outer kernel races"
         );
         assert_eq!((r.block, r.offset), (0, 0));
+        // The full path of the first access, recovered by the watching re-run.
         assert_eq!(
             r.first,
             Access {
-                path: vec![0],
+                path: vec![0, 0],
                 write: true
             }
         );

@@ -288,6 +288,9 @@ impl Shadow {
 /// One active kernel instance.
 struct Level {
     kernel: Span,
+    /// Which instance (numbered in order of entry), to tell apart two
+    /// instances of one kernel inside one outer iteration.
+    instance: u64,
     /// The current iteration (`NONE` before the first starts).
     iteration: i64,
     shadow: Shadow,
@@ -300,6 +303,20 @@ pub struct RaceDetector {
     levels: Vec<Level>,
     /// Cleared shadows of finished instances, for the next ones.
     pool: Vec<Shadow>,
+    /// Kernel instances entered so far.
+    instances: u64,
+    /// The one location whose every access is logged, if any.
+    watch: Option<Box<Watch>>,
+}
+
+/// The log of every access to one location, with the full iteration path
+/// of each: what a race report's first access needs beyond its iteration
+/// at the racing level. Logging one location costs nothing elsewhere.
+struct Watch {
+    block: usize,
+    offset: i64,
+    /// (instance, iteration) of every active level, and whether it wrote.
+    seen: Vec<(Vec<(u64, i64)>, bool)>,
 }
 
 impl Default for RaceDetector {
@@ -314,6 +331,66 @@ impl RaceDetector {
         RaceDetector {
             levels: Vec::new(),
             pool: Vec::new(),
+            instances: 0,
+            watch: None,
+        }
+    }
+
+    /// A detector that also logs every access to `offset` of `block` with
+    /// its full iteration path. Run the same evaluation again with it after
+    /// a race there, then [`complete`](Self::complete) the report.
+    pub fn watching(block: usize, offset: i64) -> RaceDetector {
+        RaceDetector {
+            watch: Some(Box::new(Watch {
+                block,
+                offset,
+                seen: Vec::new(),
+            })),
+            ..RaceDetector::new()
+        }
+    }
+
+    /// Fills in the full iteration path of a race's first access from a
+    /// watching detector's log, where the log has it (the racing access is
+    /// the last one logged).
+    pub fn complete(&self, race: &mut Race) {
+        let Some(w) = &self.watch else { return };
+        let Some(((second, _), earlier)) = w.seen.split_last() else {
+            return;
+        };
+        let Some(level) = second.len().checked_sub(race.second.path.len()) else {
+            return;
+        };
+        let Some(&first_it) = race.first.path.first() else {
+            return;
+        };
+        // The first access was made in the same instance of the racing
+        // kernel (same instances and iterations outside it), by the
+        // reported iteration, with the reported kind.
+        let found = earlier.iter().find(|(path, write)| {
+            *write == race.first.write
+                && path.len() > level
+                && path[..level] == second[..level]
+                && path[level].0 == second[level].0
+                && path[level].1 == first_it
+        });
+        if let Some((path, _)) = found {
+            race.first.path = path[level..].iter().map(|&(_, i)| i).collect();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn log(&mut self, block: usize, offset: i64, write: bool) {
+        let path: Vec<(u64, i64)> = self
+            .levels
+            .iter()
+            .map(|l| (l.instance, l.iteration))
+            .collect();
+        if let Some(w) = self.watch.as_mut() {
+            if w.block == block && w.offset == offset {
+                w.seen.push((path, write));
+            }
         }
     }
 
@@ -321,8 +398,10 @@ impl RaceDetector {
     /// current iteration of the innermost active kernel, if any.
     pub fn enter_kernel(&mut self, kernel: Span) {
         let shadow = self.pool.pop().unwrap_or_default();
+        self.instances += 1;
         self.levels.push(Level {
             kernel,
+            instance: self.instances,
             iteration: NONE,
             shadow,
         });
@@ -362,6 +441,9 @@ impl RaceDetector {
     /// iteration of an active kernel instance wrote there.
     #[inline]
     pub fn read(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
+        if self.watch.is_some() {
+            self.log(block, offset, false);
+        }
         for (d, level) in self.levels.iter_mut().enumerate() {
             let it = level.iteration;
             // Before its first iteration a kernel has no access to record.
@@ -379,6 +461,9 @@ impl RaceDetector {
     /// iteration of an active kernel instance read or wrote there.
     #[inline]
     pub fn write(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
+        if self.watch.is_some() {
+            self.log(block, offset, true);
+        }
         for (d, level) in self.levels.iter_mut().enumerate() {
             let it = level.iteration;
             // Before its first iteration a kernel has no access to record.

@@ -241,6 +241,18 @@ fn imp_kernels_are_race_checked_too() {
     let e = run_imp(&p, &[int(2)], Limits::default(), true, &mut NoObserver).expect_err("races");
     assert!(e.is_race(), "{e}");
     assert!(run_imp(&p, &[int(2)], Limits::default(), false, &mut NoObserver).is_ok());
+    // Nested: both outer iterations' inner kernels write cell j; the report
+    // gives both full paths.
+    let p = parse_imp(
+        "def main (n: int) = var m: mem; m <- alloc 2; kernel i < n do kernel j < 2 do m[j] <- i done done out (n)",
+    )
+    .expect("parses");
+    let e = run_imp(&p, &[int(2)], Limits::default(), true, &mut NoObserver).expect_err("races");
+    let r = race(&e);
+    assert_eq!(
+        (r.first.path.clone(), r.second.path.clone()),
+        (vec![0, 0], vec![1, 0])
+    );
 }
 
 #[test]
