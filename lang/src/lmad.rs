@@ -281,6 +281,37 @@ impl Lmad<i64> {
         Domain { elems, next }
     }
 
+    /// Calls `f` on the address of each index of the domain, in the
+    /// domain's (row-major) order, stopping at the first error. Unlike
+    /// [`image`](Lmad::image) it allocates nothing per index: an odometer
+    /// steps the address by the strides (wrapping, as [`apply`](Lmad::apply)).
+    pub fn for_each_address<E>(&self, mut f: impl FnMut(i64) -> Result<(), E>) -> Result<(), E> {
+        if self.dims.iter().any(|d| d.elems <= 0) {
+            return Ok(());
+        }
+        let mut idx = vec![0i64; self.dims.len()];
+        let mut addr = self.offset;
+        loop {
+            f(addr)?;
+            // Bump the innermost index, carrying outwards.
+            let mut k = self.dims.len();
+            loop {
+                let Some(k1) = k.checked_sub(1) else {
+                    return Ok(());
+                };
+                k = k1;
+                let d = &self.dims[k];
+                idx[k] += 1;
+                addr = addr.wrapping_add(d.stride);
+                if idx[k] < d.elems {
+                    break;
+                }
+                addr = addr.wrapping_sub(d.stride.wrapping_mul(d.elems));
+                idx[k] = 0;
+            }
+        }
+    }
+
     /// The address of each index of the domain, in the domain's order
     /// (repetitions included).
     pub fn image(&self) -> impl Iterator<Item = i64> {
@@ -482,6 +513,34 @@ fn nest_exact<T: Clone>(flat: &[T], shape: &[usize]) -> Option<Nested<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_follow_the_lmad() {
+        let lmads = [
+            (0, vec![]),
+            (5, vec![(3, 2)]),
+            (4, vec![(2, -3), (3, 1)]),
+            (0, vec![(2, 0), (2, 7), (2, 1)]),
+            (1, vec![(0, 1), (3, 1)]),
+            (i64::MAX, vec![(3, i64::MAX)]),
+        ];
+        for (offset, dims) in lmads {
+            let l = Lmad {
+                offset,
+                dims: dims
+                    .iter()
+                    .map(|&(elems, stride)| Dim { elems, stride })
+                    .collect(),
+            };
+            let mut got = Vec::new();
+            l.for_each_address(|a| {
+                got.push(a);
+                Ok::<(), ()>(())
+            })
+            .expect("no error");
+            assert_eq!(got, l.image().collect::<Vec<_>>(), "{l:?}");
+        }
+    }
     use crate::ast::UnOp;
     use crate::name::Name;
     use proptest::prelude::*;

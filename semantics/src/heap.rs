@@ -140,41 +140,6 @@ struct Machine<'o, O> {
     obs: &'o mut O,
 }
 
-/// Calls `f(a, b)` for the addresses of two LMADs of one shape, in
-/// row-major order of their common index space.
-fn zip_addresses<E>(
-    a: &Lmad<i64>,
-    b: &Lmad<i64>,
-    mut f: impl FnMut(i64, i64) -> Result<(), E>,
-) -> Result<(), E> {
-    let rank = a.rank();
-    if a.size() == 0 {
-        return Ok(());
-    }
-    let mut idx = vec![0i64; rank];
-    let (mut x, mut y) = (a.offset, b.offset);
-    loop {
-        f(x, y)?;
-        // Advance the odometer, innermost dimension first.
-        let mut d = rank;
-        loop {
-            if d == 0 {
-                return Ok(());
-            }
-            d -= 1;
-            idx[d] += 1;
-            x = x.wrapping_add(a.dims[d].stride);
-            y = y.wrapping_add(b.dims[d].stride);
-            if idx[d] < a.dims[d].elems {
-                break;
-            }
-            x = x.wrapping_sub(a.dims[d].stride.wrapping_mul(idx[d]));
-            y = y.wrapping_sub(b.dims[d].stride.wrapping_mul(idx[d]));
-            idx[d] = 0;
-        }
-    }
-}
-
 impl<O: Observer> Machine<'_, O> {
     fn arr(
         &self,
@@ -345,12 +310,12 @@ impl<O: Observer> Machine<'_, O> {
             {
                 let mut vals =
                     Vec::with_capacity(usize::try_from(ls.size()).unwrap_or(0).min(1 << 24));
-                zip_addresses(ls, ls, |a, _| {
+                ls.for_each_address(|a| {
                     vals.push(self.read(*src, a, rule, span)?);
                     Ok(())
                 })?;
                 let mut k = 0;
-                zip_addresses(ld, ld, |a, _| {
+                ld.for_each_address(|a| {
                     let x = vals.get(k).copied().unwrap_or(0);
                     k += 1;
                     self.write(dst, a, x, rule, span)
@@ -498,7 +463,7 @@ impl<O: Observer> Machine<'_, O> {
         for (p, blk, lmad, a) in placed {
             let label = self.block_of(blk, "E-MEM-PROG", span)?;
             let mut k = 0;
-            zip_addresses(&lmad, &lmad, |addr, _| {
+            lmad.for_each_address(|addr| {
                 let x = a.data.get(k).copied().unwrap_or(0);
                 k += 1;
                 self.write(label, addr, x, "E-MEM-PROG", span)
@@ -515,7 +480,7 @@ impl<O: Observer> Machine<'_, O> {
             H::Int(k) => Ok(Value::Int(k)),
             H::Arr(blk, l) => {
                 let mut data = Vec::with_capacity(usize::try_from(l.size()).unwrap_or(0));
-                zip_addresses(&l, &l, |a, _| {
+                l.for_each_address(|a| {
                     data.push(self.read(blk, a, "E-MEM-PROG", span)?);
                     Ok(())
                 })?;
@@ -648,7 +613,7 @@ impl<O: Observer> Machine<'_, O> {
                     ));
                 }
                 let mut k = 0;
-                zip_addresses(&l, &l, |a, _| {
+                l.for_each_address(|a| {
                     let r = self.write(blk, a, k, "E-MEM-IOTA", s.span);
                     k += 1;
                     r
