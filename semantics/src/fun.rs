@@ -371,26 +371,7 @@ impl<O: Observer> Machine<'_, O> {
             is[k] = atom(&self.frame, *a, "E-INDEX", s.span)?;
         }
         let a = self.arr(x, "E-INDEX", s.span)?;
-        if a.lmad.rank() != is.len() {
-            return Err(EvalError::stuck(
-                "E-INDEX",
-                s.span,
-                "wrong number of indices",
-            ));
-        }
-        for (d, (&k, dim)) in is.iter().zip(&a.lmad.dims).enumerate() {
-            if k < 0 || k >= dim.elems {
-                return Err(EvalError::stuck(
-                    "E-INDEX",
-                    s.span,
-                    format!(
-                        "index {k} is out of bounds for dimension {d} of `{}`, of size {}",
-                        operand(s),
-                        dim.elems
-                    ),
-                ));
-            }
-        }
+        check_index("E-INDEX", s, &a.lmad, is)?;
         let addr = a.lmad.apply(is);
         let v = usize::try_from(addr)
             .ok()
@@ -509,6 +490,32 @@ impl<O: Observer> Machine<'_, O> {
         self.set(p, V::Arr(Arr::row_major(out, &full)));
         Ok(())
     }
+}
+
+/// Checks that indices name an element of an array with this LMAD.
+pub(crate) fn check_index(
+    rule: &'static str,
+    s: &Stm,
+    l: &Lmad<i64>,
+    is: &[i64],
+) -> Result<(), EvalError> {
+    if l.rank() != is.len() {
+        return Err(EvalError::stuck(rule, s.span, "wrong number of indices"));
+    }
+    for (d, (&k, dim)) in is.iter().zip(&l.dims).enumerate() {
+        if k < 0 || k >= dim.elems {
+            return Err(EvalError::stuck(
+                rule,
+                s.span,
+                format!(
+                    "index {k} is out of bounds for dimension {d} of `{}`, of size {}",
+                    operand(s),
+                    dim.elems
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `o : n` pairs select a part of an array with this LMAD.

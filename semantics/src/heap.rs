@@ -21,7 +21,7 @@ use crate::code::{
 };
 use crate::error::Race;
 use crate::error::{ErrorKind, EvalError, Fuel, Limits};
-use crate::fun::{check_slice, dims, operand, result_is_mem};
+use crate::fun::{check_index, check_slice, dims, result_is_mem};
 use crate::observer::NoObserver;
 use crate::observer::Observer;
 use crate::race::{describe, RaceDetector};
@@ -533,26 +533,7 @@ impl<O: Observer> Machine<'_, O> {
                     .map(|a| atom(&self.frame, *a, "E-MEM-INDEX", s.span))
                     .collect::<Result<_, _>>()?;
                 let (blk, l) = self.arr(*x, "E-MEM-INDEX", s.span)?;
-                if l.rank() != is.len() {
-                    return Err(EvalError::stuck(
-                        "E-MEM-INDEX",
-                        s.span,
-                        "wrong number of indices",
-                    ));
-                }
-                for (d, (&k, dim)) in is.iter().zip(&l.dims).enumerate() {
-                    if k < 0 || k >= dim.elems {
-                        return Err(EvalError::stuck(
-                            "E-MEM-INDEX",
-                            s.span,
-                            format!(
-                                "index {k} is out of bounds for dimension {d} of `{}`, of size {}",
-                                operand(s),
-                                dim.elems
-                            ),
-                        ));
-                    }
-                }
+                check_index("E-MEM-INDEX", s, l, &is)?;
                 let addr = l.apply(&is);
                 let v = self.read(blk, addr, "E-MEM-INDEX", s.span)?;
                 self.set(p, H::Int(v));
