@@ -2,16 +2,16 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
+mod stages;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use funmem_lang::diag::{Diagnostic, Phase};
-use funmem_lang::parse::{AnyProgram, Layer};
+use funmem_lang::parse::AnyProgram;
 use funmem_lang::Source;
 use funmem_semantics::error::{EvalError, Limits};
 use funmem_semantics::observer::{NoObserver, Stats};
 use funmem_semantics::run::{layer_of, run, RunOptions, Semantics};
-use funmem_semantics::validity::{validate, Verdict};
 use funmem_semantics::value::Value;
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -30,6 +30,14 @@ enum SemArg {
     Value,
     /// A heap of memory blocks (FUNMEM, IMP).
     Heap,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    /// FUNMEM: arrays in memory blocks (IFL 2022 §3.5).
+    Funmem,
+    /// IMP: imperative code (§4).
+    Imp,
 }
 
 #[derive(Subcommand)]
@@ -67,13 +75,44 @@ enum Command {
         #[arg(long)]
         no_race_check: bool,
     },
-    /// Check a FUNMEM program's validity (Def. 3.1): heap and value semantics agree, without races.
-    Validate {
-        /// The program file (.funmem).
+    /// Translate a program to a lower language and print it.
+    Lower {
+        /// The program file (.fun or .funmem).
         file: String,
+        /// The target language.
+        #[arg(long, value_enum)]
+        to: Target,
+        /// FUNMEM passes to run after lowering to FUNMEM, comma-separated
+        /// (`none` for the paper's translation as it is).
+        #[arg(long, default_value = "simplify")]
+        passes: String,
+    },
+    /// Run FUNMEM passes and print the transformed FUNMEM program (a FUN program is lowered first).
+    Opt {
+        /// The program file (.fun or .funmem).
+        file: String,
+        /// The passes, comma-separated, in order (see `funmem passes`).
+        #[arg(long)]
+        passes: String,
+    },
+    /// List the FUNMEM passes.
+    Passes,
+    /// Run every stage (source, FUNMEM, each pass, IMP) and check validity (Def. 3.1) and agreement with the source.
+    Validate {
+        /// The program file (.fun or .funmem).
+        file: String,
+        /// FUNMEM passes to run after lowering, comma-separated.
+        #[arg(long, default_value = "none")]
+        passes: String,
         /// Read the inputs from this file instead of standard input.
         #[arg(long)]
         input: Option<String>,
+        /// Most statements to evaluate per stage.
+        #[arg(long, default_value_t = Limits::default().fuel)]
+        fuel: u64,
+        /// Most heap cells to allocate per stage.
+        #[arg(long, default_value_t = Limits::default().max_heap)]
+        max_heap: u64,
     },
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
@@ -126,7 +165,21 @@ fn dispatch(cli: Cli) -> ExitCode {
             };
             cmd_run(&file, semantics, input.as_deref(), opts, stats)
         }
-        Command::Validate { file, input } => cmd_validate(&file, input.as_deref()),
+        Command::Lower { file, to, passes } => cmd_lower(&file, to, &passes),
+        Command::Opt { file, passes } => cmd_lower(&file, Target::Funmem, &passes),
+        Command::Passes => {
+            for p in funmem_transforms::PASSES {
+                println!("{:<12} {}", p.name, p.summary);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate {
+            file,
+            passes,
+            input,
+            fuel,
+            max_heap,
+        } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
         Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
     };
     r.unwrap_or_else(|code| code)
@@ -258,35 +311,98 @@ fn print_stats(st: &Stats, elapsed: f64) {
     eprintln!("statements/second:    {rate:.0}");
 }
 
-fn cmd_validate(file: &str, input: Option<&str>) -> Result<ExitCode, ExitCode> {
+/// Parses a pass list, reporting a bad one.
+fn pass_list(list: &str) -> Result<Vec<funmem_transforms::Pass>, ExitCode> {
+    funmem_transforms::pass::parse_list(list).map_err(|e| {
+        eprintln!("funmem: {e}");
+        ExitCode::from(EXIT_NOT_A_PROGRAM)
+    })
+}
+
+/// Runs a pipeline, reporting a stage that fails.
+fn pipeline(
+    file: &str,
+    src: &Source,
+    p: &AnyProgram,
+    passes: &[funmem_transforms::Pass],
+    to_imp: bool,
+) -> Result<Vec<funmem_transforms::pipeline::Stage>, ExitCode> {
+    funmem_transforms::pipeline::stages(p, passes, to_imp).map_err(|e| {
+        match &e.output {
+            // A stage's own output is ill-typed: a bug of that stage.
+            Some(out) => {
+                eprintln!("{file}: {e}");
+                eprintln!(
+                    "{}",
+                    e.diagnostic.headline(&Source::new("<output>", out.clone()))
+                );
+                eprintln!("the stage's output:\n{out}");
+                ExitCode::from(EXIT_WENT_WRONG)
+            }
+            None => {
+                eprintln!("{file}: stage `{}`:", e.stage);
+                report(src, &e.diagnostic);
+                ExitCode::from(EXIT_NOT_A_PROGRAM)
+            }
+        }
+    })
+}
+
+fn cmd_lower(file: &str, to: Target, passes: &str) -> Result<ExitCode, ExitCode> {
+    let passes = pass_list(passes)?;
     let (src, p) = load(file)?;
-    let AnyProgram::Fun(q) = &p else {
-        eprintln!("{file}: validate takes a FUNMEM program (.funmem); IMP has one semantics only");
-        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
-    };
-    if layer_of(&p) != Layer::FunMem {
-        eprintln!("{file}: validate takes a FUNMEM program (.funmem): a FUN program has one semantics, and lowering it to FUNMEM is not implemented yet");
+    if let AnyProgram::Imp(_) = p {
+        eprintln!("{file}: an IMP program is already fully lowered");
         return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
+    let stages = pipeline(file, &src, &p, &passes, matches!(to, Target::Imp))?;
+    if let Some(last) = stages.last() {
+        print!("{}", last.program.print());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(
+    file: &str,
+    passes: &str,
+    input: Option<&str>,
+    limits: Limits,
+) -> Result<ExitCode, ExitCode> {
+    let passes = pass_list(passes)?;
+    let (src, p) = load(file)?;
+    if let AnyProgram::Imp(_) = p {
+        eprintln!("{file}: validate takes a FUN or FUNMEM program; IMP has one semantics only (use `funmem run`)");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let stages = pipeline(file, &src, &p, &passes, true)?;
     let inputs = read_inputs(input)?;
-    match validate(q, &inputs, Limits::default()) {
-        Verdict::Valid(_) => {
-            println!("valid: heap and value semantics agree, no race");
-            Ok(ExitCode::SUCCESS)
+    let verdicts = stages::check_stages(&stages, &inputs, limits);
+    let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);
+    let mut all_ok = true;
+    let mut went_wrong = false;
+    for (v, st) in verdicts.iter().zip(&stages) {
+        println!(
+            "{:<width$}  {:<6}  {:<10}  {}",
+            v.stage,
+            v.layer.name(),
+            v.semantics,
+            v.text
+        );
+        for o in &st.obligations {
+            println!("{:<width$}  obligation: {o}", "");
         }
-        Verdict::Invalid(d) => {
-            println!("invalid: {d}");
-            Err(ExitCode::from(EXIT_WENT_WRONG))
-        }
-        Verdict::HeapError(e) => {
-            println!("invalid: the heap semantics fails");
-            report(&src, &eval_diagnostic(&e));
-            Err(ExitCode::from(EXIT_WENT_WRONG))
-        }
-        Verdict::ValueError(e) => {
-            println!("invalid: the value semantics fails");
-            report(&src, &eval_diagnostic(&e));
-            Err(ExitCode::from(EXIT_WENT_WRONG))
-        }
+        all_ok &= v.ok;
+        went_wrong |= v.error.is_some();
     }
+    if !all_ok {
+        return Err(ExitCode::from(EXIT_WENT_WRONG));
+    }
+    if went_wrong {
+        // Every stage goes wrong the same way; the source's error, in full.
+        if let Some(e) = verdicts.first().and_then(|v| v.error.as_ref()) {
+            report(&src, &eval_diagnostic(e));
+        }
+        return Err(ExitCode::from(EXIT_WENT_WRONG));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -18,6 +18,8 @@ pub enum Phase {
     Type,
     /// Evaluation (a stuck rule, a race, a limit).
     Eval,
+    /// A translation or pass that cannot handle its input.
+    Transform,
 }
 
 /// An error at a position in a source text.

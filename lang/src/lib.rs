@@ -5,6 +5,7 @@
 //! transformations; it only says what a program *is* and whether it is well
 //! typed. Every other crate of the workspace builds on it.
 
+pub mod alpha;
 pub mod ast;
 pub mod check;
 pub mod count;

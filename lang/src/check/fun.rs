@@ -15,6 +15,15 @@
 //! forces a body to return all of an array's supporting information: its
 //! sizes, its block and the variables of its LMAD.
 //!
+//! Scalar definitions are known equalities: in FUNMEM, after
+//! `let (x: int) = se`, the variable `x` stands for `se` wherever LMADs are
+//! compared (its definition is unfolded into the polynomials). That is what
+//! lets a branch bind an array's offset to a variable and return it (the
+//! paper's Support procedure): the array's LMAD `i*n + o + {...}` and the
+//! pattern's `x_off + {...}` with `x_off = i*n + o` compare equal. Sizes
+//! still compare by name. A definition whose polynomial has more than
+//! [`DEF_TERMS`] terms is not unfolded (the variable stays opaque).
+//!
 //! Deviations from the paper, all fixed by DESIGN.md: indices are 0-based
 //! (no effect on typing); a FUN program takes parameters (`def main`) rather
 //! than being closed; integer literals may stand for sizes.
@@ -35,6 +44,7 @@ pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
     let mut c = Checker {
         lang: p.lang,
         env: Scope::new("bound"),
+        defs: HashMap::new(),
     };
     // The parameters form one pattern: a size may be any parameter.
     c.bind_pattern(&p.params, "parameter")?;
@@ -49,12 +59,62 @@ fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Phase::Type, span, msg)
 }
 
+/// Largest scalar definition (in polynomial terms) that LMAD comparisons
+/// unfold.
+pub const DEF_TERMS: usize = 64;
+
 struct Checker {
     lang: Lang,
     env: Scope<Type>,
+    /// FUNMEM: the unfolded polynomial of each `int` variable bound to a
+    /// scalar expression. An entry is set or cleared whenever its name is
+    /// bound, so it always describes the visible binding.
+    defs: HashMap<Name, Poly>,
 }
 
 impl Checker {
+    /// Binds a name (without a scalar definition).
+    fn bind(&mut self, x: &Ident, ty: Type) -> Result<(), Diagnostic> {
+        self.defs.remove(&x.name);
+        self.env.bind(x, ty)
+    }
+
+    /// A polynomial with every known scalar definition unfolded.
+    fn unfold(&self, p: Poly) -> Poly {
+        if self.defs.is_empty() {
+            return p;
+        }
+        p.subst(&|x| self.defs.get(x).cloned())
+    }
+
+    fn atom_poly(&self, a: &Atom) -> Poly {
+        self.unfold(Poly::from_sexp(&SExp::Atom(a.clone())))
+    }
+
+    fn poly_lmad(&self, l: &LmadSyn) -> Lmad<Poly> {
+        l.to_lmad().map(|e| self.unfold(Poly::from_sexp(e)))
+    }
+
+    /// Type equality: sizes and blocks by name, LMADs as polynomials with
+    /// scalar definitions unfolded.
+    fn types_equal(&self, a: &Type, b: &Type) -> bool {
+        match (a, b) {
+            (Type::Int(_), Type::Int(_)) | (Type::Mem(_), Type::Mem(_)) => true,
+            (Type::Array(x, _), Type::Array(y, _)) => {
+                x.shape == y.shape
+                    && match (&x.mem, &y.mem) {
+                        (None, None) => true,
+                        (Some(m), Some(n)) => {
+                            m.block.name == n.block.name
+                                && self.poly_lmad(&m.lmad) == self.poly_lmad(&n.lmad)
+                        }
+                        _ => false,
+                    }
+            }
+            _ => false,
+        }
+    }
+
     fn lookup(&self, x: &Ident) -> Result<&Type, Diagnostic> {
         match self.env.get(&x.name) {
             Some(b) => Ok(&b.val),
@@ -129,7 +189,7 @@ impl Checker {
             }
         });
         res?;
-        super::lmad_fits(&m.lmad, &a.shape, "the array")
+        super::lmad_fits(&m.lmad, &a.shape, "the array", &|p| self.unfold(p))
     }
 
     /// Binds a pattern whose types may use the pattern's own names (T-IF,
@@ -139,7 +199,7 @@ impl Checker {
             if self.lang == Lang::Fun && matches!(p.ty, Type::Mem(_)) {
                 return Err(err(p.ty.span(), "type `mem` belongs to FUNMEM"));
             }
-            self.env.bind(&p.name, p.ty.clone())?;
+            self.bind(&p.name, p.ty.clone())?;
         }
         for p in pats {
             self.well_formed(&p.ty)
@@ -174,7 +234,14 @@ impl Checker {
             kind => {
                 let p = &s.pats[0];
                 self.t_single(p, kind, construct)?;
-                self.bind_pattern(std::slice::from_ref(p), "binding")
+                self.bind_pattern(std::slice::from_ref(p), "binding")?;
+                if let (Lang::FunMem, ExpKind::Scalar(e)) = (self.lang, kind) {
+                    let def = self.unfold(Poly::from_sexp(e));
+                    if def.terms().count() <= DEF_TERMS {
+                        self.defs.insert(p.name.name.clone(), def);
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -290,9 +357,9 @@ impl Checker {
         let derived = a.mem.as_ref().map(|m| {
             let slices: Vec<(Poly, Poly)> = sl
                 .iter()
-                .map(|(o, n)| (atom_poly(o), atom_poly(n)))
+                .map(|(o, n)| (self.atom_poly(o), self.atom_poly(n)))
                 .collect();
-            (m.block.name.clone(), poly_lmad(&m.lmad).slice(&slices))
+            (m.block.name.clone(), self.poly_lmad(&m.lmad).slice(&slices))
         });
         self.expect_derived(p, "slice", x, &shape, derived)
     }
@@ -315,7 +382,7 @@ impl Checker {
         let derived = a
             .mem
             .as_ref()
-            .and_then(|m| Some((m.block.name.clone(), poly_lmad(&m.lmad).transpose()?)));
+            .and_then(|m| Some((m.block.name.clone(), self.poly_lmad(&m.lmad).transpose()?)));
         self.expect_derived(p, "transpose", x, &shape, derived)
     }
 
@@ -344,7 +411,7 @@ impl Checker {
                 ),
             ));
         }
-        let found = poly_lmad(&m.lmad);
+        let found = self.poly_lmad(&m.lmad);
         if found != lmad {
             return Err(err(
                 m.lmad.span(),
@@ -416,7 +483,6 @@ impl Checker {
         }
         self.env.open();
         let r = self
-            .env
             .bind(i, Type::Int(i.span))
             .and_then(|()| self.stms(&b.stms))
             .and_then(|()| {
@@ -471,7 +537,7 @@ impl Checker {
         for (p, x) in pats.iter().zip(&b.result) {
             let found = self.lookup(x)?;
             let want = subst_type(&p.ty, &subst);
-            if !types_equal(found, &want) {
+            if !self.types_equal(found, &want) {
                 return Err(err(
                     x.span,
                     format!(
@@ -499,14 +565,6 @@ fn construct_name(e: &ExpKind) -> &'static str {
         ExpKind::Copy(_) => "copy",
         ExpKind::Alloc(_) => "alloc",
     }
-}
-
-fn atom_poly(a: &Atom) -> Poly {
-    Poly::from_sexp(&SExp::Atom(a.clone()))
-}
-
-fn poly_lmad(l: &LmadSyn) -> Lmad<Poly> {
-    l.to_lmad().map(Poly::from_sexp)
 }
 
 fn lmad_str(l: &Lmad<Poly>) -> String {
@@ -575,24 +633,6 @@ fn subst_type(t: &Type, s: &HashMap<Name, Name>) -> Type {
         },
     });
     Type::Array(ArrayType { shape, mem }, *sp)
-}
-
-/// Type equality: sizes and blocks by name, LMADs as polynomials.
-fn types_equal(a: &Type, b: &Type) -> bool {
-    match (a, b) {
-        (Type::Int(_), Type::Int(_)) | (Type::Mem(_), Type::Mem(_)) => true,
-        (Type::Array(x, _), Type::Array(y, _)) => {
-            x.shape == y.shape
-                && match (&x.mem, &y.mem) {
-                    (None, None) => true,
-                    (Some(m), Some(n)) => {
-                        m.block.name == n.block.name && poly_lmad(&m.lmad) == poly_lmad(&n.lmad)
-                    }
-                    _ => false,
-                }
-        }
-        _ => false,
-    }
 }
 
 #[cfg(test)]
@@ -759,6 +799,39 @@ mod tests {
                 branch("2")
             ),
             "needs type [n]int @ bm",
+        );
+    }
+
+    #[test]
+    fn funmem_scalar_definitions_are_known_equalities() {
+        // The branch returns a slice's offset through a variable bound to it,
+        // as the lowering's Support does.
+        let src = "def main (c: int) (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+            let (k: int) = n - 1
+            let (zo: int) (z: [k]int @ xm -> zo + {(k : 1)}) = if c then
+                let (a: [k]int @ xm -> 1 + {(k : 1)}) = xs[1 : k]
+                let (ao: int) = 0 + 1 * 1
+                in (ao, a)
+              else
+                let (b: [k]int @ xm -> R(k)) = xs[0 : k]
+                let (bo: int) = 0
+                in (bo, b)
+            in (z)";
+        ok(Lang::FunMem, src);
+        // A wrong definition is caught.
+        bad(
+            Lang::FunMem,
+            &src.replace("let (bo: int) = 0", "let (bo: int) = 2"),
+            "needs type",
+        );
+        // Sizes still compare by name.
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (k: int) = n
+               let (ys: [k]int @ xm -> R(k)) = xs[0 : n]
+               in (ys)",
+            "shape",
         );
     }
 }

@@ -173,7 +173,7 @@ impl Checker {
             }
         });
         res?;
-        super::lmad_fits(&a.lmad, &a.shape, &format!("`{}`", a.name.name))?;
+        super::lmad_fits(&a.lmad, &a.shape, &format!("`{}`", a.name.name), &|p| p)?;
         match self.env.get(&a.block.name) {
             // Arrays given as inputs may share a block.
             Some(b) if declares && b.val == Var::Mem => Ok(()),

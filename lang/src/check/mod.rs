@@ -27,8 +27,13 @@ pub fn check_any(p: &AnyProgram) -> Result<(), Diagnostic> {
 
 /// An LMAD fits an array when it has one `(elements : stride)` pair per
 /// dimension and each element count equals the array's size there
-/// (compared as polynomials, so `R(n)` fits `[n]`).
-fn lmad_fits(lmad: &LmadSyn, shape: &[Atom], array: &str) -> Result<(), Diagnostic> {
+/// (compared as polynomials after `norm`, so `R(n)` fits `[n]`).
+fn lmad_fits(
+    lmad: &LmadSyn,
+    shape: &[Atom],
+    array: &str,
+    norm: &dyn Fn(Poly) -> Poly,
+) -> Result<(), Diagnostic> {
     let err = |msg: String| Diagnostic::new(Phase::Type, lmad.span(), msg);
     if lmad.rank() != shape.len() {
         return Err(err(format!(
@@ -37,9 +42,9 @@ fn lmad_fits(lmad: &LmadSyn, shape: &[Atom], array: &str) -> Result<(), Diagnost
             shape.len()
         )));
     }
-    let l = lmad.to_lmad().map(Poly::from_sexp);
+    let l = lmad.to_lmad().map(|e| norm(Poly::from_sexp(e)));
     for (k, (d, s)) in l.dims.iter().zip(shape).enumerate() {
-        if d.elems != Poly::from_sexp(&SExp::Atom(s.clone())) {
+        if d.elems != norm(Poly::from_sexp(&SExp::Atom(s.clone()))) {
             return Err(err(format!(
                 "index function: dimension {k} has {} elements, but {array} has size {s} there",
                 d.elems

@@ -1,0 +1,96 @@
+//! The pass interface: a FUNMEM program in, a FUNMEM program and its proof
+//! obligations out. Every pass is listed in [`PASSES`], so that
+//! `funmem opt --passes a,b,c`, `funmem validate` and the fuzzer find it by
+//! name.
+
+use crate::obligation::Obligation;
+use funmem_lang::ast::{Lang, Program};
+use funmem_lang::diag::{Diagnostic, Phase};
+
+/// What a pass produces.
+#[derive(Clone, Debug)]
+pub struct PassOutput {
+    /// The transformed program.
+    pub program: Program,
+    /// The facts the transformation relied on.
+    pub obligations: Vec<Obligation>,
+}
+
+/// A FUNMEM -> FUNMEM pass.
+#[derive(Clone, Copy)]
+pub struct Pass {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// One line saying what it does.
+    pub summary: &'static str,
+    run: fn(&Program) -> Result<PassOutput, Diagnostic>,
+}
+
+impl Pass {
+    /// Runs the pass on a FUNMEM program.
+    pub fn run(&self, p: &Program) -> Result<PassOutput, Diagnostic> {
+        if p.lang != Lang::FunMem {
+            return Err(Diagnostic::new(
+                Phase::Transform,
+                p.span,
+                format!("pass `{}` needs a FUNMEM program", self.name),
+            ));
+        }
+        (self.run)(p)
+    }
+}
+
+impl std::fmt::Debug for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every pass, by name.
+pub const PASSES: &[Pass] = &[Pass {
+    name: "simplify",
+    summary: "remove what lowering leaves redundant: branch-invariant if results, unused bindings, copies of values already in place",
+    run: crate::simplify::simplify_pass,
+}];
+
+/// The pass called `name`.
+pub fn lookup(name: &str) -> Result<Pass, String> {
+    PASSES
+        .iter()
+        .copied()
+        .find(|p| p.name == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+            format!(
+                "unknown pass `{name}`; the passes are: {}",
+                known.join(", ")
+            )
+        })
+}
+
+/// A comma-separated list of pass names (`none` or empty for no pass).
+pub fn parse_list(list: &str) -> Result<Vec<Pass>, String> {
+    let list = list.trim();
+    if list.is_empty() || list == "none" {
+        return Ok(Vec::new());
+    }
+    list.split(',').map(|n| lookup(n.trim())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_lists_parse_and_unknown_names_are_refused() {
+        assert!(parse_list("none").unwrap().is_empty());
+        assert!(parse_list("").unwrap().is_empty());
+        let l = parse_list("simplify, simplify").unwrap();
+        assert_eq!(l.len(), 2);
+        let e = parse_list("simplify,expand").unwrap_err();
+        assert!(
+            e.contains("unknown pass `expand`") && e.contains("simplify"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,627 @@
+//! The simplifier: removes what lowering leaves redundant (the IFL paper
+//! defers this to "a fairly straight-forward simplifier"; we do it).
+//!
+//! Rules, applied in rounds until nothing changes:
+//!
+//! - **Copy propagation and constant folding.** `let (x: int) = se` where
+//!   `se` is, as a polynomial, a variable or a constant: `x` is replaced by
+//!   it everywhere after (sizes, indices, LMADs, results). Scalar
+//!   expressions and LMADs are put in polynomial normal form, and an LMAD
+//!   equal to the row-major layout of its array is written `R(...)`.
+//! - **Branch-invariant `if` results.** A result that both branches compute
+//!   as the same expression of names bound outside the `if` (sizes,
+//!   offsets, strides), or the same outer block, is bound before the `if`
+//!   (or substituted) and dropped from the pattern and both result lists.
+//! - **Copies of values already in place.** A `copy` whose destination is
+//!   its source's block and LMAD is dropped (the result is the source); a
+//!   kernel body's result copied just before the kernel copies it again
+//!   into its row is not copied twice; a program result copied to a fresh
+//!   row-major block when it is already row-major is returned as it is.
+//! - **Unused bindings.** A statement none of whose names is used is
+//!   dropped when it cannot get stuck (a scalar expression without a
+//!   division by a variable, an `alloc` of a size known to be non-negative,
+//!   a transpose, a copy); so are unused results of an `if`.
+//!
+//! Nothing that may get stuck is removed or moved, so a program and its
+//! simplified form go wrong in the same way on the same inputs.
+
+use crate::pass::PassOutput;
+use crate::to_funmem::{atom_poly, lmad_syn};
+use crate::walk::{self, Subst};
+use funmem_lang::ast::*;
+use funmem_lang::diag::Diagnostic;
+use funmem_lang::lmad::Lmad;
+use funmem_lang::poly::Poly;
+use funmem_lang::{Name, Span};
+use std::collections::{HashMap, HashSet};
+
+/// Most rounds of rewriting (each removes something, so few are needed).
+const MAX_ROUNDS: usize = 16;
+
+/// The `simplify` pass (it relies on no fact about index functions).
+pub fn simplify_pass(p: &Program) -> Result<PassOutput, Diagnostic> {
+    Ok(PassOutput {
+        program: simplify(p),
+        obligations: Vec::new(),
+    })
+}
+
+/// The simplified program.
+pub fn simplify(p: &Program) -> Program {
+    let mut cur = p.clone();
+    for _ in 0..MAX_ROUNDS {
+        let next = round(&cur);
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    cur
+}
+
+fn round(p: &Program) -> Program {
+    let mut pr = Prop::default();
+    let mut params = Vec::new();
+    for q in &p.params {
+        let q = pr.pat(&Subst::default(), q);
+        pr.bind_param(&q);
+        params.push(q);
+    }
+    let body = pr.body(&p.body, Subst::default(), Where::Top);
+    let mut sizes: Vec<Poly> = params.iter().filter_map(|q| element_count(&q.ty)).collect();
+    let body = dce_body(&body, &mut sizes);
+    Program {
+        lang: p.lang,
+        params,
+        body,
+        span: p.span,
+    }
+}
+
+/// Can evaluating this scalar expression get stuck (a division or
+/// remainder by something that is not a non-zero literal)?
+pub fn sexp_may_fail(e: &SExp) -> bool {
+    match e {
+        SExp::Atom(_) => false,
+        SExp::Bin(op, l, r, _) => {
+            let div = matches!(op, BinOp::Div | BinOp::Rem)
+                && !matches!(**r, SExp::Atom(Atom::Int(k, _)) if k != 0);
+            div || sexp_may_fail(l) || sexp_may_fail(r)
+        }
+        SExp::Un(_, x, _) => sexp_may_fail(x),
+    }
+}
+
+fn type_may_fail(t: &Type) -> bool {
+    let mut fail = false;
+    if let Type::Array(ArrayType { mem: Some(m), .. }, _) = t {
+        if let LmadSyn::Explicit { offset, dims, .. } = &m.lmad {
+            fail = sexp_may_fail(offset) || dims.iter().any(|(_, s)| sexp_may_fail(s));
+        }
+    }
+    fail
+}
+
+/// Which body is being simplified: its results may get special treatment.
+#[derive(Clone, PartialEq, Eq)]
+enum Where {
+    /// The program's body: results are copied to row-major blocks.
+    Top,
+    /// A kernel's body; its result is copied into the kernel's array, which
+    /// lives in this block when that block was bound by `alloc`.
+    Kernel(Option<Name>),
+    /// A branch of an `if`.
+    Branch,
+}
+
+/// State of the forward rewriting: the type of each name in scope (after
+/// rewriting) and the blocks bound by `alloc` (two such blocks with
+/// different names are different blocks at run time).
+#[derive(Default)]
+struct Prop {
+    env: HashMap<Name, Type>,
+    allocated: HashSet<Name>,
+}
+
+impl Prop {
+    fn bind_param(&mut self, p: &Pat) {
+        self.env.insert(p.name.name.clone(), p.ty.clone());
+        self.allocated.remove(&p.name.name);
+    }
+
+    fn bind(&mut self, s: &Stm) {
+        for p in &s.pats {
+            self.env.insert(p.name.name.clone(), p.ty.clone());
+            if matches!(s.exp.kind, ExpKind::Alloc(_)) {
+                self.allocated.insert(p.name.name.clone());
+            } else {
+                self.allocated.remove(&p.name.name);
+            }
+        }
+    }
+
+    /// A pattern element with the substitution applied and its LMAD
+    /// normalised.
+    fn pat(&self, sub: &Subst, p: &Pat) -> Pat {
+        let mut p = sub.pat(p);
+        if !type_may_fail(&p.ty) {
+            if let Type::Array(
+                ArrayType {
+                    shape,
+                    mem: Some(m),
+                },
+                _,
+            ) = &mut p.ty
+            {
+                m.lmad = lmad_syn(shape, &poly_lmad(&m.lmad));
+            }
+        }
+        p
+    }
+
+    fn body(&mut self, b: &Body, mut sub: Subst, at: Where) -> Body {
+        let mut out: Vec<Stm> = Vec::with_capacity(b.stms.len());
+        for s in &b.stms {
+            self.stm(s, &mut sub, &mut out);
+        }
+        let mut result: Vec<Ident> = b.result.iter().map(|x| sub.ident(x)).collect();
+        self.drop_result_copies(&mut out, &mut result, &at);
+        Body {
+            stms: out,
+            result,
+            span: b.span,
+        }
+    }
+
+    fn emit(&mut self, s: Stm, out: &mut Vec<Stm>) {
+        self.bind(&s);
+        out.push(s);
+    }
+
+    fn stm(&mut self, s: &Stm, sub: &mut Subst, out: &mut Vec<Stm>) {
+        let pats: Vec<Pat> = s.pats.iter().map(|p| self.pat(sub, p)).collect();
+        let mk = |pats: Vec<Pat>, kind: ExpKind| Stm {
+            pats,
+            exp: Exp {
+                kind,
+                span: s.exp.span,
+            },
+            span: s.span,
+        };
+        match &s.exp.kind {
+            ExpKind::Scalar(e) => {
+                let e = sub.sexp(e);
+                if sexp_may_fail(&e) {
+                    return self.emit(mk(pats, ExpKind::Scalar(e)), out);
+                }
+                let poly = Poly::from_sexp(&e);
+                match as_atom(&poly) {
+                    Some(a @ Atom::Var(_)) => {
+                        sub.0.insert(pats[0].name.name.clone(), a);
+                    }
+                    Some(a @ Atom::Int(..)) => {
+                        // Uses are replaced; the binding stays for the
+                        // positions that need a name (results, conditions).
+                        sub.0.insert(pats[0].name.name.clone(), a.clone());
+                        self.emit(mk(pats, ExpKind::Scalar(SExp::Atom(a))), out);
+                    }
+                    None => self.emit(mk(pats, ExpKind::Scalar(poly.to_sexp())), out),
+                }
+            }
+            ExpKind::Alloc(e) => {
+                let e = sub.sexp(e);
+                let e = if sexp_may_fail(&e) {
+                    e
+                } else {
+                    Poly::from_sexp(&e).to_sexp()
+                };
+                self.emit(mk(pats, ExpKind::Alloc(e)), out);
+            }
+            ExpKind::Copy(x) => {
+                let x = sub.ident(x);
+                if self.same_place(&x, &pats[0].ty) {
+                    // A copy onto the very place it copies from.
+                    sub.0.insert(pats[0].name.name.clone(), Atom::Var(x));
+                } else {
+                    self.emit(mk(pats, ExpKind::Copy(x)), out);
+                }
+            }
+            ExpKind::Kernel(i, n, b) => {
+                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.allocated.remove(&i.name);
+                let dst = match &pats[0].ty {
+                    Type::Array(ArrayType { mem: Some(m), .. }, _)
+                        if self.allocated.contains(&m.block.name) =>
+                    {
+                        Some(m.block.name.clone())
+                    }
+                    _ => None,
+                };
+                let body = self.body(b, sub.clone(), Where::Kernel(dst));
+                self.emit(mk(pats, ExpKind::Kernel(i.clone(), sub.atom(n), body)), out);
+            }
+            ExpKind::If(c, t, e) => {
+                let t = self.body(t, sub.clone(), Where::Branch);
+                let e = self.body(e, sub.clone(), Where::Branch);
+                let s2 = self.hoist_invariant(mk(pats, ExpKind::If(sub.ident(c), t, e)), sub, out);
+                self.emit(s2, out);
+            }
+            ExpKind::Index(..) | ExpKind::Slice(..) | ExpKind::Transpose(_) | ExpKind::Iota(_) => {
+                let e = sub.exp(&s.exp);
+                self.emit(mk(pats, e.kind), out);
+            }
+        }
+    }
+
+    /// `x` lives exactly where an array of type `ty` would.
+    fn same_place(&self, x: &Ident, ty: &Type) -> bool {
+        let (Some(Type::Array(src, _)), Type::Array(dst, _)) = (self.env.get(&x.name), ty) else {
+            return false;
+        };
+        match (&src.mem, &dst.mem) {
+            (Some(ms), Some(md)) => {
+                ms.block.name == md.block.name && poly_lmad(&ms.lmad) == poly_lmad(&md.lmad)
+            }
+            _ => false,
+        }
+    }
+
+    /// Drops the `if` results that both branches compute the same way from
+    /// names bound outside: ints are bound before the `if`, blocks are
+    /// substituted. Returns the `if` with the rest.
+    fn hoist_invariant(&mut self, mut s: Stm, sub: &mut Subst, out: &mut Vec<Stm>) -> Stm {
+        let ExpKind::If(_, t, e) = &mut s.exp.kind else {
+            return s;
+        };
+        let (rt, re) = (Resolver::new(t), Resolver::new(e));
+        let mut keep = vec![true; s.pats.len()];
+        let mut local = Subst::default();
+        for (k, p) in s.pats.iter().enumerate() {
+            let (Some(xt), Some(xe)) = (t.result.get(k), e.result.get(k)) else {
+                return s;
+            };
+            match p.ty {
+                Type::Mem(_) => {
+                    if xt.name == xe.name
+                        && !rt.local.contains(&xt.name)
+                        && !re.local.contains(&xe.name)
+                    {
+                        local.0.insert(p.name.name.clone(), Atom::Var(xt.clone()));
+                        keep[k] = false;
+                    }
+                }
+                Type::Int(_) => {
+                    let (Some(a), Some(b)) = (rt.resolve(&xt.name, 0), re.resolve(&xe.name, 0))
+                    else {
+                        continue;
+                    };
+                    if a != b {
+                        continue;
+                    }
+                    let atom = as_atom(&a);
+                    // A size must stay a name the branches' arrays agree on;
+                    // offsets and strides may be any expression.
+                    let in_shape = s.pats.iter().any(|q| match &q.ty {
+                        Type::Array(at, _) => {
+                            at.shape.iter().any(|x| x.var() == Some(&p.name.name))
+                        }
+                        _ => false,
+                    });
+                    if atom.is_none() && in_shape {
+                        continue;
+                    }
+                    keep[k] = false;
+                    match atom {
+                        Some(a @ Atom::Var(_)) => {
+                            local.0.insert(p.name.name.clone(), a);
+                        }
+                        _ => {
+                            let st = Stm {
+                                pats: vec![p.clone()],
+                                exp: Exp {
+                                    kind: ExpKind::Scalar(a.to_sexp()),
+                                    span: s.exp.span,
+                                },
+                                span: s.span,
+                            };
+                            if let Some(a @ Atom::Int(..)) = as_atom(&a) {
+                                local.0.insert(p.name.name.clone(), a);
+                            }
+                            self.emit(st, out);
+                        }
+                    }
+                }
+                Type::Array(..) => {}
+            }
+        }
+        if keep.iter().all(|k| *k) {
+            return s;
+        }
+        let filter = |v: &mut Vec<Ident>| {
+            let mut it = keep.iter();
+            v.retain(|_| *it.next().unwrap_or(&true));
+        };
+        filter(&mut t.result);
+        filter(&mut e.result);
+        let mut it = keep.iter();
+        s.pats.retain(|_| *it.next().unwrap_or(&true));
+        s.pats = s.pats.iter().map(|p| self.pat(&local, p)).collect();
+        sub.0.extend(local.0);
+        s
+    }
+
+    /// Results that are copies made only to be returned: a kernel's result
+    /// is copied into its row anyway; a program result that is already
+    /// row-major needs no copy to a row-major block.
+    fn drop_result_copies(&self, stms: &mut Vec<Stm>, result: &mut [Ident], at: &Where) {
+        let (Where::Top | Where::Kernel(Some(_))) = at else {
+            return;
+        };
+        for ri in 0..result.len() {
+            let r = result[ri].clone();
+            let Some(k) = stms
+                .iter()
+                .position(|s| s.pats.len() == 1 && s.pats[0].name.name == r.name)
+            else {
+                continue;
+            };
+            let ExpKind::Copy(x) = &stms[k].exp.kind else {
+                continue;
+            };
+            let Some(Type::Array(src, _)) = self.env.get(&x.name) else {
+                continue;
+            };
+            let Some(ms) = &src.mem else { continue };
+            let ok = match at {
+                Where::Kernel(Some(dst)) => {
+                    ms.block.name != *dst && self.allocated.contains(&ms.block.name)
+                }
+                _ => {
+                    let shape: Vec<Poly> = src.shape.iter().map(atom_poly).collect();
+                    poly_lmad(&ms.lmad) == Lmad::row_major(&shape)
+                }
+            };
+            let uses = walk::occurrences(stms, &[])
+                .get(&r.name)
+                .copied()
+                .unwrap_or(0);
+            let returned = result_count(result, &r.name);
+            if ok && uses == 1 && returned == 1 {
+                result[ri] = x.clone();
+                stms.remove(k);
+            }
+        }
+    }
+}
+
+fn result_count(result: &[Ident], x: &Name) -> usize {
+    result.iter().filter(|y| y.name == *x).count()
+}
+
+/// The value of an `if` branch's results in terms of names bound outside
+/// the branch, through its scalar bindings.
+struct Resolver<'a> {
+    defs: HashMap<&'a Name, &'a SExp>,
+    local: HashSet<Name>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(b: &'a Body) -> Resolver<'a> {
+        let mut defs = HashMap::new();
+        let mut local = HashSet::new();
+        for s in &b.stms {
+            for p in &s.pats {
+                local.insert(p.name.name.clone());
+            }
+            if let (ExpKind::Scalar(e), [p]) = (&s.exp.kind, s.pats.as_slice()) {
+                defs.insert(&p.name.name, e);
+            }
+        }
+        Resolver { defs, local }
+    }
+
+    fn resolve(&self, x: &Name, depth: usize) -> Option<Poly> {
+        if !self.local.contains(x) {
+            return Some(Poly::var(x));
+        }
+        let e = self.defs.get(x)?;
+        if sexp_may_fail(e) || depth > 64 {
+            return None;
+        }
+        let mut vals = HashMap::new();
+        let mut ok = true;
+        e.for_each_var(&mut |v| {
+            if ok && !vals.contains_key(&v.name) {
+                match self.resolve(&v.name, depth + 1) {
+                    Some(p) => {
+                        vals.insert(v.name.clone(), p);
+                    }
+                    None => ok = false,
+                }
+            }
+        });
+        ok.then(|| Poly::from_sexp(e).subst(&|v| vals.get(v).cloned()))
+    }
+}
+
+/// The polynomial as an atom, when it is a constant or a lone variable.
+fn as_atom(p: &Poly) -> Option<Atom> {
+    if let Some(k) = p.as_constant() {
+        return Some(Atom::Int(k, Span::DUMMY));
+    }
+    match p.to_sexp() {
+        SExp::Atom(a @ Atom::Var(_)) => Some(a),
+        _ => None,
+    }
+}
+
+fn poly_lmad(l: &LmadSyn) -> Lmad<Poly> {
+    l.to_lmad().map(Poly::from_sexp)
+}
+
+/// The number of elements of an array type, as a polynomial.
+fn element_count(t: &Type) -> Option<Poly> {
+    let Type::Array(a, _) = t else { return None };
+    Some(
+        a.shape
+            .iter()
+            .fold(Poly::constant(1), |acc, s| acc.mul(&atom_poly(s))),
+    )
+}
+
+/// Can this statement get stuck? `sizes` are the element counts of the
+/// arrays in scope: an `alloc` of one of them cannot be negative.
+fn may_fail(s: &Stm, sizes: &[Poly]) -> bool {
+    if s.pats.iter().any(|p| type_may_fail(&p.ty)) {
+        return true;
+    }
+    match &s.exp.kind {
+        ExpKind::Scalar(e) => sexp_may_fail(e),
+        ExpKind::Alloc(e) => {
+            if sexp_may_fail(e) {
+                return true;
+            }
+            let p = Poly::from_sexp(e);
+            !(p.as_constant().is_some_and(|k| k >= 0) || sizes.contains(&p))
+        }
+        ExpKind::Transpose(_) | ExpKind::Copy(_) => false,
+        ExpKind::Iota(n) => !matches!(n, Atom::Int(k, _) if *k >= 0),
+        ExpKind::Index(..) | ExpKind::Slice(..) | ExpKind::Kernel(..) => true,
+        ExpKind::If(_, t, e) => t.stms.iter().chain(&e.stms).any(|s| may_fail(s, sizes)),
+    }
+}
+
+/// Removes unused bindings that cannot get stuck, and unused `if`
+/// results. `sizes` holds the element counts of the arrays in scope.
+fn dce_body(b: &Body, sizes: &mut Vec<Poly>) -> Body {
+    let base = sizes.len();
+    // Element counts in scope before each statement.
+    let mut before = Vec::with_capacity(b.stms.len());
+    for s in &b.stms {
+        before.push(sizes.len());
+        sizes.extend(s.pats.iter().filter_map(|p| element_count(&p.ty)));
+    }
+    let mut live: HashSet<Name> = b.result.iter().map(|x| x.name.clone()).collect();
+    let mut kept: Vec<Stm> = Vec::new();
+    for (k, s) in b.stms.iter().enumerate().rev() {
+        let visible = &sizes[..before[k]];
+        let s = match &s.exp.kind {
+            ExpKind::If(c, t, e) => {
+                let Some(s) = dce_if(s, c, t, e, &live, visible) else {
+                    continue;
+                };
+                s
+            }
+            ExpKind::Kernel(i, n, body) => {
+                let mut inner = visible.to_vec();
+                let body = dce_body(body, &mut inner);
+                Stm {
+                    pats: s.pats.clone(),
+                    exp: Exp {
+                        kind: ExpKind::Kernel(i.clone(), n.clone(), body),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                }
+            }
+            _ => {
+                let used = s.pats.iter().any(|p| live.contains(&p.name.name));
+                if !used && !may_fail(s, visible) {
+                    continue;
+                }
+                s.clone()
+            }
+        };
+        walk::stm_names(&s, &mut |x| {
+            live.insert(x.name.clone());
+        });
+        kept.push(s);
+    }
+    sizes.truncate(base);
+    kept.reverse();
+    Body {
+        stms: kept,
+        result: b.result.clone(),
+        span: b.span,
+    }
+}
+
+/// An `if` without its unused results; `None` when nothing of it is needed
+/// and nothing in it can get stuck.
+fn dce_if(
+    s: &Stm,
+    c: &Ident,
+    t: &Body,
+    e: &Body,
+    live: &HashSet<Name>,
+    visible: &[Poly],
+) -> Option<Stm> {
+    let n = s.pats.len();
+    let mut keep: Vec<bool> = s.pats.iter().map(|p| live.contains(&p.name.name)).collect();
+    // A result the types of kept results mention is needed too.
+    loop {
+        let mut changed = false;
+        for k in 0..n {
+            if !keep[k] {
+                continue;
+            }
+            let mut needed = Vec::new();
+            walk::type_names(&s.pats[k].ty, &mut |x| needed.push(x.name.clone()));
+            for (j, q) in s.pats.iter().enumerate() {
+                if !keep[j] && needed.contains(&q.name.name) {
+                    keep[j] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let prune = |keep: &[bool], b: &Body| {
+        let mut it = keep.iter();
+        let mut r = b.result.clone();
+        r.retain(|_| *it.next().unwrap_or(&true));
+        let mut inner = visible.to_vec();
+        dce_body(
+            &Body {
+                stms: b.stms.clone(),
+                result: r,
+                span: b.span,
+            },
+            &mut inner,
+        )
+    };
+    if !keep.iter().any(|k| *k) {
+        let (t2, e2) = (prune(&keep, t), prune(&keep, e));
+        if t2.stms.is_empty() && e2.stms.is_empty() {
+            return None;
+        }
+        // Something may get stuck: keep the `if`, with one result (a
+        // pattern is never empty).
+        keep[0] = true;
+        return dce_if(
+            s,
+            c,
+            t,
+            e,
+            &[s.pats[0].name.name.clone()]
+                .into_iter()
+                .chain(live.iter().cloned())
+                .collect(),
+            visible,
+        );
+    }
+    let (t2, e2) = (prune(&keep, t), prune(&keep, e));
+    let mut it = keep.iter();
+    let mut pats = s.pats.clone();
+    pats.retain(|_| *it.next().unwrap_or(&true));
+    Some(Stm {
+        pats,
+        exp: Exp {
+            kind: ExpKind::If(c.clone(), t2, e2),
+            span: s.exp.span,
+        },
+        span: s.span,
+    })
+}

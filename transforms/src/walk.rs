@@ -1,0 +1,231 @@
+//! Walking FUN/FUNMEM trees: every name occurrence, and substitution of
+//! atoms for variables.
+//!
+//! Names are never rebound while visible (DESIGN.md §3), so substituting
+//! throughout the scope of a binding cannot capture anything.
+
+use funmem_lang::ast::*;
+use funmem_lang::Name;
+use std::collections::HashMap;
+
+/// Calls `f` on every name occurring in a type (sizes, block, LMAD).
+pub fn type_names<'a>(t: &'a Type, f: &mut impl FnMut(&'a Ident)) {
+    let Type::Array(a, _) = t else { return };
+    for s in &a.shape {
+        if let Atom::Var(x) = s {
+            f(x);
+        }
+    }
+    if let Some(m) = &a.mem {
+        f(&m.block);
+        m.lmad.for_each_var(f);
+    }
+}
+
+/// Calls `f` on every name occurring in a statement: binders, uses, types
+/// and nested bodies.
+pub fn stm_names<'a>(s: &'a Stm, f: &mut impl FnMut(&'a Ident)) {
+    for p in &s.pats {
+        f(&p.name);
+        type_names(&p.ty, f);
+    }
+    exp_names(&s.exp, f);
+}
+
+/// Calls `f` on every name occurring in an expression.
+pub fn exp_names<'a>(e: &'a Exp, f: &mut impl FnMut(&'a Ident)) {
+    let atom = |a: &'a Atom, f: &mut dyn FnMut(&'a Ident)| {
+        if let Atom::Var(x) = a {
+            f(x);
+        }
+    };
+    match &e.kind {
+        ExpKind::Scalar(se) | ExpKind::Alloc(se) => se.for_each_var(f),
+        ExpKind::Index(x, idx) => {
+            f(x);
+            idx.iter().for_each(|a| atom(a, f));
+        }
+        ExpKind::Slice(x, sl) => {
+            f(x);
+            for (o, n) in sl {
+                atom(o, f);
+                atom(n, f);
+            }
+        }
+        ExpKind::Transpose(x) | ExpKind::Copy(x) => f(x),
+        ExpKind::Iota(n) => atom(n, f),
+        ExpKind::If(c, t, el) => {
+            f(c);
+            body_names(t, f);
+            body_names(el, f);
+        }
+        ExpKind::Kernel(i, n, b) => {
+            f(i);
+            atom(n, f);
+            body_names(b, f);
+        }
+    }
+}
+
+/// Calls `f` on every name occurring in a body.
+pub fn body_names<'a>(b: &'a Body, f: &mut impl FnMut(&'a Ident)) {
+    for s in &b.stms {
+        stm_names(s, f);
+    }
+    b.result.iter().for_each(|x| f(x));
+}
+
+/// Calls `f` on every name occurring in a program.
+pub fn program_names<'a>(p: &'a Program, f: &mut impl FnMut(&'a Ident)) {
+    for q in &p.params {
+        f(&q.name);
+        type_names(&q.ty, f);
+    }
+    body_names(&p.body, f);
+}
+
+/// How many times each name occurs in a statement list and results.
+pub fn occurrences(stms: &[Stm], result: &[Ident]) -> HashMap<Name, usize> {
+    let mut m: HashMap<Name, usize> = HashMap::new();
+    let mut add = |x: &Ident| *m.entry(x.name.clone()).or_default() += 1;
+    for s in stms {
+        stm_names(s, &mut add);
+    }
+    result.iter().for_each(add);
+    m
+}
+
+/// A substitution of atoms for variables. Positions that need a name (an
+/// `if` condition, an array operand, a result, a block) are only rewritten
+/// when the replacement is a variable.
+#[derive(Clone, Debug, Default)]
+pub struct Subst(pub HashMap<Name, Atom>);
+
+impl Subst {
+    /// The substitution `x ↦ a`.
+    pub fn one(x: &Name, a: Atom) -> Subst {
+        Subst(HashMap::from([(x.clone(), a)]))
+    }
+
+    /// True when it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// An atom with the substitution applied.
+    pub fn atom(&self, a: &Atom) -> Atom {
+        match a {
+            Atom::Var(x) => match self.0.get(&x.name) {
+                Some(b) => b.clone(),
+                None => a.clone(),
+            },
+            Atom::Int(..) => a.clone(),
+        }
+    }
+
+    /// A name position: replaced only by a variable.
+    pub fn ident(&self, x: &Ident) -> Ident {
+        match self.0.get(&x.name) {
+            Some(Atom::Var(y)) => Ident {
+                name: y.name.clone(),
+                span: x.span,
+            },
+            _ => x.clone(),
+        }
+    }
+
+    /// A scalar expression with the substitution applied.
+    pub fn sexp(&self, e: &SExp) -> SExp {
+        match e {
+            SExp::Atom(a) => SExp::Atom(self.atom(a)),
+            SExp::Bin(op, l, r, sp) => {
+                SExp::Bin(*op, Box::new(self.sexp(l)), Box::new(self.sexp(r)), *sp)
+            }
+            SExp::Un(op, x, sp) => SExp::Un(*op, Box::new(self.sexp(x)), *sp),
+        }
+    }
+
+    /// An LMAD with the substitution applied.
+    pub fn lmad(&self, l: &LmadSyn) -> LmadSyn {
+        match l {
+            LmadSyn::RowMajor(sh, sp) => {
+                LmadSyn::RowMajor(sh.iter().map(|a| self.atom(a)).collect(), *sp)
+            }
+            LmadSyn::Explicit { offset, dims, span } => LmadSyn::Explicit {
+                offset: self.sexp(offset),
+                dims: dims
+                    .iter()
+                    .map(|(n, s)| (self.atom(n), self.sexp(s)))
+                    .collect(),
+                span: *span,
+            },
+        }
+    }
+
+    /// A type with the substitution applied.
+    pub fn ty(&self, t: &Type) -> Type {
+        let Type::Array(a, sp) = t else {
+            return t.clone();
+        };
+        Type::Array(
+            ArrayType {
+                shape: a.shape.iter().map(|s| self.atom(s)).collect(),
+                mem: a.mem.as_ref().map(|m| MemAnn {
+                    block: self.ident(&m.block),
+                    lmad: self.lmad(&m.lmad),
+                }),
+            },
+            *sp,
+        )
+    }
+
+    /// A pattern element with the substitution applied to its type.
+    pub fn pat(&self, p: &Pat) -> Pat {
+        Pat {
+            name: p.name.clone(),
+            ty: self.ty(&p.ty),
+            span: p.span,
+        }
+    }
+
+    /// An expression with the substitution applied.
+    pub fn exp(&self, e: &Exp) -> Exp {
+        let kind = match &e.kind {
+            ExpKind::Scalar(se) => ExpKind::Scalar(self.sexp(se)),
+            ExpKind::Alloc(se) => ExpKind::Alloc(self.sexp(se)),
+            ExpKind::Index(x, idx) => {
+                ExpKind::Index(self.ident(x), idx.iter().map(|a| self.atom(a)).collect())
+            }
+            ExpKind::Slice(x, sl) => ExpKind::Slice(
+                self.ident(x),
+                sl.iter()
+                    .map(|(o, n)| (self.atom(o), self.atom(n)))
+                    .collect(),
+            ),
+            ExpKind::Transpose(x) => ExpKind::Transpose(self.ident(x)),
+            ExpKind::Copy(x) => ExpKind::Copy(self.ident(x)),
+            ExpKind::Iota(n) => ExpKind::Iota(self.atom(n)),
+            ExpKind::If(c, t, el) => ExpKind::If(self.ident(c), self.body(t), self.body(el)),
+            ExpKind::Kernel(i, n, b) => ExpKind::Kernel(i.clone(), self.atom(n), self.body(b)),
+        };
+        Exp { kind, span: e.span }
+    }
+
+    /// A statement with the substitution applied (binders are kept).
+    pub fn stm(&self, s: &Stm) -> Stm {
+        Stm {
+            pats: s.pats.iter().map(|p| self.pat(p)).collect(),
+            exp: self.exp(&s.exp),
+            span: s.span,
+        }
+    }
+
+    /// A body with the substitution applied.
+    pub fn body(&self, b: &Body) -> Body {
+        Body {
+            stms: b.stms.iter().map(|s| self.stm(s)).collect(),
+            result: b.result.iter().map(|x| self.ident(x)).collect(),
+            span: b.span,
+        }
+    }
+}
