@@ -10,13 +10,14 @@
 //! not exist yet); a named pipeline that does not exist yet is skipped and
 //! reported as such. One line per failure, then `N passed, N failed`.
 
-use funmem_lang::parse::Layer;
+use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_lang::testspec::{self, Expect, TestSpec};
 use funmem_lang::{count, front, Source};
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
 use funmem_semantics::textual::parse_values;
 use funmem_semantics::validity::first_difference;
+use funmem_transforms::{pass, pipeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -115,7 +116,17 @@ fn test_file(path: &Path, t: &mut Tally) {
         Ok(p) => p,
         Err(d) => return t.check(Err(d.headline(&src)), || name.clone()),
     };
-    run_cases(&name, &program, &spec, t);
+    let stages = match lowered(&program) {
+        Ok(st) => st,
+        Err(e) => return t.check(Err(e), || name.clone()),
+    };
+    for (label, p) in &stages {
+        run_cases(&name, label, p, &spec, t);
+    }
+    let counted = stages
+        .iter()
+        .find(|(l, _)| l == "simplify")
+        .map_or(&program, |(_, p)| p);
     for s in &spec.structures {
         if let Some(pipe) = &s.pipeline {
             t.skipped += 1;
@@ -123,7 +134,7 @@ fn test_file(path: &Path, t: &mut Tally) {
             continue;
         }
         for (construct, want) in &s.counts {
-            let ok = match count::count(&program, construct) {
+            let ok = match count::count(counted, construct) {
                 Some(n) if n as u64 == *want => Ok(()),
                 Some(n) => Err(format!("{n} × {construct}, expected {want}")),
                 None => Err(format!("`{construct}` is not a construct of this language")),
@@ -133,12 +144,39 @@ fn test_file(path: &Path, t: &mut Tally) {
     }
 }
 
-fn run_cases(name: &str, program: &funmem_lang::parse::AnyProgram, spec: &TestSpec, t: &mut Tally) {
+/// The program and its lowered stages, each with a label: the source,
+/// `lower to FUNMEM`, `lower to IMP` (of the translation as it is),
+/// `simplify`, `simplify, lower to IMP`. IMP programs are their only stage.
+fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
+    if let AnyProgram::Imp(_) = program {
+        return Ok(vec![("source".into(), program.clone())]);
+    }
+    let simplify = pass::parse_list("simplify")?;
+    let raw = pipeline::stages(program, &[], true).map_err(|e| e.to_string())?;
+    let simple = pipeline::stages(program, &simplify, true).map_err(|e| e.to_string())?;
+    let mut out: Vec<(String, AnyProgram)> = raw.into_iter().map(|s| (s.name, s.program)).collect();
+    for s in simple.into_iter().skip_while(|s| s.name != "simplify") {
+        let label = if s.name == "simplify" {
+            s.name
+        } else {
+            format!("simplify, {}", s.name)
+        };
+        out.push((label, s.program));
+    }
+    Ok(out)
+}
+
+fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: &mut Tally) {
     let layer = funmem_semantics::run::layer_of(program);
     for (k, case) in spec.cases.iter().enumerate() {
         let what = |sem: Semantics| {
+            let stage = if stage == "source" {
+                String::new()
+            } else {
+                format!(" after {stage},")
+            };
             format!(
-                "{name}: case {k} (input {{ {} }}), {sem} semantics",
+                "{name}: case {k} (input {{ {} }}),{stage} {sem} semantics",
                 case.input
             )
         };

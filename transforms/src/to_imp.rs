@@ -10,6 +10,14 @@
 //! their layout (DESIGN.md §4); `mem` results are not printed, so they are
 //! not in the `out` list.
 //!
+//! IMP has no arrays, only blocks, so an index or slice outside an array
+//! but inside its block would not get stuck as FUNMEM's E-MEM-INDEX and
+//! E-MEM-SLICE do. The translation therefore guards each index and slice
+//! it cannot show in bounds (an index that is the index of an enclosing
+//! kernel over the same size is) with a read of a one-cell block `bounds`
+//! at `cond - 1`: offset 0 when the condition holds, -1 (out of bounds,
+//! stuck) when it does not.
+//!
 //! Where we differ from the paper (papers/ifl2022/errata.md): Copy writes
 //! `x[L] <- y[L']` directly, which fig. 11's grammar does not have (a write
 //! stores a scalar expression); we read into a variable and write that. A
@@ -19,7 +27,7 @@
 
 use crate::names::Names;
 use crate::to_funmem::{atom_poly, product};
-use funmem_lang::ast::{Atom, Body, ExpKind, Ident, Pat, Program, SExp, Stm, Type};
+use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Ident, Pat, Program, SExp, Stm, Type};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::imp::{self, ArrDecl, ImpType, Param, Stmt, StmtKind};
 use funmem_lang::lmad::Lmad;
@@ -36,8 +44,12 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
             "lowering to IMP needs a FUNMEM program; lower the FUN program to FUNMEM first",
         ));
     }
+    let mut names = Names::of_program(p);
     let mut tr = Tr {
-        names: Names::of_program(p),
+        bounds: names.fresh("bounds"),
+        bounds_used: false,
+        facts: Vec::new(),
+        names,
         env: HashMap::new(),
     };
     let mut params = Vec::new();
@@ -94,6 +106,16 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
         seen.insert(q.name.name.clone());
     }
     body.extend(tr.stms(&p.body.stms)?);
+    if tr.bounds_used {
+        let b = tr.bounds.clone();
+        body.splice(
+            0..0,
+            [
+                stmt(StmtKind::Var(b.clone(), ImpType::Mem), p.span),
+                stmt(StmtKind::Alloc(b, SExp::int(1)), p.span),
+            ],
+        );
+    }
     let mut results = Vec::new();
     for x in &p.body.result {
         match tr.env.get(&x.name) {
@@ -150,9 +172,43 @@ impl Place {
 struct Tr {
     names: Names,
     env: HashMap<Name, Type>,
+    /// The one-cell block that bounds checks read.
+    bounds: Ident,
+    bounds_used: bool,
+    /// Enclosing kernels: index `i` runs over `0 .. n-1`.
+    facts: Vec<(Name, Atom)>,
 }
 
 impl Tr {
+    /// `0 <= a < n` is known: literals, or an enclosing kernel's index
+    /// over exactly `n`.
+    fn known_in_bounds(&self, a: &Atom, n: &Atom) -> bool {
+        match (a, n) {
+            (Atom::Int(k, _), Atom::Int(m, _)) => 0 <= *k && k < m,
+            (Atom::Var(i), _) => self.facts.iter().any(|(j, b)| *j == i.name && b == n),
+            _ => false,
+        }
+    }
+
+    /// A read of `bounds` at `cond - 1`: stuck ("out of bounds") unless
+    /// every condition holds.
+    fn guard(&mut self, conds: Vec<SExp>, span: Span, out: &mut Vec<Stmt>) {
+        let Some(cond) = conds.into_iter().reduce(|a, b| SExp::bin(BinOp::And, a, b)) else {
+            return;
+        };
+        self.bounds_used = true;
+        let chk = self.names.fresh("chk");
+        out.push(stmt(StmtKind::Var(chk.clone(), ImpType::Int), span));
+        out.push(stmt(
+            StmtKind::Read(
+                chk,
+                self.bounds.clone(),
+                SExp::bin(BinOp::Sub, cond, SExp::int(1)),
+            ),
+            span,
+        ));
+    }
+
     fn place(&self, x: &Ident) -> Result<Place, Diagnostic> {
         match self.env.get(&x.name) {
             Some(Type::Array(a, _)) => match &a.mem {
@@ -236,13 +292,54 @@ impl Tr {
             ExpKind::Index(y, idx) => {
                 let x = x()?;
                 let py = self.place(y)?;
+                let mut conds = Vec::new();
+                for (a, n) in idx.iter().zip(&py.shape) {
+                    if self.known_in_bounds(a, n) {
+                        continue;
+                    }
+                    let e = SExp::Atom(a.clone());
+                    let below = SExp::bin(BinOp::Lt, e.clone(), SExp::Atom(n.clone()));
+                    conds.push(match a {
+                        Atom::Int(k, _) if *k >= 0 => below,
+                        _ => SExp::bin(BinOp::And, SExp::bin(BinOp::Le, SExp::int(0), e), below),
+                    });
+                }
+                self.guard(conds, sp, out);
                 let idx: Vec<Poly> = idx.iter().map(atom_poly).collect();
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
                 out.push(stmt(StmtKind::Read(x, py.block.clone(), py.at(&idx)), sp));
                 self.bind(&s.pats);
             }
-            // Only the LMAD changes: nothing to do at run time.
-            ExpKind::Slice(..) | ExpKind::Transpose(_) => self.bind(&s.pats),
+            // Only the LMAD changes: nothing to do at run time but check
+            // the slice's bounds (o >= 0, k >= 0, o <= n - k, without overflow).
+            ExpKind::Slice(y, sl) => {
+                let py = self.place(y)?;
+                let mut conds = Vec::new();
+                for ((o, k), n) in sl.iter().zip(&py.shape) {
+                    if let (Atom::Int(o, _), Atom::Int(k, _), Atom::Int(n, _)) = (o, k, n) {
+                        if *o >= 0 && *k >= 0 && o.checked_add(*k).is_some_and(|e| e <= *n) {
+                            continue;
+                        }
+                    }
+                    let (o, k, n) = (
+                        SExp::Atom(o.clone()),
+                        SExp::Atom(k.clone()),
+                        SExp::Atom(n.clone()),
+                    );
+                    conds.push(SExp::bin(
+                        BinOp::And,
+                        SExp::bin(
+                            BinOp::And,
+                            SExp::bin(BinOp::Le, SExp::int(0), o.clone()),
+                            SExp::bin(BinOp::Le, SExp::int(0), k.clone()),
+                        ),
+                        SExp::bin(BinOp::Le, o, SExp::bin(BinOp::Sub, n, k)),
+                    ));
+                }
+                self.guard(conds, sp, out);
+                self.bind(&s.pats);
+            }
+            ExpKind::Transpose(_) => self.bind(&s.pats),
             ExpKind::Iota(n) => {
                 self.bind(&s.pats);
                 let py = self.place(&x()?)?;
@@ -264,7 +361,10 @@ impl Tr {
             }
             ExpKind::Kernel(i, n, b) => {
                 self.env.insert(i.name.clone(), Type::Int(i.span));
-                let mut inner = self.stms(&b.stms)?;
+                self.facts.push((i.name.clone(), n.clone()));
+                let inner = self.stms(&b.stms);
+                self.facts.pop();
+                let mut inner = inner?;
                 self.bind(&s.pats);
                 let dst = self.place(&x()?)?;
                 let r = b.result.first().ok_or_else(|| unbound(&i.clone()))?;
