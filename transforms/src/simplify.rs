@@ -5,9 +5,9 @@
 //!
 //! - **Copy propagation and constant folding.** `let (x: int) = se` where
 //!   `se` is, as a polynomial, a variable or a constant: `x` is replaced by
-//!   it everywhere after (sizes, indices, LMADs, results). Scalar
-//!   expressions and LMADs are put in polynomial normal form, and an LMAD
-//!   equal to the row-major layout of its array is written `R(...)`.
+//!   it everywhere after (sizes, indices, LMADs, results). LMADs are put
+//!   in polynomial normal form, and one equal to the row-major layout of
+//!   its array is written `R(...)`; other expressions keep their form.
 //! - **Branch-invariant `if` results.** A result that both branches compute
 //!   as the same expression of names bound outside the `if` (sizes,
 //!   offsets, strides), or the same outer block, is bound before the `if`
@@ -205,15 +205,14 @@ impl Prop {
                         sub.0.insert(pats[0].name.name.clone(), a.clone());
                         self.emit(mk(pats, ExpKind::Scalar(SExp::Atom(a))), out);
                     }
-                    None => self.emit(mk(pats, ExpKind::Scalar(poly.to_sexp())), out),
+                    None => self.emit(mk(pats, ExpKind::Scalar(e)), out),
                 }
             }
             ExpKind::Alloc(e) => {
                 let e = sub.sexp(e);
-                let e = if sexp_may_fail(&e) {
-                    e
-                } else {
-                    Poly::from_sexp(&e).to_sexp()
+                let e = match as_atom(&Poly::from_sexp(&e)) {
+                    Some(a) if !sexp_may_fail(&e) => SExp::Atom(a),
+                    _ => e,
                 };
                 self.emit(mk(pats, ExpKind::Alloc(e)), out);
             }
