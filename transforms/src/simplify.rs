@@ -380,12 +380,22 @@ impl Prop {
                     poly_lmad(&ms.lmad) == Lmad::row_major(&shape)
                 }
             };
-            let uses = walk::occurrences(stms, &[])
-                .get(&r.name)
-                .copied()
-                .unwrap_or(0);
+            let occ = walk::occurrences(stms, &[]);
+            let uses = occ.get(&r.name).copied().unwrap_or(0);
             let returned = result_count(result, &r.name);
-            if ok && uses == 1 && returned == 1 {
+            // The copy's block must be its own: allocated in this body and
+            // used by nothing else, so dropping the copy changes no array.
+            let private = match &stms[k].pats[0].ty {
+                Type::Array(ArrayType { mem: Some(md), .. }, _) => {
+                    occ.get(&md.block.name) == Some(&2)
+                        && stms.iter().any(|s| {
+                            matches!(s.exp.kind, ExpKind::Alloc(_))
+                                && s.pats[0].name.name == md.block.name
+                        })
+                }
+                _ => false,
+            };
+            if ok && private && uses == 1 && returned == 1 {
                 result[ri] = x.clone();
                 stms.remove(k);
             }

@@ -389,9 +389,9 @@ pub fn atom_poly(a: &Atom) -> Poly {
 /// `z1 * ... * zn`, folded (1 for no dimensions).
 pub fn product(shape: &[Atom]) -> SExp {
     use funmem_lang::lmad::Num;
-    shape
-        .iter()
-        .fold(SExp::int(1), |acc, a| Num::mul(&acc, &SExp::Atom(a.clone())))
+    shape.iter().fold(SExp::int(1), |acc, a| {
+        Num::mul(&acc, &SExp::Atom(a.clone()))
+    })
 }
 
 fn mem_pat(x: &Ident, span: Span) -> Pat {
