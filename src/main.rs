@@ -395,6 +395,14 @@ fn cmd_validate(
         went_wrong |= v.error.is_some();
     }
     if !all_ok {
+        // The first stage that fails, its error in full when it has one.
+        if let Some(e) = verdicts
+            .iter()
+            .find(|v| !v.ok)
+            .and_then(|v| v.error.as_ref())
+        {
+            report(&src, &eval_diagnostic(e));
+        }
         return Err(ExitCode::from(EXIT_WENT_WRONG));
     }
     if went_wrong {

@@ -39,7 +39,9 @@ fn kind_name(e: &EvalError) -> &'static str {
 /// What running a stage gave.
 enum Outcome {
     Values(Vec<Value>),
-    Invalid(String),
+    /// Not valid: why, the heap semantics' error if any, and what the
+    /// value semantics gives (the reference, when this is the source).
+    Invalid(String, Option<EvalError>, Result<Vec<Value>, EvalError>),
     Failed(EvalError),
 }
 
@@ -49,22 +51,37 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
         race_check: true,
     };
     match (p, layer_of(p)) {
-        (AnyProgram::Fun(q), Layer::FunMem) => (
-            "heap+value",
-            match validate(q, inputs, limits) {
+        (AnyProgram::Fun(q), Layer::FunMem) => {
+            let value = || {
+                run(p, Semantics::Value, inputs, opts, &mut NoObserver)
+                    .unwrap_or_else(|| Ok(Vec::new()))
+            };
+            let o = match validate(q, inputs, limits) {
                 Verdict::Valid(v) => Outcome::Values(v),
-                Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}")),
-                Verdict::HeapError(e) => match run(p, Semantics::Value, inputs, opts, &mut NoObserver) {
-                    Some(Ok(_)) => Outcome::Invalid(format!("invalid: the heap semantics fails ({e}) where the value semantics does not")),
-                    _ => Outcome::Failed(e),
+                Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}"), None, value()),
+                Verdict::HeapError(e) => match value() {
+                    Ok(v) => Outcome::Invalid(
+                        format!(
+                            "invalid: the heap semantics goes wrong ({}) where the value semantics does not: {e}",
+                            kind_name(&e)
+                        ),
+                        Some(e),
+                        Ok(v),
+                    ),
+                    Err(_) => Outcome::Failed(e),
                 },
                 Verdict::ValueError(e) => Outcome::Failed(e),
-            },
-        ),
+            };
+            ("heap+value", o)
+        }
         (_, layer) => {
             let sem = Semantics::of(layer)[0];
             let r = run(p, sem, inputs, opts, &mut NoObserver).unwrap_or_else(|| {
-                Err(EvalError::stuck("run", funmem_lang::Span::DUMMY, "no semantics"))
+                Err(EvalError::stuck(
+                    "run",
+                    funmem_lang::Span::DUMMY,
+                    "no semantics",
+                ))
             });
             (
                 sem.name(),
@@ -85,7 +102,12 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
     for (k, st) in stages.iter().enumerate() {
         let (semantics, o) = outcome(&st.program, inputs, limits);
         let (ok, text, error) = match (&reference, o) {
-            (_, Outcome::Invalid(t)) => (false, t, None),
+            (r, Outcome::Invalid(t, e, value)) => {
+                if r.is_none() {
+                    reference = Some(value);
+                }
+                (false, t, e)
+            }
             (None, Outcome::Values(v)) => {
                 let n = v.len();
                 reference = Some(Ok(v));

@@ -23,8 +23,8 @@ fn write_temp(name: &str, text: &str) -> String {
 fn check_is_silent_on_a_good_program() {
     for f in [
         "tests/programs/design_example.fun",
-        "tests/programs/ifl2022/fig07_if_sizes.funmem",
-        "tests/programs/ifl2022/fig13_if_sizes.imp",
+        "papers/ifl2022/fig07_if_sizes.funmem",
+        "papers/ifl2022/fig13_if_sizes.imp",
     ] {
         let o = funmem(&["check", f]);
         assert_eq!(
@@ -86,7 +86,7 @@ fn bad_command_lines_give_exit_2() {
 
 #[test]
 fn print_output_is_a_program_that_checks() {
-    let o = funmem(&["print", "tests/programs/ifl2022/fig02_if_sizes.fun"]);
+    let o = funmem(&["print", "papers/ifl2022/fig02_if_sizes.fun"]);
     assert_eq!(o.status.code(), Some(0));
     let printed = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(printed.starts_with("def main (z_cond: int) (x_size: int) (y_size: int) =\n"));
@@ -115,7 +115,7 @@ fn funmem_stdin(args: &[&str], stdin: &str) -> Output {
 
 #[test]
 fn run_prints_results_in_futhark_format_under_each_semantics() {
-    let f = "tests/programs/ifl2022/fig07_if_sizes.funmem";
+    let f = "papers/ifl2022/fig07_if_sizes.funmem";
     for sem in ["heap", "value"] {
         let o = funmem_stdin(&["run", f, "--semantics", sem], "1 3 2");
         assert_eq!(
@@ -137,10 +137,7 @@ fn run_prints_results_in_futhark_format_under_each_semantics() {
         &input,
     ]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "[2i64, 5i64, 8i64]\n");
-    let o = funmem_stdin(
-        &["run", "tests/programs/ifl2022/fig13_if_sizes.imp"],
-        "0 3 2",
-    );
+    let o = funmem_stdin(&["run", "papers/ifl2022/fig13_if_sizes.imp"], "0 3 2");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "2i64\n[0i64, 1i64]\n");
 }
 
@@ -188,7 +185,7 @@ fn limits_and_stats() {
 #[test]
 fn validate_reports_valid_races_and_invalid_programs() {
     let o = funmem_stdin(
-        &["validate", "tests/programs/ifl2022/fig07_if_sizes.funmem"],
+        &["validate", "papers/ifl2022/fig07_if_sizes.funmem"],
         "1 3 2",
     );
     assert_eq!(
@@ -197,7 +194,13 @@ fn validate_reports_valid_races_and_invalid_programs() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("valid"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("source "), "{out}");
+    assert!(
+        out.lines().next().unwrap().contains("valid: 2 results"),
+        "{out}"
+    );
+    assert!(out.contains("lower to IMP"), "{out}");
     let racy = write_temp(
         "racy.funmem",
         "def main (n: int) =\n  let (m: mem) = alloc 1\n  let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do\n    in (i)\n  in (n)\n",
@@ -217,9 +220,12 @@ fn validate_reports_valid_races_and_invalid_programs() {
     );
     let o = funmem_stdin(&["validate", &bad], "3");
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "invalid: result 0 differs at [0]: the heap semantics gives 0i64, the value semantics gives 10i64\n"
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines().next().unwrap().ends_with(
+            "invalid: result 0 differs at [0]: the heap semantics gives 0i64, the value semantics gives 10i64"
+        ),
+        "{out}"
     );
 }
 
@@ -252,5 +258,98 @@ fn funmem_test_passes_on_the_corpus_and_reports_failures() {
         out.contains("result 0 differs at [1]: the program gives 1i64, the test gives 2i64"),
         "{out}"
     );
-    assert!(out.ends_with("0 passed, 1 failed\n"), "{out}");
+    // Every semantics of the source and of its four lowered stages fails.
+    assert!(out.ends_with("0 passed, 7 failed\n"), "{out}");
+    assert!(
+        out.contains("after simplify, lower to IMP, heap semantics"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lower_prints_each_target_and_refuses_what_it_cannot_lower() {
+    let f = "papers/ifl2022/fig02_if_sizes.fun";
+    let o = funmem(&["lower", f, "--to", "funmem", "--passes", "none"]);
+    assert_eq!(o.status.code(), Some(0));
+    let raw = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        raw.contains("(z_arr_off: int)") && raw.contains("copy z_arr"),
+        "{raw}"
+    );
+    let o = funmem(&["lower", f, "--to", "funmem"]);
+    let simple = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        !simple.contains("z_arr_off") && !simple.contains("copy"),
+        "{simple}"
+    );
+    assert_eq!(funmem(&["opt", f, "--passes", "simplify"]).stdout, o.stdout);
+    // Each output is a program of its language.
+    for (ext, text) in [("funmem", &raw), ("funmem", &simple)] {
+        let t = write_temp(&format!("lowered.{ext}"), text);
+        assert_eq!(funmem(&["check", &t]).status.code(), Some(0), "{text}");
+    }
+    let o = funmem(&["lower", f, "--to", "imp"]);
+    let imp = String::from_utf8_lossy(&o.stdout).to_string();
+    let t = write_temp("lowered.imp", &imp);
+    assert_eq!(funmem(&["check", &t]).status.code(), Some(0), "{imp}");
+    let o = funmem_stdin(&["run", &t], "1 3 2");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "3i64\n[0i64, 1i64, 2i64]\n"
+    );
+    // Not lowerable, or a bad pass list: exit 2.
+    let o = funmem(&[
+        "lower",
+        "papers/ifl2022/fig13_if_sizes.imp",
+        "--to",
+        "funmem",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = funmem(&["lower", f, "--to", "imp", "--passes", "simplify,nonesuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass `nonesuch`"));
+    let o = funmem(&["passes"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("simplify"));
+}
+
+#[test]
+fn validate_runs_every_stage_of_a_fun_program() {
+    let f = "papers/ifl2022/fig02_if_sizes.fun";
+    let o = funmem_stdin(&["validate", f, "--passes", "simplify"], "0 3 2");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    for (line, (stage, lang, sem)) in lines.iter().zip([
+        ("source", "FUN", "value"),
+        ("lower to FUNMEM", "FUNMEM", "heap+value"),
+        ("simplify", "FUNMEM", "heap+value"),
+        ("lower to IMP", "IMP", "heap"),
+    ]) {
+        let words: Vec<&str> = line
+            .split("  ")
+            .filter(|w| !w.is_empty())
+            .map(str::trim)
+            .collect();
+        assert_eq!(&words[..3], &[stage, lang, sem], "{line}");
+    }
+    assert!(lines[2].ends_with("valid, agrees with the source"), "{out}");
+    assert!(lines[3].ends_with("agrees with the source"), "{out}");
+    // A program that goes wrong goes wrong the same way at every stage:
+    // exit 1, each stage says so, and the source's error is reported.
+    let g = "papers/ifl2022/errata/e9_imp_bounds.fun";
+    let o = funmem_stdin(&["validate", g], "2 3 [[1, 2, 3], [4, 5, 6]] 0 3");
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        out.matches("goes wrong like the source (stuck)").count(),
+        2,
+        "{out}"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("E-INDEX"));
 }

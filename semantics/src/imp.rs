@@ -1498,7 +1498,7 @@ mod tests {
     fn fig_13() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../tests/programs/ifl2022/fig13_if_sizes.imp"
+            "/../papers/ifl2022/fig13_if_sizes.imp"
         );
         let src = std::fs::read_to_string(path).expect("fig. 13 is in the corpus");
         assert_eq!(

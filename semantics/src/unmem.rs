@@ -73,7 +73,7 @@ mod tests {
     fn fig7_unmems_to_a_well_typed_fun_program() {
         let src = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../tests/programs/ifl2022/fig07_if_sizes.funmem"
+            "/../papers/ifl2022/fig07_if_sizes.funmem"
         ))
         .expect("fig. 7 is in the corpus");
         let p = parse_program(&src, Lang::FunMem).expect("parses");

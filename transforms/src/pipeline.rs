@@ -26,7 +26,7 @@ pub struct StageError {
     pub stage: String,
     /// What went wrong: the step refused its input, or its output does not
     /// type-check (a bug of the step).
-    pub diagnostic: Diagnostic,
+    pub diagnostic: Box<Diagnostic>,
     /// The ill-typed output, printed, when there is one.
     pub output: Option<String>,
 }
@@ -51,11 +51,11 @@ pub fn stages(src: &AnyProgram, passes: &[Pass], to_imp: bool) -> Result<Vec<Sta
     let AnyProgram::Fun(p) = src else {
         return Err(StageError {
             stage: "source".into(),
-            diagnostic: Diagnostic::new(
+            diagnostic: Box::new(Diagnostic::new(
                 funmem_lang::diag::Phase::Transform,
                 funmem_lang::Span::DUMMY,
                 "an IMP program is already fully lowered; give a FUN or FUNMEM program",
-            ),
+            )),
             output: None,
         });
     };
@@ -67,7 +67,7 @@ pub fn stages(src: &AnyProgram, passes: &[Pass], to_imp: bool) -> Result<Vec<Sta
     let mut cur = p.clone();
     let fail = |stage: &str, d: Diagnostic| StageError {
         stage: stage.into(),
-        diagnostic: d,
+        diagnostic: Box::new(d),
         output: None,
     };
     let checked = |stage: &str, program: AnyProgram, obligations| match check_any(&program) {
@@ -78,7 +78,7 @@ pub fn stages(src: &AnyProgram, passes: &[Pass], to_imp: bool) -> Result<Vec<Sta
         }),
         Err(d) => Err(StageError {
             stage: stage.into(),
-            diagnostic: d,
+            diagnostic: Box::new(d),
             output: Some(program.print()),
         }),
     };

@@ -634,3 +634,115 @@ fn dce_if(
         span: s.span,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::check::check_program;
+    use funmem_lang::parse::parse_program;
+
+    fn simp(src: &str) -> String {
+        let p = parse_program(src, Lang::FunMem).unwrap();
+        check_program(&p).unwrap();
+        let q = simplify(&p);
+        check_program(&q).unwrap_or_else(|d| panic!("{d}\n{q}"));
+        assert_eq!(simplify(&q), q, "simplify is idempotent");
+        q.to_string()
+    }
+
+    #[test]
+    fn unused_bindings_go_unless_they_may_get_stuck() {
+        let out = simp(
+            "def main (a: int) (b: int) (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (u: int) = a + b
+               let (q: int) = a / b
+               let (h: int) = a / 2
+               let (e: int) = xs[a]
+               let (t: [n]int @ xm -> R(n)) = xs[0 : n]
+               let (m2: mem) = alloc n
+               let (m3: mem) = alloc a
+               in (a)",
+        );
+        assert!(!out.contains("let (u"), "{out}");
+        assert!(!out.contains("let (h"), "{out}");
+        assert!(out.contains("let (q: int) = a / b"), "{out}");
+        assert!(out.contains("let (e: int) = xs[a]"), "{out}");
+        assert!(
+            out.contains("let (t:"),
+            "slices may be out of bounds: {out}"
+        );
+        assert!(
+            !out.contains("m2"),
+            "an alloc of an array's size cannot fail: {out}"
+        );
+        assert!(
+            out.contains("m3"),
+            "an alloc of any size may be negative: {out}"
+        );
+    }
+
+    #[test]
+    fn copies_propagate_and_constants_fold_into_types() {
+        let out = simp(
+            "def main (n: int) =
+               let (k: int) = n + 0
+               let (one: int) = 2 - 1
+               let (m: mem) = alloc k
+               let (xs: [k]int @ m -> 0 + {(k : one)}) = iota k
+               let (y: int) = xs[one]
+               in (xs, y)",
+        );
+        assert!(out.contains("(xs: [n]int @ m -> R(n)) = iota n"), "{out}");
+        assert!(out.contains("xs[1]"), "{out}");
+        assert!(!out.contains("let (k"), "{out}");
+    }
+
+    #[test]
+    fn branch_invariant_results_leave_the_if() {
+        let out = simp(
+            "def main (c: int) (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (k: int) (bm: mem) (o: int) (ys: [k]int @ bm -> o + {(k : 1)}) = if c then
+                   let (a: [n]int @ xm -> R(n)) = xs[0 : n]
+                   let (ao: int) = 0
+                   in (n, xm, ao, a)
+                 else
+                   let (bo: int) = 0 * n
+                   in (n, xm, bo, xs)
+               in (ys)",
+        );
+        assert!(out.contains("(ys: [n]int @ xm -> R(n)) = if c"), "{out}");
+        assert!(out.contains("in (a)") && out.contains("in (xs)"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_that_is_only_returned_by_a_kernel_body_goes() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xss: [n][n]int @ xm -> R(n, n)) =
+               let (ym: mem) = alloc n * n
+               let (yss: [n][n]int @ ym -> R(n, n)) = kernel i < n do
+                 let (rm: mem) = alloc n
+                 let (r: [n]int @ rm -> R(n)) = kernel j < n do
+                   let (v: int) = xss[j, i]
+                   in (v)
+                 let (cm: mem) = alloc n
+                 let (c: [n]int @ cm -> R(n)) = copy r
+                 in (c)
+               in (yss)",
+        );
+        assert!(!out.contains("copy"), "{out}");
+        assert!(!out.contains("cm"), "{out}");
+        assert!(out.contains("in (r)"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_onto_its_own_place_goes() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (ys: [n]int @ xm -> R(n)) = copy xs
+               let (z: int) = ys[0]
+               in (z)",
+        );
+        assert!(!out.contains("copy"), "{out}");
+        assert!(out.contains("xs[0]"), "{out}");
+    }
+}

@@ -72,7 +72,7 @@ pub fn body_names<'a>(b: &'a Body, f: &mut impl FnMut(&'a Ident)) {
     for s in &b.stms {
         stm_names(s, f);
     }
-    b.result.iter().for_each(|x| f(x));
+    b.result.iter().for_each(f);
 }
 
 /// Calls `f` on every name occurring in a program.

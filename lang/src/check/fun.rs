@@ -61,7 +61,7 @@ fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
 
 /// Largest scalar definition (in polynomial terms) that LMAD comparisons
 /// unfold.
-pub const DEF_TERMS: usize = 64;
+pub const DEF_TERMS: usize = 256;
 
 struct Checker {
     lang: Lang,
