@@ -2,7 +2,6 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
-mod stages;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -376,7 +375,7 @@ fn cmd_validate(
     }
     let stages = pipeline(file, &src, &p, &passes, true)?;
     let inputs = read_inputs(input)?;
-    let verdicts = stages::check_stages(&stages, &inputs, limits);
+    let verdicts = funmem_oracle::check::check_stages(&stages, &inputs, limits);
     let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);
     let mut all_ok = true;
     let mut went_wrong = false;

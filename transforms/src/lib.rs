@@ -6,6 +6,8 @@
 //! them. Checking a pass (validity, agreement) is the oracle's business,
 //! and the `funmem` binary drives both.
 
+#[cfg(feature = "planted-faults")]
+pub mod fault;
 pub mod names;
 pub mod obligation;
 pub mod pass;

@@ -230,16 +230,26 @@ impl Tr {
     fn fresh_array(&mut self, s: &Stm, shape: &[Atom], kind: ExpKind) -> Vec<Stm> {
         let p = &s.pats[0];
         let block = self.names.fresh(&format!("{}_mem", p.name.name));
+        #[allow(unused_mut)]
+        let mut layout = LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY);
+        #[cfg(feature = "planted-faults")]
+        if crate::fault::active(crate::fault::Fault::FreshOffsetOffByOne) {
+            let mut l = Lmad::row_major(&shape.iter().map(atom_poly).collect::<Vec<_>>());
+            l.offset = Poly::constant(1);
+            layout = LmadSyn::Explicit {
+                offset: l.offset.to_sexp(),
+                dims: shape
+                    .iter()
+                    .zip(&l.dims)
+                    .map(|(n, d)| (n.clone(), d.stride.to_sexp()))
+                    .collect(),
+                span: Span::DUMMY,
+            };
+        }
         vec![
             alloc_stm(&block, product(shape), s.span),
             Stm {
-                pats: vec![array_pat(
-                    &p.name,
-                    shape,
-                    &block,
-                    LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY),
-                    p.span,
-                )],
+                pats: vec![array_pat(&p.name, shape, &block, layout, p.span)],
                 exp: Exp {
                     kind,
                     span: s.exp.span,

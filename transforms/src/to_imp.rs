@@ -339,7 +339,33 @@ impl Tr {
                 self.guard(conds, sp, out);
                 self.bind(&s.pats);
             }
-            ExpKind::Transpose(_) => self.bind(&s.pats),
+            ExpKind::Transpose(_y) => {
+                self.bind(&s.pats);
+                #[cfg(feature = "planted-faults")]
+                if crate::fault::active(crate::fault::Fault::TransposeStride) {
+                    if let (Some(Type::Array(src, _)), Some(p)) =
+                        (self.env.get(&_y.name).cloned(), s.pats.first())
+                    {
+                        if let (Some(Type::Array(a, sp)), Some(m)) =
+                            (self.env.get(&p.name.name).cloned(), src.mem)
+                        {
+                            let mut a = a;
+                            if let Some(mine) = &mut a.mem {
+                                mine.lmad = m.lmad.clone();
+                                // Keep the result's own sizes: only the strides are wrong.
+                                if let funmem_lang::ast::LmadSyn::Explicit { dims, .. } =
+                                    &mut mine.lmad
+                                {
+                                    for (d, n) in dims.iter_mut().zip(&a.shape) {
+                                        d.0 = n.clone();
+                                    }
+                                }
+                            }
+                            self.env.insert(p.name.name.clone(), Type::Array(a, sp));
+                        }
+                    }
+                }
+            }
             ExpKind::Iota(n) => {
                 self.bind(&s.pats);
                 let py = self.place(&x()?)?;
@@ -376,7 +402,13 @@ impl Tr {
                     )),
                     _ => {
                         let src = self.place(r)?;
-                        inner.extend(self.copy(&dst, &at, &src, sp));
+                        #[cfg(feature = "planted-faults")]
+                        let skip = crate::fault::active(crate::fault::Fault::MissingKernelCopy);
+                        #[cfg(not(feature = "planted-faults"))]
+                        let skip = false;
+                        if !skip {
+                            inner.extend(self.copy(&dst, &at, &src, sp));
+                        }
                     }
                 }
                 if inner.is_empty() {

@@ -1,0 +1,334 @@
+//! Fuzz campaigns: numbered random programs through a pipeline, every
+//! failure reduced and saved, a summary at the end.
+//!
+//! Program `k` of a campaign with seed `s` is generated from its own RNG,
+//! seeded from `(s, k)` alone, so a campaign is the same on any machine and
+//! splits into shards without overlap: shard `i/n` takes the programs `k`
+//! with `k % n == i`.
+
+use crate::check::{check_case, Failure, FailureKind, Passed};
+use crate::{gen::gen_fun, Case, GenConfig, Rng};
+use funmem_semantics::error::Limits;
+use funmem_transforms::Pass;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The campaign's seed.
+    pub seed: u64,
+    /// Stop after this many programs (of the whole campaign, all shards).
+    pub count: Option<u64>,
+    /// Stop after this long.
+    pub time: Option<Duration>,
+    /// This process's shard: `(i, n)`, 0 <= i < n.
+    pub shard: (u64, u64),
+    /// The passes after lowering.
+    pub passes: Vec<Pass>,
+    /// The generator's knobs.
+    pub gen: GenConfig,
+    /// Where to save failures and the summary.
+    pub out: Option<PathBuf>,
+    /// Worker threads.
+    pub threads: usize,
+    /// Most checks the reducer may run per failure.
+    pub reduce_tries: usize,
+    /// Limits of each run.
+    pub limits: Limits,
+}
+
+/// One saved failure.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FailureRecord {
+    /// The program's number in the campaign.
+    pub index: u64,
+    /// The stage that failed.
+    pub stage: String,
+    /// What kind of failure.
+    pub kind: FailureKind,
+    /// The failure as the check reported it on the reduced program.
+    pub message: String,
+    /// Statements before and after reduction.
+    pub statements: usize,
+    /// Statements of the reduced program.
+    pub reduced_statements: usize,
+    /// The saved program, relative to the output folder (when saved).
+    pub file: Option<String>,
+    /// A command that reproduces it.
+    pub command: String,
+}
+
+/// A campaign's summary (also its JSON form).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    /// The seed.
+    pub seed: u64,
+    /// The shards covered, as `i/n` strings.
+    pub shards: Vec<String>,
+    /// The passes, comma-separated.
+    pub passes: String,
+    /// Programs checked.
+    pub programs: u64,
+    /// Of those, programs that went wrong at run time at every stage alike.
+    pub went_wrong: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Programs per second.
+    pub programs_per_second: f64,
+    /// The failures.
+    pub failures: Vec<FailureRecord>,
+}
+
+/// The RNG of program `k` of the campaign `seed` (splitmix64 of both).
+pub fn rng_for(seed: u64, k: u64) -> Rng {
+    let mut z = seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Rng::seed_from_u64(z ^ (z >> 31))
+}
+
+/// Program `k` of the campaign `seed`.
+pub fn case_for(seed: u64, k: u64, gen: &GenConfig) -> Case {
+    gen_fun(&mut rng_for(seed, k), gen)
+}
+
+/// Progress, reported after each program.
+pub trait Progress: Sync {
+    /// One more program checked; `failures` so far.
+    fn tick(&self, programs: u64, failures: u64);
+}
+
+impl Progress for () {
+    fn tick(&self, _: u64, _: u64) {}
+}
+
+/// Shrinks a failing case while it fails the same way.
+pub fn reduce_failure(case: &Case, failure: &Failure, cfg: &Config) -> (Case, Failure) {
+    let mut still =
+        |c: &Case| matches!(check_case(c, &cfg.passes, cfg.limits), Err(f) if f.same_as(failure));
+    let reduced = crate::reduce::reduce(case, &mut still, cfg.reduce_tries);
+    let f = match check_case(&reduced, &cfg.passes, cfg.limits) {
+        Err(f) if f.same_as(failure) => f,
+        _ => return (case.clone(), failure.clone()),
+    };
+    (reduced, f)
+}
+
+/// Runs a campaign.
+pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+    let start = Instant::now();
+    let (shard, shards) = cfg.shard;
+    let next = AtomicU64::new(0); // the j-th program of this shard
+    let done = AtomicU64::new(0);
+    let wrong = AtomicU64::new(0);
+    let failures: Mutex<Vec<(u64, Case, Failure)>> = Mutex::new(Vec::new());
+    let in_shard = |j: u64| shard + j * shards;
+    let more =
+        |k: u64| cfg.count.is_none_or(|n| k < n) && cfg.time.is_none_or(|t| start.elapsed() < t);
+    std::thread::scope(|s| {
+        for _ in 0..cfg.threads.max(1) {
+            s.spawn(|| loop {
+                let k = in_shard(next.fetch_add(1, Ordering::Relaxed));
+                if !more(k) {
+                    break;
+                }
+                let case = case_for(cfg.seed, k, &cfg.gen);
+                match check_case(&case, &cfg.passes, cfg.limits) {
+                    Ok(Passed::WentWrong(_)) => {
+                        wrong.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(Passed::Results) => {}
+                    Err(f) => failures
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((k, case, f)),
+                }
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let nf = failures.lock().map(|f| f.len()).unwrap_or(0) as u64;
+                progress.tick(n, nf);
+            });
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
+    failures.sort_by_key(|(k, _, _)| *k);
+    let programs = done.into_inner();
+    let passes: Vec<&str> = cfg.passes.iter().map(|p| p.name).collect();
+    let passes = passes.join(",");
+    if let Some(dir) = &cfg.out {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut records = Vec::new();
+    for (k, case, f) in failures {
+        let (small, f2) = reduce_failure(&case, &f, cfg);
+        let file = match &cfg.out {
+            Some(dir) => Some(save(dir, cfg.seed, k, &small, &f2, &passes)?),
+            None => None,
+        };
+        let command = match &file {
+            Some(name) => reproduce_command(cfg.out.as_deref(), name, &passes),
+            None => format!(
+                "funmem fuzz --seed {} --count {} --shard {}/{} --passes {} --out DIR",
+                cfg.seed,
+                k + 1,
+                k % shards,
+                shards,
+                if passes.is_empty() { "none" } else { &passes }
+            ),
+        };
+        records.push(FailureRecord {
+            index: k,
+            stage: f2.stage.clone(),
+            kind: f2.kind,
+            message: f2.message.clone(),
+            statements: crate::reduce::size(&case.program),
+            reduced_statements: crate::reduce::size(&small.program),
+            file,
+            command,
+        });
+    }
+    let summary = Summary {
+        seed: cfg.seed,
+        shards: vec![format!("{shard}/{shards}")],
+        passes,
+        programs,
+        went_wrong: wrong.into_inner(),
+        seconds,
+        programs_per_second: if seconds > 0.0 {
+            programs as f64 / seconds
+        } else {
+            0.0
+        },
+        failures: records,
+    };
+    if let Some(dir) = &cfg.out {
+        let json = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join(summary_file(shard, shards)), json)?;
+    }
+    Ok(summary)
+}
+
+/// The summary's file name in the output folder.
+pub fn summary_file(shard: u64, shards: u64) -> String {
+    format!("summary-{shard}-of-{shards}.json")
+}
+
+fn reproduce_command(dir: Option<&Path>, name: &str, passes: &str) -> String {
+    let dir = dir.map_or(String::new(), |d| format!("{}/", d.display()));
+    let stem = name.trim_end_matches(".fun");
+    let passes = if passes.is_empty() { "none" } else { passes };
+    format!("funmem validate {dir}{name} --passes {passes} --input {dir}{stem}.in")
+}
+
+/// Saves a reduced failure: the program (with the failure in a comment),
+/// its input, and the command that reproduces it. Returns the program's
+/// file name.
+fn save(
+    dir: &Path,
+    seed: u64,
+    k: u64,
+    case: &Case,
+    f: &Failure,
+    passes: &str,
+) -> std::io::Result<String> {
+    let stem = format!("fail-{seed}-{k}");
+    let name = format!("{stem}.fun");
+    let mut text = String::new();
+    for line in format!("{f}").lines() {
+        text.push_str("-- ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    let inputs: Vec<String> = case.inputs.iter().map(|v| v.to_string()).collect();
+    text.push_str(&format!(
+        "-- reproduce: {}\n",
+        reproduce_command(Some(dir), &name, passes)
+    ));
+    text.push_str(&funmem_lang::print::program(&case.program));
+    std::fs::write(dir.join(&name), text)?;
+    std::fs::write(dir.join(format!("{stem}.in")), inputs.join(" ") + "\n")?;
+    std::fs::write(
+        dir.join(format!("{stem}.cmd")),
+        reproduce_command(Some(dir), &name, passes) + "\n",
+    )?;
+    Ok(name)
+}
+
+/// Combines the summaries of the given folders (every `summary-*.json` in
+/// each): totals add up, failures are listed with their folder.
+pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
+    let mut all: Option<Summary> = None;
+    for d in dirs {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(d)?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("summary-") && n.ends_with(".json"))
+            })
+            .collect();
+        entries.sort();
+        if entries.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "{}: no summary-*.json (was it a `funmem fuzz --out` folder?)",
+                    d.display()
+                ),
+            ));
+        }
+        for path in entries {
+            let text = std::fs::read_to_string(&path)?;
+            let mut s: Summary = serde_json::from_str(&text).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}: {e}", path.display()),
+                )
+            })?;
+            for f in &mut s.failures {
+                if let Some(file) = &mut f.file {
+                    *file = d.join(&*file).display().to_string();
+                }
+            }
+            all = Some(match all {
+                None => s,
+                Some(mut a) => {
+                    if a.seed != s.seed || a.passes != s.passes {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!(
+                                "{}: seed {} and passes `{}` differ from the others' ({} and `{}`)",
+                                path.display(),
+                                s.seed,
+                                s.passes,
+                                a.seed,
+                                a.passes
+                            ),
+                        ));
+                    }
+                    a.shards.extend(s.shards);
+                    a.programs += s.programs;
+                    a.went_wrong += s.went_wrong;
+                    a.seconds = a.seconds.max(s.seconds);
+                    a.failures.extend(s.failures);
+                    a
+                }
+            });
+        }
+    }
+    let mut s = all
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "nothing to merge"))?;
+    s.failures.sort_by_key(|f| f.index);
+    s.programs_per_second = if s.seconds > 0.0 {
+        s.programs as f64 / s.seconds
+    } else {
+        0.0
+    };
+    Ok(s)
+}

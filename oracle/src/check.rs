@@ -1,0 +1,359 @@
+//! Differential checks of a pipeline (DESIGN.md §7): every stage
+//! type-checks and survives a print/parse round trip; each FUNMEM stage is
+//! valid (Def. 3.1); every stage gives the source's results under every
+//! semantics that applies, or goes wrong the same way (stuck, race, out of
+//! fuel, out of heap).
+
+use funmem_lang::parse::{AnyProgram, Layer};
+use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::run::{layer_of, run, RunOptions, Semantics};
+use funmem_semantics::validity::{first_difference, validate, Verdict};
+use funmem_semantics::value::Value;
+use funmem_transforms::pipeline::Stage;
+
+/// How a stage compares with the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agreement {
+    /// Valid (FUNMEM) and the same results as the source, or going wrong
+    /// the same way.
+    Agrees,
+    /// A FUNMEM stage whose heap and value semantics differ, or whose heap
+    /// semantics races or gets stuck where its value semantics does not.
+    Invalid,
+    /// Results other than the source's.
+    Disagrees,
+    /// Goes wrong where the source does not, gives results where it goes
+    /// wrong, or goes wrong in another way.
+    WrongError,
+}
+
+/// A stage's verdict.
+#[derive(Clone, Debug)]
+pub struct StageVerdict {
+    /// The stage's name.
+    pub stage: String,
+    /// Its language.
+    pub layer: Layer,
+    /// The semantics run (`value`, `heap+value`, `heap`).
+    pub semantics: &'static str,
+    /// Whether it is valid and agrees with the source.
+    pub ok: bool,
+    /// How it compares with the source.
+    pub agreement: Agreement,
+    /// The verdict in words.
+    pub text: String,
+    /// The error, when the stage went wrong.
+    pub error: Option<EvalError>,
+}
+
+/// The kind of an error, for "goes wrong the same way".
+pub fn kind_name(e: &EvalError) -> &'static str {
+    match e.kind {
+        ErrorKind::Stuck => "stuck",
+        ErrorKind::Race(_) => "race",
+        ErrorKind::OutOfFuel => "out of fuel",
+        ErrorKind::OutOfHeap => "out of heap",
+    }
+}
+
+/// What running a stage gave.
+enum Outcome {
+    Values(Vec<Value>),
+    /// Not valid: why, the heap semantics' error if any, and what the
+    /// value semantics gives (the reference, when this is the source).
+    Invalid(String, Option<EvalError>, Result<Vec<Value>, EvalError>),
+    Failed(EvalError),
+}
+
+fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, Outcome) {
+    let opts = RunOptions {
+        limits,
+        race_check: true,
+    };
+    match (p, layer_of(p)) {
+        (AnyProgram::Fun(q), Layer::FunMem) => {
+            let value = || {
+                run(p, Semantics::Value, inputs, opts, &mut NoObserver)
+                    .unwrap_or_else(|| Ok(Vec::new()))
+            };
+            let o = match validate(q, inputs, limits) {
+                Verdict::Valid(v) => Outcome::Values(v),
+                Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}"), None, value()),
+                Verdict::HeapError(e) => match value() {
+                    Ok(v) => Outcome::Invalid(
+                        format!(
+                            "invalid: the heap semantics goes wrong ({}) where the value semantics does not: {e}",
+                            kind_name(&e)
+                        ),
+                        Some(e),
+                        Ok(v),
+                    ),
+                    Err(_) => Outcome::Failed(e),
+                },
+                Verdict::ValueError(e) => Outcome::Failed(e),
+            };
+            ("heap+value", o)
+        }
+        (_, layer) => {
+            let sem = Semantics::of(layer)[0];
+            let r = run(p, sem, inputs, opts, &mut NoObserver).unwrap_or_else(|| {
+                Err(EvalError::stuck(
+                    "run",
+                    funmem_lang::Span::DUMMY,
+                    "no semantics",
+                ))
+            });
+            (
+                sem.name(),
+                match r {
+                    Ok(v) => Outcome::Values(v),
+                    Err(e) => Outcome::Failed(e),
+                },
+            )
+        }
+    }
+}
+
+/// Runs every stage on the inputs and compares it with the first (the
+/// source).
+pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<StageVerdict> {
+    let mut out = Vec::new();
+    let mut reference: Option<Result<Vec<Value>, EvalError>> = None;
+    for (k, st) in stages.iter().enumerate() {
+        let (semantics, o) = outcome(&st.program, inputs, limits);
+        use Agreement::*;
+        let (agreement, text, error) = match (&reference, o) {
+            (r, Outcome::Invalid(t, e, value)) => {
+                if r.is_none() {
+                    reference = Some(value);
+                }
+                (Invalid, t, e)
+            }
+            (None, Outcome::Values(v)) => {
+                let n = v.len();
+                reference = Some(Ok(v));
+                let what = if layer_of(&st.program) == Layer::FunMem {
+                    "valid"
+                } else {
+                    "runs"
+                };
+                (
+                    Agrees,
+                    format!("{what}: {n} result{}", if n == 1 { "" } else { "s" }),
+                    None,
+                )
+            }
+            (None, Outcome::Failed(e)) => {
+                let t = format!("goes wrong ({}): {e}", kind_name(&e));
+                reference = Some(Err(e.clone()));
+                (Agrees, t, Some(e))
+            }
+            (Some(Ok(want)), Outcome::Values(got)) => match first_difference(&got, want) {
+                None => (Agrees, "valid, agrees with the source".to_string(), None),
+                Some(d) => (
+                    Disagrees,
+                    format!("disagrees: {}", d.describe("this stage", "the source")),
+                    None,
+                ),
+            },
+            (Some(Ok(_)), Outcome::Failed(e)) => (
+                WrongError,
+                format!("goes wrong where the source does not: {e}"),
+                Some(e),
+            ),
+            (Some(Err(want)), Outcome::Values(_)) => (
+                WrongError,
+                format!("gives results where the source goes wrong ({want})"),
+                None,
+            ),
+            (Some(Err(want)), Outcome::Failed(e)) => {
+                if kind_name(&e) == kind_name(want) {
+                    (
+                        Agrees,
+                        format!("goes wrong like the source ({}): {e}", kind_name(&e)),
+                        Some(e),
+                    )
+                } else {
+                    (
+                        WrongError,
+                        format!("goes wrong differently: {e}; the source: {want}"),
+                        Some(e),
+                    )
+                }
+            }
+        };
+        let text = if k > 0 && layer_of(&st.program) != Layer::FunMem {
+            text.replacen("valid, agrees", "agrees", 1)
+        } else {
+            text
+        };
+        out.push(StageVerdict {
+            stage: st.name.clone(),
+            layer: layer_of(&st.program),
+            semantics,
+            ok: agreement == Agrees,
+            agreement,
+            text,
+            error,
+        });
+    }
+    out
+}
+
+/// What kind of failure a check found; with the stage, it is what a
+/// reduced case must keep failing with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// The source program itself does not type-check (a generator bug).
+    SourceIllTyped,
+    /// A step refused its input.
+    PassRefused,
+    /// A step produced a program that does not type-check.
+    IllTyped,
+    /// Printing a stage and parsing it back gives another program.
+    RoundTrip,
+    /// A FUNMEM stage is not valid.
+    Invalid,
+    /// A stage's results differ from the source's.
+    Disagrees,
+    /// A stage goes wrong differently from the source.
+    WrongError,
+    /// Something panicked.
+    Panic,
+}
+
+impl FailureKind {
+    /// The kind's name, as summaries print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::SourceIllTyped => "source-ill-typed",
+            FailureKind::PassRefused => "pass-refused",
+            FailureKind::IllTyped => "ill-typed",
+            FailureKind::RoundTrip => "round-trip",
+            FailureKind::Invalid => "invalid",
+            FailureKind::Disagrees => "disagrees",
+            FailureKind::WrongError => "wrong-error",
+            FailureKind::Panic => "panic",
+        }
+    }
+}
+
+/// A failed check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The stage that failed (`source`, `lower to FUNMEM`, a pass, ...).
+    pub stage: String,
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The details.
+    pub message: String,
+}
+
+impl Failure {
+    /// The same failure, for the reducer: same stage, same kind.
+    pub fn same_as(&self, other: &Failure) -> bool {
+        self.stage == other.stage && self.kind == other.kind
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at stage `{}`: {}",
+            self.kind.name(),
+            self.stage,
+            self.message
+        )
+    }
+}
+
+/// How a case that passed every check ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passed {
+    /// Every stage gave the source's results.
+    Results,
+    /// Every stage went wrong like the source (the error kind's name).
+    WentWrong(&'static str),
+}
+
+fn round_trip(p: &AnyProgram) -> Result<(), String> {
+    let text = p.print();
+    let back = match p {
+        AnyProgram::Fun(q) => funmem_lang::parse::parse_program(&text, q.lang).map(AnyProgram::Fun),
+        AnyProgram::Imp(_) => funmem_lang::parse::parse_imp(&text).map(AnyProgram::Imp),
+    };
+    match back {
+        Ok(b) if b == *p => Ok(()),
+        Ok(_) => Err(format!("printed and parsed back, it differs:\n{text}")),
+        Err(d) => Err(format!(
+            "its printed form does not parse: {}\n{text}",
+            d.message
+        )),
+    }
+}
+
+/// Every check of DESIGN.md §7 on one case, through lowering, the passes
+/// and lowering to IMP. Panics are caught and reported as failures.
+pub fn check_case(
+    case: &crate::Case,
+    passes: &[funmem_transforms::Pass],
+    limits: Limits,
+) -> Result<Passed, Failure> {
+    let run = std::panic::AssertUnwindSafe(|| check_case_inner(case, passes, limits));
+    std::panic::catch_unwind(run).unwrap_or_else(|e| {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic".into());
+        Err(Failure {
+            stage: "?".into(),
+            kind: FailureKind::Panic,
+            message: msg,
+        })
+    })
+}
+
+fn check_case_inner(
+    case: &crate::Case,
+    passes: &[funmem_transforms::Pass],
+    limits: Limits,
+) -> Result<Passed, Failure> {
+    let src = AnyProgram::Fun(case.program.clone());
+    let fail = |stage: &str, kind, message: String| Failure {
+        stage: stage.into(),
+        kind,
+        message,
+    };
+    if let Err(d) = funmem_lang::check::check_any(&src) {
+        return Err(fail("source", FailureKind::SourceIllTyped, d.message));
+    }
+    let stages = funmem_transforms::pipeline::stages(&src, passes, true).map_err(|e| {
+        let kind = if e.output.is_some() {
+            FailureKind::IllTyped
+        } else {
+            FailureKind::PassRefused
+        };
+        fail(&e.stage, kind, e.to_string())
+    })?;
+    for st in &stages {
+        round_trip(&st.program).map_err(|m| fail(&st.name, FailureKind::RoundTrip, m))?;
+    }
+    let verdicts = check_stages(&stages, &case.inputs, limits);
+    if let Some(v) = verdicts.iter().find(|v| !v.ok) {
+        let kind = match v.agreement {
+            Agreement::Invalid => FailureKind::Invalid,
+            Agreement::Disagrees => FailureKind::Disagrees,
+            _ => FailureKind::WrongError,
+        };
+        return Err(fail(&v.stage, kind, v.text.clone()));
+    }
+    Ok(match verdicts.first().and_then(|v| v.error.as_ref()) {
+        Some(e) => Passed::WentWrong(kind_name(e)),
+        None => Passed::Results,
+    })
+}

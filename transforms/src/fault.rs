@@ -1,0 +1,36 @@
+//! Deliberately broken variants of the translations, to test the tester:
+//! the oracle's checks must catch each one (oracle/tests/planted.rs).
+//! Compiled only with the `planted-faults` feature, and even then off
+//! unless a test switches one on for its own thread.
+
+use std::cell::Cell;
+
+/// A planted fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No fault: the translations as shipped.
+    None,
+    /// FUN to FUNMEM: fresh arrays (kernel, `iota`, `copy`) are laid out
+    /// one element too far into their block (an off-by-one LMAD offset).
+    FreshOffsetOffByOne,
+    /// FUNMEM to IMP: a kernel whose body returns an array does not copy
+    /// it into its row (a missing Copy).
+    MissingKernelCopy,
+    /// FUNMEM to IMP: a transposed array is read with its source's strides
+    /// (a wrong stride in transpose).
+    TransposeStride,
+}
+
+thread_local! {
+    static FAULT: Cell<Fault> = const { Cell::new(Fault::None) };
+}
+
+/// Switches a fault on (or `Fault::None` off) for this thread.
+pub fn set(f: Fault) {
+    FAULT.with(|c| c.set(f));
+}
+
+/// Whether this fault is on in this thread.
+pub fn active(f: Fault) -> bool {
+    FAULT.with(|c| c.get() == f)
+}
