@@ -12,7 +12,6 @@
 //! Architecture invariant: everything here is deterministic given a seed:
 //! the same seed gives the same programs on any machine.
 
-
 pub mod check;
 pub mod gen;
 pub mod gen_mem;
