@@ -2,6 +2,7 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
+mod fuzz_cmd;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -113,6 +114,8 @@ enum Command {
         #[arg(long, default_value_t = Limits::default().max_heap)]
         max_heap: u64,
     },
+    /// Check random programs through lowering and passes; reduce and save every failure.
+    Fuzz(fuzz_cmd::Args),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -179,6 +182,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             fuel,
             max_heap,
         } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
+        Command::Fuzz(args) => fuzz_cmd::fuzz(args),
         Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
     };
     r.unwrap_or_else(|code| code)

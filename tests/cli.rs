@@ -353,3 +353,48 @@ fn validate_runs_every_stage_of_a_fun_program() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("E-INDEX"));
 }
+
+#[test]
+fn fuzz_runs_a_fixed_campaign_in_shards_and_merges_them() {
+    // A short fixed-seed campaign: no failures, the JSON summary counts it.
+    let o = funmem(&["fuzz", "--count", "300", "--seed", "11", "--json"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["programs"], 300);
+    assert_eq!(s["failures"].as_array().map(Vec::len), Some(0), "{out}");
+    // Two shards cover the campaign without overlap; --merge adds them up.
+    let dir = std::env::temp_dir().join(format!("funmem-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut dirs = Vec::new();
+    for i in 0..2 {
+        let d = dir.join(format!("shard-{i}"));
+        let d = d.to_string_lossy().to_string();
+        let shard = format!("{i}/2");
+        let o = funmem(&[
+            "fuzz", "--count", "101", "--seed", "5", "--shard", &shard, "--out", &d,
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        dirs.push(d);
+    }
+    let mut args = vec!["fuzz", "--json", "--merge"];
+    args.extend(dirs.iter().map(String::as_str));
+    let o = funmem(&args);
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["programs"], 101);
+    assert_eq!(s["shards"].as_array().map(Vec::len), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Bad command lines.
+    for bad in [
+        vec!["fuzz", "--shard", "2/2"],
+        vec!["fuzz", "--passes", "nonesuch"],
+        vec!["fuzz", "--fail-share", "2"],
+    ] {
+        assert_eq!(funmem(&bad).status.code(), Some(2), "{bad:?}");
+    }
+}

@@ -332,6 +332,7 @@ fn check_case_inner(
     if let Err(d) = funmem_lang::check::check_any(&src) {
         return Err(fail("source", FailureKind::SourceIllTyped, d.message));
     }
+    round_trip(&src).map_err(|m| fail("source", FailureKind::RoundTrip, m))?;
     let stages = funmem_transforms::pipeline::stages(&src, passes, true).map_err(|e| {
         let kind = if e.output.is_some() {
             FailureKind::IllTyped

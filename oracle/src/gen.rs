@@ -1,1 +1,1617 @@
-//! (being written)
+//! Random well-typed FUN programs with inputs for them.
+//!
+//! [`gen_fun`] builds the syntax tree directly (no text), so every program
+//! type-checks by construction (docs/language.md, FUN type rules) and prints
+//! and parses back to itself. The programs use every construct of FUN:
+//!
+//! - scalar expressions with every binary operator, unary `-` and `!`,
+//!   divisions and remainders, and large literals that make `+ - *` wrap;
+//! - indices `x[i, j]`, slices `x[o : k, ...]` (offset and size per
+//!   dimension, literal or computed), `transpose`, `iota`, `copy`;
+//! - kernels nested up to `max_depth` deep, whose bodies return an int or an
+//!   array whose sizes are bound outside the kernel (T-KERNEL);
+//! - `if`s returning several ints, arrays of sizes bound outside the `if`,
+//!   or arrays whose sizes the pattern itself binds, each branch returning
+//!   its own size (`let (k: int) (ys: [k]int) = if c then ... in (a, xs)
+//!   else ... in (b, zs)`, IFL 2022 fig. 2).
+//!
+//! Parameters: the size parameters come first (so sizes are earlier
+//! parameters), then arrays of rank 1 to 3 over them and plain ints. Inputs
+//! give sizes in `0 ..= max_size` (0 among them often enough).
+//!
+//! Safety. A program is *risky* with probability `fail_share`; only then may
+//! it contain operations that can go wrong at run time (an index or slice
+//! possibly out of bounds, a division or remainder by a possibly-zero value,
+//! `iota` or a kernel over a possibly-negative size), and whatever goes
+//! wrong gets stuck: sizes stay small in risky programs too, so they never
+//! run out of fuel or heap. Every other program never goes wrong on any
+//! input whose sizes are at most `max_size`: the generator tracks, for each
+//! `int` variable, an interval it provably lies in and the sizes it is
+//! provably below, and uses only indices, offsets, slice sizes, divisors and
+//! sizes that these facts make safe (kernel indices over the array's own
+//! size, clamps `min(max(e, 0), n - 1)` where `n >= 1` is known, `if`s that
+//! test `n > 0` first, divisors `max(e, 1)` or nonzero literals).
+//!
+//! Work per program is bounded: array sizes are at most
+//! `max(max_size, 1) + 1`, and a kernel, `iota` or `copy` is made only while
+//! the product of the sizes of the enclosing kernels and of the array made
+//! stays within a fixed budget.
+//!
+//! Generation is deterministic: only the random number generator decides,
+//! and nothing loops on rejection.
+
+use crate::{Case, GenConfig, Rng};
+use funmem_lang::ast::{
+    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lang, Pat, Program, SExp, Stm, Type, UnOp,
+};
+use funmem_lang::{Name, Span};
+use funmem_semantics::value::{ArrayValue, Value};
+use rand::RngExt;
+
+/// Generates a random, well-typed FUN program and inputs for it.
+///
+/// With probability `cfg.fail_share` the program may contain operations
+/// that can go wrong at run time (and then get stuck); otherwise it runs
+/// without error on its inputs. `cfg.max_stms` bounds the statements a body
+/// gets at random (a few more may be added to make the values the body must
+/// return), `cfg.max_depth` the nesting of kernels and `if`s, `cfg.max_size`
+/// the sizes of inputs and literal sizes.
+pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
+    let share = if cfg.fail_share.is_nan() {
+        0.0
+    } else {
+        cfg.fail_share.clamp(0.0, 1.0)
+    };
+    let risky = rng.random_bool(share);
+    let max_size = cfg.max_size.clamp(0, 1 << 20);
+    let max_stms = cfg.max_stms.max(1);
+    let mut g = Gen {
+        rng,
+        max_stms,
+        max_depth: cfg.max_depth,
+        max_size,
+        cap: max_size.max(1) + 1,
+        risky,
+        next: 0,
+        vars: Vec::new(),
+        scopes: vec![0],
+        depth: 0,
+        mult: 1,
+        actions_left: max_stms * (cfg.max_depth.min(8) + 2) * 2,
+    };
+    g.program()
+}
+
+/// Most element-iterations one array or kernel nest may cost: the product of
+/// the sizes of the enclosing kernels and of the array (or kernel) made.
+const BUDGET: i64 = 4096;
+
+/// In a risky program, the chance that an operation that could go wrong is
+/// made so that it may.
+const RISK: f64 = 0.3;
+
+/// Literals that make arithmetic wrap (none is zero).
+const LARGE: [i64; 8] = [
+    i64::MAX,
+    i64::MIN,
+    i64::MAX - 1,
+    i64::MIN + 1,
+    1 << 62,
+    -(1 << 62),
+    1 << 32,
+    3_037_000_500,
+];
+
+/// What the generator knows about an `int` variable: `lo <= v <= hi`, and
+/// `0 <= v < b` for every atom `b` in `below`.
+#[derive(Clone, Debug)]
+struct Range {
+    lo: i64,
+    hi: i64,
+    below: Vec<Atom>,
+}
+
+impl Range {
+    fn any() -> Range {
+        Range::new(i64::MIN, i64::MAX)
+    }
+
+    fn new(lo: i64, hi: i64) -> Range {
+        Range {
+            lo,
+            hi: hi.max(lo),
+            below: Vec::new(),
+        }
+    }
+
+    fn below(lo: i64, hi: i64, b: Atom) -> Range {
+        Range {
+            below: vec![b],
+            ..Range::new(lo, hi)
+        }
+    }
+
+    /// What holds of a value that is one of two values.
+    fn union(&self, o: &Range) -> Range {
+        Range {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+            below: self
+                .below
+                .iter()
+                .filter(|b| o.below.contains(b))
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
+/// A variable's type, with what is known of an `int`.
+#[derive(Clone, Debug)]
+enum Ty {
+    Int(Range),
+    Arr(Vec<Atom>),
+}
+
+impl Ty {
+    fn shape(&self) -> Option<&[Atom]> {
+        match self {
+            Ty::Arr(s) => Some(s),
+            Ty::Int(_) => None,
+        }
+    }
+
+    fn range(&self) -> Option<&Range> {
+        match self {
+            Ty::Int(r) => Some(r),
+            Ty::Arr(_) => None,
+        }
+    }
+
+    fn syntax(&self) -> Type {
+        match self {
+            Ty::Int(_) => Type::Int(Span::DUMMY),
+            Ty::Arr(shape) => Type::Array(
+                ArrayType {
+                    shape: shape.clone(),
+                    mem: None,
+                },
+                Span::DUMMY,
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Var {
+    name: Name,
+    ty: Ty,
+}
+
+/// A dimension of an array in an `if` pattern: a size bound outside, or the
+/// pattern's own k-th size.
+#[derive(Clone, Debug)]
+enum Dim {
+    Outer(Atom),
+    Pat(usize),
+}
+
+/// One binding of an `if` pattern.
+#[derive(Clone, Debug)]
+enum Item {
+    Size,
+    Int,
+    Arr(Vec<Dim>),
+}
+
+/// The kinds of random statement.
+#[derive(Clone, Copy, Debug)]
+enum Action {
+    Scalar,
+    Size,
+    Index,
+    Slice,
+    Transpose,
+    Iota,
+    Copy,
+    Kernel,
+    If,
+}
+
+/// How an array in scope gives one of another shape at no cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fit {
+    Same,
+    Transposed,
+    Sliced,
+}
+
+/// Ways to make an array of a given shape.
+#[derive(Clone, Copy, Debug)]
+enum Make {
+    Reuse(usize),
+    Copy(usize),
+    Transpose(usize),
+    Slice(usize),
+    Iota,
+    Kernel,
+    If,
+}
+
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    max_stms: usize,
+    max_depth: usize,
+    max_size: i64,
+    /// Largest size an array dimension may have.
+    cap: i64,
+    risky: bool,
+    /// Counter for fresh names: every name in a program is distinct.
+    next: usize,
+    /// The variables in scope, innermost last.
+    vars: Vec<Var>,
+    /// Where each open scope starts in `vars`.
+    scopes: Vec<usize>,
+    /// Nesting of kernel and `if` bodies around the current body.
+    depth: usize,
+    /// Product of the sizes of the enclosing kernels.
+    mult: i64,
+    /// Random statements left for the whole program.
+    actions_left: usize,
+}
+
+fn ident(x: &Name) -> Ident {
+    Ident {
+        name: x.clone(),
+        span: Span::DUMMY,
+    }
+}
+
+fn var(x: &Name) -> Atom {
+    Atom::Var(ident(x))
+}
+
+fn lit(k: i64) -> Atom {
+    Atom::Int(k, Span::DUMMY)
+}
+
+fn se(a: &Atom) -> SExp {
+    SExp::Atom(a.clone())
+}
+
+fn min(a: SExp, b: SExp) -> SExp {
+    SExp::bin(BinOp::Min, a, b)
+}
+
+fn max(a: SExp, b: SExp) -> SExp {
+    SExp::bin(BinOp::Max, a, b)
+}
+
+fn stm(pats: Vec<Pat>, kind: ExpKind) -> Stm {
+    Stm {
+        pats,
+        exp: Exp {
+            kind,
+            span: Span::DUMMY,
+        },
+        span: Span::DUMMY,
+    }
+}
+
+fn pat(x: &Name, ty: &Ty) -> Pat {
+    Pat {
+        name: ident(x),
+        ty: ty.syntax(),
+        span: Span::DUMMY,
+    }
+}
+
+fn body(stms: Vec<Stm>, result: &[Name]) -> Body {
+    Body {
+        stms,
+        result: result.iter().map(ident).collect(),
+        span: Span::DUMMY,
+    }
+}
+
+impl Gen<'_> {
+    // ----- randomness -----
+
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p)
+    }
+
+    /// A number in `0 .. n` (`n > 0`).
+    fn upto(&mut self, n: usize) -> usize {
+        self.rng.random_range(0..n)
+    }
+
+    /// A number in `lo ..= hi`.
+    fn between(&mut self, lo: i64, hi: i64) -> i64 {
+        self.rng.random_range(lo..=hi.max(lo))
+    }
+
+    /// Index of a choice drawn with the given weights (not all zero).
+    fn weighted(&mut self, weights: &[u32]) -> usize {
+        let total: u32 = weights.iter().sum();
+        let mut k = self.rng.random_range(0..total.max(1));
+        for (i, &w) in weights.iter().enumerate() {
+            if k < w {
+                return i;
+            }
+            k -= w;
+        }
+        0
+    }
+
+    fn small_lit(&mut self) -> i64 {
+        self.between(-9, 9)
+    }
+
+    /// A literal: usually small, sometimes one that makes arithmetic wrap.
+    fn any_lit(&mut self) -> i64 {
+        match self.upto(20) {
+            0..=2 => LARGE[self.upto(LARGE.len())],
+            3 => self.rng.random(),
+            _ => self.small_lit(),
+        }
+    }
+
+    fn nonzero_lit(&mut self) -> i64 {
+        match self.upto(10) {
+            0 => LARGE[self.upto(LARGE.len())],
+            1 => -1,
+            _ => {
+                let k = self.between(1, 9);
+                if self.chance(0.3) {
+                    -k
+                } else {
+                    k
+                }
+            }
+        }
+    }
+
+    fn fresh(&mut self, prefix: &str) -> Name {
+        let n = Name::new(&format!("{prefix}{}", self.next));
+        self.next += 1;
+        n
+    }
+
+    // ----- scopes and facts -----
+
+    fn scope_start(&self) -> usize {
+        self.scopes.last().copied().unwrap_or(0)
+    }
+
+    fn open(&mut self) {
+        self.scopes.push(self.vars.len());
+    }
+
+    fn close(&mut self) {
+        if let Some(m) = self.scopes.pop() {
+            self.vars.truncate(m);
+        }
+    }
+
+    fn bind(&mut self, name: Name, ty: Ty) {
+        self.vars.push(Var { name, ty });
+    }
+
+    fn find(&self, x: &Name) -> Option<usize> {
+        self.vars.iter().rposition(|v| &v.name == x)
+    }
+
+    /// The interval an atom provably lies in.
+    fn bounds(&self, a: &Atom) -> (i64, i64) {
+        match a {
+            Atom::Int(k, _) => (*k, *k),
+            Atom::Var(x) => match self.find(&x.name).map(|i| &self.vars[i].ty) {
+                Some(Ty::Int(r)) => (r.lo, r.hi),
+                _ => (i64::MIN, i64::MAX),
+            },
+        }
+    }
+
+    fn range_of(&self, x: &Name) -> Range {
+        match self.find(x).map(|i| &self.vars[i].ty) {
+            Some(Ty::Int(r)) => r.clone(),
+            _ => Range::any(),
+        }
+    }
+
+    /// Whether an int with these facts may be an array size.
+    fn size_like(&self, r: &Range) -> bool {
+        r.lo >= 0 && r.hi <= self.cap
+    }
+
+    /// Product of the largest values of the sizes (each at least 1).
+    fn cells(&self, shape: &[Atom]) -> i64 {
+        shape
+            .iter()
+            .fold(1i64, |acc, a| acc.saturating_mul(self.bounds(a).1.max(1)))
+    }
+
+    /// Whether `i` is provably a valid index into a dimension of size `d`.
+    fn safe_index(&self, r: &Range, d: &Atom) -> bool {
+        r.lo >= 0 && (r.below.contains(d) || r.hi < self.bounds(d).0)
+    }
+
+    fn count_vars(&self, from: usize, pred: &impl Fn(&Self, &Var) -> bool) -> usize {
+        self.vars[from..].iter().filter(|v| pred(self, v)).count()
+    }
+
+    /// A random variable from `vars[from..]` that satisfies `pred`.
+    fn pick_var(&mut self, from: usize, pred: impl Fn(&Self, &Var) -> bool) -> Option<usize> {
+        let n = self.count_vars(from, &pred);
+        if n == 0 {
+            return None;
+        }
+        let k = self.upto(n);
+        self.vars[from..]
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| pred(self, v))
+            .nth(k)
+            .map(|(i, _)| from + i)
+    }
+
+    fn pick_name(&mut self, pred: impl Fn(&Self, &Var) -> bool) -> Option<Name> {
+        self.pick_var(0, pred).map(|i| self.vars[i].name.clone())
+    }
+
+    fn has_var(&self, pred: impl Fn(&Self, &Var) -> bool) -> bool {
+        self.vars.iter().any(|v| pred(self, v))
+    }
+
+    /// A size-like atom: a variable or a literal in `0 ..= max_size`.
+    fn size_atom(&mut self) -> Atom {
+        if self.chance(0.7) {
+            if let Some(x) = self.pick_name(|g, v| v.ty.range().is_some_and(|r| g.size_like(r))) {
+                return var(&x);
+            }
+        }
+        lit(self.between(0, self.max_size))
+    }
+
+    // ----- emitting statements -----
+
+    /// Emits `let (x: ty) = kind` with a fresh `x`, binds it and returns it.
+    fn emit(&mut self, out: &mut Vec<Stm>, prefix: &str, ty: Ty, kind: ExpKind) -> Name {
+        let x = self.fresh(prefix);
+        out.push(stm(vec![pat(&x, &ty)], kind));
+        self.bind(x.clone(), ty);
+        x
+    }
+
+    fn emit_int(&mut self, out: &mut Vec<Stm>, prefix: &str, e: SExp, r: Range) -> Name {
+        self.emit(out, prefix, Ty::Int(r), ExpKind::Scalar(e))
+    }
+
+    // ----- scalar expressions -----
+
+    /// A random scalar expression of at most `depth` operator levels that
+    /// cannot get stuck (unless the program is risky).
+    fn sexp(&mut self, depth: u32) -> SExp {
+        if depth == 0 || self.chance(0.25) {
+            return self.leaf();
+        }
+        if self.chance(0.12) {
+            let op = if self.chance(0.5) {
+                UnOp::Neg
+            } else {
+                UnOp::Not
+            };
+            // `-k` of a literal is itself a literal, so fold it.
+            return match self.sexp(depth - 1) {
+                SExp::Atom(Atom::Int(k, _)) => SExp::int(match op {
+                    UnOp::Neg => k.wrapping_neg(),
+                    UnOp::Not => i64::from(k == 0),
+                }),
+                e => SExp::Un(op, Box::new(e), Span::DUMMY),
+            };
+        }
+        let op = BinOp::ALL[self.upto(BinOp::ALL.len())];
+        let l = self.sexp(depth - 1);
+        let r = if matches!(op, BinOp::Div | BinOp::Rem) {
+            self.divisor(depth - 1)
+        } else {
+            self.sexp(depth - 1)
+        };
+        SExp::bin(op, l, r)
+    }
+
+    /// An int variable (often one bound in the current body) or a literal.
+    fn leaf(&mut self) -> SExp {
+        if self.chance(0.7) {
+            let local = self.chance(0.5);
+            let from = if local { self.scope_start() } else { 0 };
+            let pick = self
+                .pick_var(from, |_, v| v.ty.range().is_some())
+                .or_else(|| self.pick_var(0, |_, v| v.ty.range().is_some()));
+            if let Some(i) = pick {
+                return SExp::var(&self.vars[i].name.clone());
+            }
+        }
+        SExp::int(self.any_lit())
+    }
+
+    /// A divisor that is provably nonzero (or, in a risky program, maybe
+    /// one that may be zero).
+    fn divisor(&mut self, depth: u32) -> SExp {
+        if self.risky && self.chance(RISK) {
+            let zeroish =
+                self.pick_name(|_, v| v.ty.range().is_some_and(|r| r.lo <= 0 && r.hi >= 0));
+            return match zeroish {
+                Some(x) => SExp::var(&x),
+                None => self.sexp(depth),
+            };
+        }
+        match self.upto(4) {
+            0 => SExp::int(self.nonzero_lit()),
+            1 => {
+                let e = self.sexp(depth);
+                max(e, SExp::int(self.between(1, 5)))
+            }
+            2 => {
+                let e = self.sexp(depth);
+                min(e, SExp::int(-self.between(1, 5)))
+            }
+            _ => match self.pick_name(|_, v| v.ty.range().is_some_and(|r| r.lo > 0 || r.hi < 0)) {
+                Some(x) => SExp::var(&x),
+                None => SExp::int(self.nonzero_lit()),
+            },
+        }
+    }
+
+    // ----- sizes and indices -----
+
+    /// Binds a new size-like int: a clamp, a literal, or arithmetic on sizes.
+    fn new_size(&mut self, out: &mut Vec<Stm>) -> Name {
+        let d = self.pick_name(|g, v| v.ty.range().is_some_and(|r| g.size_like(r)));
+        let (lo, hi) = d.as_ref().map_or((0, 0), |x| self.bounds(&var(x)));
+        match (self.upto(6), d) {
+            (1, _) => {
+                let k = self.between(0, self.max_size);
+                self.emit_int(out, "s", SExp::int(k), Range::new(k, k))
+            }
+            (2, Some(d)) if hi < self.cap => self.emit_int(
+                out,
+                "s",
+                SExp::bin(BinOp::Add, SExp::var(&d), SExp::int(1)),
+                Range::new(lo + 1, hi + 1),
+            ),
+            (3, Some(d)) => self.emit_int(
+                out,
+                "s",
+                max(SExp::var(&d), SExp::int(1)),
+                Range::new(lo.max(1), hi.max(1)),
+            ),
+            (4, Some(d)) => {
+                let e = self.size_atom();
+                let (lo2, hi2) = self.bounds(&e);
+                let (e, r) = if self.chance(0.5) {
+                    (
+                        min(SExp::var(&d), se(&e)),
+                        Range::new(lo.min(lo2), hi.min(hi2)),
+                    )
+                } else {
+                    (
+                        max(SExp::var(&d), se(&e)),
+                        Range::new(lo.max(lo2), hi.max(hi2)),
+                    )
+                };
+                self.emit_int(out, "s", e, r)
+            }
+            (5, Some(d)) => self.emit_int(
+                out,
+                "s",
+                SExp::bin(BinOp::Div, SExp::var(&d), SExp::int(2)),
+                Range::new(lo / 2, hi / 2),
+            ),
+            _ => {
+                let k = self.between(0, self.max_size);
+                let e = self.sexp(2);
+                self.emit_int(
+                    out,
+                    "s",
+                    min(max(e, SExp::int(0)), SExp::int(k)),
+                    Range::new(0, k),
+                )
+            }
+        }
+    }
+
+    /// A size that may be negative (risky programs): `d - k`.
+    fn risky_size(&mut self, out: &mut Vec<Stm>) -> Atom {
+        let d = self.size_atom();
+        let (lo, hi) = self.bounds(&d);
+        let k = self.between(1, 3);
+        let e = SExp::bin(BinOp::Sub, se(&d), SExp::int(k));
+        var(&self.emit_int(out, "s", e, Range::new(lo - k, hi - k)))
+    }
+
+    /// A provably valid index into a dimension of size `d`, made if need
+    /// be; `None` when `d` may be 0 and no variable is known to be below it.
+    fn index_for(&mut self, out: &mut Vec<Stm>, d: &Atom) -> Option<Atom> {
+        let existing = |g: &Self, v: &Var| v.ty.range().is_some_and(|r| g.safe_index(r, d));
+        let (lo, hi) = self.bounds(d);
+        if lo < 1 || self.chance(0.7) {
+            if let Some(x) = self.pick_name(existing) {
+                return Some(var(&x));
+            }
+        }
+        if lo < 1 {
+            return None;
+        }
+        let r = Range::below(0, hi - 1, d.clone());
+        Some(match self.upto(4) {
+            0 => lit(self.between(0, (lo - 1).min(self.cap))),
+            1 => var(&self.emit_int(out, "j", SExp::bin(BinOp::Sub, se(d), SExp::int(1)), r)),
+            2 => {
+                // (v + k) % d, for a small non-negative v.
+                let v = self.pick_name(|g, v| v.ty.range().is_some_and(|r| g.size_like(r)));
+                let sum = match v {
+                    Some(v) => SExp::bin(BinOp::Add, SExp::var(&v), SExp::int(self.between(0, 3))),
+                    None => SExp::int(self.between(0, 9)),
+                };
+                var(&self.emit_int(out, "j", SExp::bin(BinOp::Rem, sum, se(d)), r))
+            }
+            _ => {
+                let e = self.sexp(2);
+                let clamp = min(
+                    max(e, SExp::int(0)),
+                    SExp::bin(BinOp::Sub, se(d), SExp::int(1)),
+                );
+                var(&self.emit_int(out, "j", clamp, r))
+            }
+        })
+    }
+
+    /// An index that may be out of bounds for a dimension of size `d`.
+    fn risky_index(&mut self, out: &mut Vec<Stm>, d: &Atom) -> Atom {
+        match self.upto(4) {
+            0 => match self.pick_name(|_, v| v.ty.range().is_some()) {
+                Some(x) => var(&x),
+                None => d.clone(),
+            },
+            1 => lit(self.between(0, self.cap + 1)),
+            2 => d.clone(),
+            _ => {
+                let (lo, hi) = self.bounds(d);
+                let k = self.between(1, 2);
+                let e = SExp::bin(BinOp::Sub, se(d), SExp::int(k));
+                let r = Range::new(lo.saturating_sub(k), hi.saturating_sub(k));
+                var(&self.emit_int(out, "j", e, r))
+            }
+        }
+    }
+
+    // ----- random statements -----
+
+    /// Appends about `target` random statements to `out`.
+    fn stms(&mut self, out: &mut Vec<Stm>, target: usize) {
+        let start = out.len();
+        let mut tries = 0;
+        while out.len() - start < target && self.actions_left > 0 && tries < 3 * target {
+            tries += 1;
+            self.actions_left -= 1;
+            self.action(out);
+        }
+    }
+
+    fn action(&mut self, out: &mut Vec<Stm>) {
+        const KINDS: [Action; 9] = [
+            Action::Scalar,
+            Action::Size,
+            Action::Index,
+            Action::Slice,
+            Action::Transpose,
+            Action::Iota,
+            Action::Copy,
+            Action::Kernel,
+            Action::If,
+        ];
+        let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
+        // Inside kernels, index the arrays the kernel indices fit more often.
+        let fitting = has_arr && self.depth > 0 && self.has_fitting_index();
+        let has_2d = self.has_var(|_, v| v.ty.shape().is_some_and(|s| s.len() == 2));
+        let nest = self.depth < self.max_depth;
+        let w = |b: bool, k: u32| if b { k } else { 0 };
+        let weights = [
+            5,
+            2,
+            if fitting { 14 } else { w(has_arr, 5) },
+            w(has_arr, 3),
+            w(has_2d, 2),
+            2,
+            w(has_arr, 1),
+            w(nest, 6),
+            w(nest, 4),
+        ];
+        let done = match KINDS[self.weighted(&weights)] {
+            Action::Scalar => false,
+            Action::Size => {
+                self.new_size(out);
+                true
+            }
+            Action::Index => self.act_index(out),
+            Action::Slice => self.act_slice(out),
+            Action::Transpose => self.act_transpose(out),
+            Action::Iota => self.act_iota(out),
+            Action::Copy => self.act_copy(out),
+            Action::Kernel => self.act_kernel(out),
+            Action::If => self.act_if(out),
+        };
+        if !done {
+            let d = self.between(1, 3) as u32;
+            let e = self.sexp(d);
+            self.emit_int(out, "x", e, Range::any());
+        }
+    }
+
+    /// Whether some array has a dimension that an int in scope is known to
+    /// be below (a kernel index over it, say).
+    fn has_fitting_index(&self) -> bool {
+        self.vars.iter().any(|v| self.fits_index(v))
+    }
+
+    fn fits_index(&self, v: &Var) -> bool {
+        v.ty.shape().is_some_and(|s| {
+            s.iter().any(|d| {
+                self.vars.iter().any(|i| {
+                    i.ty.range()
+                        .is_some_and(|r| r.lo >= 0 && r.below.contains(d))
+                })
+            })
+        })
+    }
+
+    /// `let (x: int) = a[i, ...]`, guarded by an `if` when a dimension may
+    /// be empty.
+    fn act_index(&mut self, out: &mut Vec<Stm>) -> bool {
+        let fitting = if self.chance(0.7) {
+            self.pick_var(0, |g, v| g.fits_index(v))
+        } else {
+            None
+        };
+        let Some(a) = fitting.or_else(|| self.pick_var(0, |_, v| v.ty.shape().is_some())) else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let risky_dim = (self.risky && self.chance(RISK)).then(|| self.upto(shape.len()));
+        let mut guard: Vec<Name> = Vec::new();
+        for (k, d) in shape.iter().enumerate() {
+            let known = self.has_var(|g, v| v.ty.range().is_some_and(|r| g.safe_index(r, d)));
+            if Some(k) == risky_dim || known || self.bounds(d).0 >= 1 {
+                continue;
+            }
+            match d {
+                Atom::Var(x) if !guard.contains(&x.name) => guard.push(x.name.clone()),
+                Atom::Var(_) => {}
+                Atom::Int(..) => return false,
+            }
+        }
+        if guard.is_empty() {
+            self.emit_index(out, &name, &shape, risky_dim);
+            return true;
+        }
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        self.guarded_index(out, &name, &shape, &guard, risky_dim);
+        true
+    }
+
+    fn emit_index(
+        &mut self,
+        out: &mut Vec<Stm>,
+        a: &Name,
+        shape: &[Atom],
+        risky_dim: Option<usize>,
+    ) -> Name {
+        let mut idx = Vec::with_capacity(shape.len());
+        for (k, d) in shape.iter().enumerate() {
+            let i = if Some(k) == risky_dim {
+                self.risky_index(out, d)
+            } else {
+                match self.index_for(out, d) {
+                    Some(i) => i,
+                    None => lit(0), // unreachable: callers make sure
+                }
+            };
+            idx.push(i);
+        }
+        self.emit(
+            out,
+            "x",
+            Ty::Int(Range::any()),
+            ExpKind::Index(ident(a), idx),
+        )
+    }
+
+    /// `let (c: int) = n > 0 && ...`, then `if c then <index> else <int>`,
+    /// knowing in the then branch that the guarded sizes are at least 1.
+    fn guarded_index(
+        &mut self,
+        out: &mut Vec<Stm>,
+        a: &Name,
+        shape: &[Atom],
+        guard: &[Name],
+        risky_dim: Option<usize>,
+    ) {
+        let mut cond: Option<SExp> = None;
+        for x in guard {
+            let t = match self.upto(3) {
+                0 => SExp::bin(BinOp::Gt, SExp::var(x), SExp::int(0)),
+                1 => SExp::bin(BinOp::Lt, SExp::int(0), SExp::var(x)),
+                _ => SExp::bin(BinOp::Ge, SExp::var(x), SExp::int(1)),
+            };
+            cond = Some(match cond {
+                None => t,
+                Some(c) => SExp::bin(BinOp::And, c, t),
+            });
+        }
+        let c = self.emit_int(out, "c", cond.unwrap_or(SExp::int(1)), Range::new(0, 1));
+        // Then: the guarded sizes are at least 1.
+        self.open();
+        self.depth += 1;
+        let mut saved = Vec::new();
+        for x in guard {
+            if let Some(i) = self.find(x) {
+                if let Ty::Int(r) = &mut self.vars[i].ty {
+                    saved.push((i, r.lo, r.hi));
+                    r.lo = r.lo.max(1);
+                    r.hi = r.hi.max(r.lo);
+                }
+            }
+        }
+        let mut then_stms = Vec::new();
+        let n = self.upto(2);
+        self.stms(&mut then_stms, n);
+        let t = self.emit_index(&mut then_stms, a, shape, risky_dim);
+        let tr = self.range_of(&t);
+        for (i, lo, hi) in saved.into_iter().rev() {
+            if let Ty::Int(r) = &mut self.vars[i].ty {
+                r.lo = lo;
+                r.hi = hi;
+            }
+        }
+        self.close();
+        // Else: any int.
+        self.open();
+        let mut else_stms = Vec::new();
+        let n = self.upto(2);
+        self.stms(&mut else_stms, n);
+        let e = self.produce_int(&mut else_stms);
+        let er = self.range_of(&e);
+        self.close();
+        self.depth -= 1;
+        let kind = ExpKind::If(ident(&c), body(then_stms, &[t]), body(else_stms, &[e]));
+        self.emit(out, "r", Ty::Int(tr.union(&er)), kind);
+    }
+
+    /// `let (b: [k]...int) = a[o : k, ...]`.
+    fn act_slice(&mut self, out: &mut Vec<Stm>) -> bool {
+        let Some(a) = self.pick_var(0, |_, v| v.ty.shape().is_some()) else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let risky_dim = (self.risky && self.chance(RISK)).then(|| self.upto(shape.len()));
+        let mut pairs = Vec::with_capacity(shape.len());
+        for (k, d) in shape.iter().enumerate() {
+            let pair = if Some(k) == risky_dim {
+                self.risky_slice(out, d)
+            } else {
+                self.slice_for(out, d)
+            };
+            pairs.push(pair);
+        }
+        let ty = Ty::Arr(pairs.iter().map(|(_, n)| n.clone()).collect());
+        self.emit(out, "b", ty, ExpKind::Slice(ident(&name), pairs));
+        true
+    }
+
+    /// A provably valid `offset : size` pair for a dimension of size `d`.
+    fn slice_for(&mut self, out: &mut Vec<Stm>, d: &Atom) -> (Atom, Atom) {
+        let (lo, hi) = self.bounds(d);
+        match self.upto(4) {
+            0 => (lit(0), d.clone()),
+            1 if lo >= 0 => {
+                let n = self.between(0, lo.min(self.cap));
+                let o = self.between(0, (lo - n).min(self.cap));
+                (lit(o), lit(n))
+            }
+            _ => {
+                // An offset in 0 ..= d, then a size in 0 ..= d - o.
+                let existing = |g: &Self, v: &Var| v.ty.range().is_some_and(|r| g.safe_index(r, d));
+                let (o, olo) = match self.upto(3) {
+                    0 => (lit(0), 0),
+                    1 => match self.pick_name(existing) {
+                        Some(x) => {
+                            let lo = self.bounds(&var(&x)).0;
+                            (var(&x), lo)
+                        }
+                        None => (lit(0), 0),
+                    },
+                    _ => {
+                        let e = self.sexp(2);
+                        let clamp = min(max(e, SExp::int(0)), se(d));
+                        let o = self.emit_int(out, "o", clamp, Range::new(0, hi.max(0)));
+                        (var(&o), 0)
+                    }
+                };
+                let ohi = self.bounds(&o).1;
+                let zero = o == lit(0);
+                let rest = if zero {
+                    se(d)
+                } else {
+                    SExp::bin(BinOp::Sub, se(d), se(&o))
+                };
+                let top = (hi - olo).max(0);
+                let n = if self.chance(0.5) {
+                    if zero {
+                        return (o, d.clone());
+                    }
+                    self.emit_int(out, "n", rest, Range::new((lo - ohi).max(0), top))
+                } else {
+                    let e = self.sexp(2);
+                    self.emit_int(
+                        out,
+                        "n",
+                        min(max(e, SExp::int(0)), rest),
+                        Range::new(0, top),
+                    )
+                };
+                (o, var(&n))
+            }
+        }
+    }
+
+    /// An `offset : size` pair that may be out of bounds (risky programs);
+    /// the size stays small.
+    fn risky_slice(&mut self, out: &mut Vec<Stm>, d: &Atom) -> (Atom, Atom) {
+        let o = match self.upto(3) {
+            0 => match self.pick_name(|_, v| v.ty.range().is_some()) {
+                Some(x) => var(&x),
+                None => lit(1),
+            },
+            1 => lit(self.between(0, self.cap)),
+            _ => d.clone(),
+        };
+        let n = match self.upto(3) {
+            0 => self.risky_size(out),
+            1 => lit(self.between(0, self.cap)),
+            _ => self.size_atom(),
+        };
+        (o, n)
+    }
+
+    /// `let (t: [b][a]int) = transpose x`.
+    fn act_transpose(&mut self, out: &mut Vec<Stm>) -> bool {
+        let Some(a) = self.pick_var(0, |_, v| v.ty.shape().is_some_and(|s| s.len() == 2)) else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let ty = Ty::Arr(shape.iter().rev().cloned().collect());
+        self.emit(out, "t", ty, ExpKind::Transpose(ident(&name)));
+        true
+    }
+
+    /// `let (a: [n]int) = iota n`.
+    fn act_iota(&mut self, out: &mut Vec<Stm>) -> bool {
+        let n = if self.risky && self.chance(RISK) {
+            self.risky_size(out)
+        } else if self.chance(0.3) {
+            var(&self.new_size(out))
+        } else {
+            self.size_atom()
+        };
+        if self
+            .mult
+            .saturating_mul(self.cells(std::slice::from_ref(&n)))
+            > BUDGET
+        {
+            return false;
+        }
+        self.emit(out, "a", Ty::Arr(vec![n.clone()]), ExpKind::Iota(n));
+        true
+    }
+
+    /// `let (y: shape) = copy x`.
+    fn act_copy(&mut self, out: &mut Vec<Stm>) -> bool {
+        let mult = self.mult;
+        let pick = self.pick_var(0, |g, v| {
+            v.ty.shape()
+                .is_some_and(|s| mult.saturating_mul(g.cells(s)) <= BUDGET)
+        });
+        let Some(a) = pick else { return false };
+        let name = self.vars[a].name.clone();
+        let ty = self.vars[a].ty.clone();
+        self.emit(out, "y", ty, ExpKind::Copy(ident(&name)));
+        true
+    }
+
+    /// `let (k: [n]τ) = kernel i < n do ... in (r)`.
+    fn act_kernel(&mut self, out: &mut Vec<Stm>) -> bool {
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        let n = if self.risky && self.chance(RISK / 2.0) {
+            self.risky_size(out)
+        } else {
+            match self.upto(10) {
+                0..=4 => {
+                    // Over a dimension of an array, so its index is in bounds.
+                    match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+                        Some(a) => {
+                            let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                            s[self.upto(s.len())].clone()
+                        }
+                        None => self.size_atom(),
+                    }
+                }
+                5 | 6 => var(&self.new_size(out)),
+                _ => self.size_atom(),
+            }
+        };
+        let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+        if mult > BUDGET {
+            return false;
+        }
+        let elem = self.choose_shape(2, self.depth + 1, mult);
+        let target = self.upto(self.max_stms / 2 + 2);
+        let kb = self.kernel_body(&n, &elem, mult, target);
+        let mut shape = vec![n.clone()];
+        shape.extend(elem);
+        let (i, b) = kb;
+        self.emit(out, "k", Ty::Arr(shape), ExpKind::Kernel(ident(&i), n, b));
+        true
+    }
+
+    /// The index and body of `kernel i < n` returning `elem`-shaped values.
+    fn kernel_body(&mut self, n: &Atom, elem: &[Atom], mult: i64, target: usize) -> (Name, Body) {
+        let i = self.fresh("i");
+        let saved = self.mult;
+        self.open();
+        self.depth += 1;
+        self.mult = mult;
+        let hi = self.bounds(n).1.saturating_sub(1).max(0);
+        self.bind(i.clone(), Ty::Int(Range::below(0, hi, n.clone())));
+        let mut stms = Vec::new();
+        self.stms(&mut stms, target);
+        let r = self.produce(&mut stms, elem);
+        self.close();
+        self.depth -= 1;
+        self.mult = saved;
+        (i, body(stms, &[r]))
+    }
+
+    /// A shape of rank at most `max_rank` (possibly empty: an int) that a
+    /// body at `depth` inside kernels of product `mult` can make, with sizes
+    /// bound here.
+    fn choose_shape(&mut self, max_rank: usize, depth: usize, mult: i64) -> Vec<Atom> {
+        match self.upto(3) {
+            0 => Vec::new(),
+            1 => {
+                let existing =
+                    self.pick_var(0, |_, v| v.ty.shape().is_some_and(|s| s.len() <= max_rank));
+                match existing {
+                    Some(a) => self.vars[a].ty.shape().unwrap_or(&[]).to_vec(),
+                    None => Vec::new(),
+                }
+            }
+            _ => {
+                let rank = self.between(1, max_rank.max(1) as i64) as usize;
+                let shape: Vec<Atom> = (0..rank).map(|_| self.size_atom()).collect();
+                if self.can_produce(&shape, depth, mult) {
+                    shape
+                } else if self.can_produce(&shape[..1], depth, mult) {
+                    shape[..1].to_vec()
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    /// Whether a body at `depth`, inside kernels of product `mult`, can make
+    /// an array of this shape with the variables now in scope.
+    fn can_produce(&self, shape: &[Atom], depth: usize, mult: i64) -> bool {
+        if shape.is_empty()
+            || self.has_var(|g, v| v.ty.shape().is_some_and(|s| g.makes(s, shape).is_some()))
+        {
+            return true;
+        }
+        if shape.len() == 1 && mult.saturating_mul(self.cells(shape)) <= BUDGET {
+            return true;
+        }
+        let inner = mult.saturating_mul(self.bounds(&shape[0]).1.max(1));
+        depth < self.max_depth && inner <= BUDGET && self.can_produce(&shape[1..], depth + 1, inner)
+    }
+
+    /// How an array of shape `have` gives one of shape `want` at no cost:
+    /// as itself, transposed, or sliced.
+    fn makes(&self, have: &[Atom], want: &[Atom]) -> Option<Fit> {
+        if have == want {
+            return Some(Fit::Same);
+        }
+        if have.len() == 2 && want.len() == 2 && have[0] == want[1] && have[1] == want[0] {
+            return Some(Fit::Transposed);
+        }
+        let fits = have.len() == want.len()
+            && have.iter().zip(want).all(|(h, w)| {
+                let (wlo, whi) = self.bounds(w);
+                h == w || (wlo >= 0 && whi <= self.bounds(h).0)
+            });
+        fits.then_some(Fit::Sliced)
+    }
+
+    /// Makes an int, returning its name: a variable in scope or a new one.
+    fn produce_int(&mut self, out: &mut Vec<Stm>) -> Name {
+        let start = self.scope_start();
+        let is_int = |v: &Var| v.ty.range().is_some();
+        let found = match self.upto(5) {
+            // The int bound last in this body: what it computed.
+            0 | 1 => self.vars[start..]
+                .iter()
+                .rposition(is_int)
+                .map(|i| start + i),
+            2 => self.pick_var(start, |_, v| is_int(v)),
+            3 => self.pick_var(0, |_, v| is_int(v)),
+            _ => None,
+        };
+        if let Some(i) = found {
+            return self.vars[i].name.clone();
+        }
+        let e = self.sexp(2);
+        self.emit_int(out, "x", e, Range::any())
+    }
+
+    /// Makes a value of exactly this shape (an int if it is empty), returning
+    /// its name.
+    fn produce(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Name {
+        if shape.is_empty() {
+            return self.produce_int(out);
+        }
+        let cost = self.mult.saturating_mul(self.cells(shape));
+        let mut ways: Vec<(Make, u32)> = Vec::new();
+        for (k, v) in self.vars.iter().enumerate() {
+            if let Some(s) = v.ty.shape() {
+                match self.makes(s, shape) {
+                    Some(Fit::Same) => {
+                        ways.push((Make::Reuse(k), 3));
+                        if cost <= BUDGET {
+                            ways.push((Make::Copy(k), 1));
+                        }
+                    }
+                    Some(Fit::Transposed) => ways.push((Make::Transpose(k), 2)),
+                    Some(Fit::Sliced) => ways.push((Make::Slice(k), 2)),
+                    None => {}
+                }
+            }
+        }
+        if shape.len() == 1 && cost <= BUDGET {
+            ways.push((Make::Iota, 3));
+        }
+        let inner = self.mult.saturating_mul(self.bounds(&shape[0]).1.max(1));
+        let nest = self.depth < self.max_depth;
+        if nest && inner <= BUDGET && self.can_produce(&shape[1..], self.depth + 1, inner) {
+            ways.push((Make::Kernel, 4));
+        }
+        if nest && self.can_produce(shape, self.depth + 1, self.mult) {
+            ways.push((Make::If, 1));
+        }
+        let weights: Vec<u32> = ways.iter().map(|(_, w)| *w).collect();
+        let way = if ways.is_empty() {
+            // Not reached when shapes are chosen with `can_produce`.
+            if shape.len() == 1 {
+                Make::Iota
+            } else {
+                Make::Kernel
+            }
+        } else {
+            ways[self.weighted(&weights)].0
+        };
+        let ty = Ty::Arr(shape.to_vec());
+        match way {
+            Make::Reuse(k) => self.vars[k].name.clone(),
+            Make::Copy(k) => {
+                let x = self.vars[k].name.clone();
+                self.emit(out, "y", ty, ExpKind::Copy(ident(&x)))
+            }
+            Make::Transpose(k) => {
+                let x = self.vars[k].name.clone();
+                self.emit(out, "t", ty, ExpKind::Transpose(ident(&x)))
+            }
+            Make::Slice(k) => {
+                let x = self.vars[k].name.clone();
+                let have = self.vars[k].ty.shape().unwrap_or(&[]).to_vec();
+                let mut pairs = Vec::with_capacity(shape.len());
+                for (h, w) in have.iter().zip(shape) {
+                    let o = if h == w || self.chance(0.4) {
+                        lit(0)
+                    } else {
+                        // An offset in 0 ..= h - w.
+                        let (hlo, hhi) = self.bounds(h);
+                        let wlo = self.bounds(w).0;
+                        let room = SExp::bin(BinOp::Sub, se(h), se(w));
+                        let e = self.sexp(2);
+                        let r = Range::new(0, (hhi - wlo).max(0).max(hlo - wlo));
+                        var(&self.emit_int(out, "o", min(max(e, SExp::int(0)), room), r))
+                    };
+                    pairs.push((o, w.clone()));
+                }
+                self.emit(out, "b", ty, ExpKind::Slice(ident(&x), pairs))
+            }
+            Make::Iota => self.emit(out, "a", ty, ExpKind::Iota(shape[0].clone())),
+            Make::Kernel => {
+                let target = self.upto(3);
+                let (i, b) = self.kernel_body(&shape[0], &shape[1..], inner, target);
+                self.emit(
+                    out,
+                    "k",
+                    ty,
+                    ExpKind::Kernel(ident(&i), shape[0].clone(), b),
+                )
+            }
+            Make::If => {
+                let c = self.condition(out);
+                let mut branches = Vec::with_capacity(2);
+                for _ in 0..2 {
+                    self.open();
+                    self.depth += 1;
+                    let mut stms = Vec::new();
+                    let n = self.upto(3);
+                    self.stms(&mut stms, n);
+                    let r = self.produce(&mut stms, shape);
+                    self.close();
+                    self.depth -= 1;
+                    branches.push(body(stms, &[r]));
+                }
+                let e = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                let t = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                self.emit(out, "z", ty, ExpKind::If(ident(&c), t, e))
+            }
+        }
+    }
+
+    /// An int variable to branch on: one in scope or a new comparison.
+    fn condition(&mut self, out: &mut Vec<Stm>) -> Name {
+        if self.chance(0.4) {
+            if let Some(x) = self.pick_name(|_, v| v.ty.range().is_some()) {
+                return x;
+            }
+        }
+        const CMP: [BinOp; 8] = [
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::And,
+            BinOp::Or,
+        ];
+        let e = if self.chance(0.7) {
+            let op = CMP[self.upto(CMP.len())];
+            let l = self.sexp(1);
+            let r = self.sexp(1);
+            SExp::bin(op, l, r)
+        } else {
+            self.sexp(2)
+        };
+        self.emit_int(out, "c", e, Range::any())
+    }
+
+    /// `let p... = if c then ... else ...`: several ints; arrays of sizes
+    /// bound outside; or arrays whose sizes the pattern binds.
+    fn act_if(&mut self, out: &mut Vec<Stm>) -> bool {
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        let c = self.condition(out);
+        let inner = self.depth + 1;
+        let mut items: Vec<Item> = Vec::new();
+        let mut sizes = 0;
+        match self.upto(3) {
+            0 => {
+                for _ in 0..self.between(1, 3) {
+                    items.push(Item::Int);
+                }
+            }
+            1 => {
+                for _ in 0..self.between(1, 2) {
+                    let s = self.choose_shape(3, inner, self.mult);
+                    if s.is_empty() {
+                        items.push(Item::Int);
+                    } else {
+                        items.push(Item::Arr(s.into_iter().map(Dim::Outer).collect()));
+                    }
+                }
+                if self.chance(0.5) {
+                    items.push(Item::Int);
+                }
+            }
+            _ => {
+                sizes = self.between(1, 2) as usize;
+                for _ in 0..self.between(1, 2) {
+                    // Rank r needs r - 1 nested kernels (the last level an
+                    // iota) and r sizes of at most `cap`.
+                    let mut max_rank = 1;
+                    for r in 2..=3 {
+                        let cost = (0..r).fold(self.mult, |m, _| m.saturating_mul(self.cap));
+                        if self.depth + r <= self.max_depth && cost <= BUDGET {
+                            max_rank = r;
+                        }
+                    }
+                    let rank = self.between(1, max_rank as i64) as usize;
+                    let mut dims: Vec<Dim> = (0..rank)
+                        .map(|_| {
+                            if self.chance(0.6) {
+                                Dim::Pat(self.upto(sizes))
+                            } else {
+                                Dim::Outer(self.size_atom())
+                            }
+                        })
+                        .collect();
+                    let k = self.upto(rank);
+                    dims[k] = Dim::Pat(self.upto(sizes));
+                    items.push(Item::Arr(dims));
+                }
+                if self.chance(0.4) {
+                    items.push(Item::Int);
+                }
+            }
+        }
+        // Sizes first, the rest in random order.
+        for k in (1..items.len()).rev() {
+            let j = self.upto(k + 1);
+            items.swap(k, j);
+        }
+        let mut all: Vec<Item> = (0..sizes).map(|_| Item::Size).collect();
+        all.extend(items);
+        let names: Vec<Name> = all
+            .iter()
+            .map(|it| match it {
+                Item::Size => self.fresh("n"),
+                Item::Int => self.fresh("r"),
+                Item::Arr(_) => self.fresh("z"),
+            })
+            .collect();
+        let mut ranges: Vec<Option<Range>> = vec![None; all.len()];
+        let mut branches = Vec::with_capacity(2);
+        for _ in 0..2 {
+            let (b, rs) = self.branch(&all, sizes);
+            for (slot, r) in ranges.iter_mut().zip(rs) {
+                *slot = match (slot.take(), r) {
+                    (None, r) => r,
+                    (Some(a), Some(b)) => Some(a.union(&b)),
+                    (Some(a), None) => Some(a),
+                };
+            }
+            branches.push(b);
+        }
+        let e = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+        let t = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+        let tys: Vec<Ty> = all
+            .iter()
+            .zip(&ranges)
+            .map(|(it, r)| match it {
+                Item::Size | Item::Int => Ty::Int(r.clone().unwrap_or_else(Range::any)),
+                Item::Arr(dims) => Ty::Arr(
+                    dims.iter()
+                        .map(|d| match d {
+                            Dim::Outer(a) => a.clone(),
+                            Dim::Pat(k) => var(&names[*k]),
+                        })
+                        .collect(),
+                ),
+            })
+            .collect();
+        let pats = names.iter().zip(&tys).map(|(x, t)| pat(x, t)).collect();
+        out.push(stm(pats, ExpKind::If(ident(&c), t, e)));
+        for (x, t) in names.into_iter().zip(tys) {
+            self.bind(x, t);
+        }
+        true
+    }
+
+    /// One branch of an `if` with this pattern: its body, and the facts
+    /// known of each int it returns.
+    fn branch(&mut self, items: &[Item], sizes: usize) -> (Body, Vec<Option<Range>>) {
+        self.open();
+        self.depth += 1;
+        let mut stms = Vec::new();
+        let n = self.upto(self.max_stms / 3 + 2);
+        self.stms(&mut stms, n);
+        // The sizes this branch returns: those of an array in scope that
+        // fits the pattern, or any size-like variables.
+        let mut chosen: Vec<Option<Name>> = vec![None; sizes];
+        if self.chance(0.5) {
+            if let Some(Item::Arr(dims)) = items.iter().find(|it| matches!(it, Item::Arr(_))) {
+                let fits = |g: &Self, v: &Var| {
+                    let Some(s) = v.ty.shape() else { return false };
+                    s.len() == dims.len()
+                        && s.iter().zip(dims).all(|(a, d)| match d {
+                            Dim::Outer(o) => a == o,
+                            Dim::Pat(k) => {
+                                a.var().is_some()
+                                    && g.size_like(&Range::new(g.bounds(a).0, g.bounds(a).1))
+                                    && dims.iter().zip(s).all(|(d2, a2)| match d2 {
+                                        Dim::Pat(k2) if k2 == k => a2 == a,
+                                        _ => true,
+                                    })
+                            }
+                        })
+                };
+                if let Some(a) = self.pick_var(0, fits) {
+                    let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                    for (d, atom) in dims.iter().zip(&s) {
+                        if let (Dim::Pat(k), Some(x)) = (d, atom.var()) {
+                            chosen[*k] = Some(x.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let mut result = Vec::with_capacity(items.len());
+        let mut size_names = Vec::with_capacity(sizes);
+        for c in chosen {
+            let x = match c {
+                Some(x) => x,
+                None => {
+                    let existing = if self.chance(0.6) {
+                        self.pick_name(|g, v| v.ty.range().is_some_and(|r| g.size_like(r)))
+                    } else {
+                        None
+                    };
+                    match existing {
+                        Some(x) => x,
+                        None => self.new_size(&mut stms),
+                    }
+                }
+            };
+            size_names.push(x);
+        }
+        for it in items {
+            let x = match it {
+                Item::Size => size_names[result.len()].clone(),
+                Item::Int => self.produce_int(&mut stms),
+                Item::Arr(dims) => {
+                    let shape: Vec<Atom> = dims
+                        .iter()
+                        .map(|d| match d {
+                            Dim::Outer(a) => a.clone(),
+                            Dim::Pat(k) => var(&size_names[*k]),
+                        })
+                        .collect();
+                    self.produce(&mut stms, &shape)
+                }
+            };
+            result.push(x);
+        }
+        let ranges = items
+            .iter()
+            .zip(&result)
+            .map(|(it, x)| match it {
+                Item::Arr(_) => None,
+                _ => Some(self.range_of(x)),
+            })
+            .collect();
+        self.close();
+        self.depth -= 1;
+        (body(stms, &result), ranges)
+    }
+
+    // ----- the program -----
+
+    fn program(&mut self) -> Case {
+        let mut params = Vec::new();
+        let mut inputs = Vec::new();
+        let mut values: Vec<(Name, i64)> = Vec::new();
+        for _ in 0..self.between(1, 3) {
+            let n = self.fresh("n");
+            let v = if self.chance(0.15) {
+                0
+            } else {
+                self.between(0, self.max_size)
+            };
+            let ty = Ty::Int(Range::new(0, self.max_size));
+            params.push(pat(&n, &ty));
+            inputs.push(Value::Int(v));
+            self.bind(n.clone(), ty);
+            values.push((n, v));
+        }
+        // Arrays (true) and plain ints (false), in random order.
+        let mut rest: Vec<bool> = vec![true; self.between(1, 3) as usize];
+        rest.extend(vec![false; self.between(0, 2) as usize]);
+        for k in (1..rest.len()).rev() {
+            let j = self.upto(k + 1);
+            rest.swap(k, j);
+        }
+        let mut max_rank = 1;
+        while max_rank < 3
+            && (0..=max_rank).fold(1i64, |m, _| m.saturating_mul(self.max_size.max(1))) <= BUDGET
+        {
+            max_rank += 1;
+        }
+        for is_array in rest {
+            if is_array {
+                let rank = self.between(1, max_rank) as usize;
+                let dims: Vec<(Name, i64)> = (0..rank)
+                    .map(|_| values[self.upto(values.len())].clone())
+                    .collect();
+                let shape: Vec<usize> = dims.iter().map(|(_, v)| *v as usize).collect();
+                let len: usize = shape.iter().product();
+                let data = (0..len)
+                    .map(|_| {
+                        if self.chance(0.1) {
+                            self.any_lit()
+                        } else {
+                            self.between(-50, 50)
+                        }
+                    })
+                    .collect();
+                let ty = Ty::Arr(dims.iter().map(|(n, _)| var(n)).collect());
+                let x = self.fresh("xs");
+                params.push(pat(&x, &ty));
+                inputs.push(Value::Array(ArrayValue { shape, data }));
+                self.bind(x, ty);
+            } else {
+                let x = self.fresh("p");
+                let v = match self.upto(5) {
+                    0 => LARGE[self.upto(LARGE.len())],
+                    1 => self.between(0, 1),
+                    _ => self.between(-20, 20),
+                };
+                params.push(pat(&x, &Ty::Int(Range::any())));
+                inputs.push(Value::Int(v));
+                self.bind(x, Ty::Int(Range::any()));
+            }
+        }
+        self.open();
+        let mut stms = Vec::new();
+        let target = self.between(1, self.max_stms as i64) as usize;
+        self.stms(&mut stms, target);
+        let result = self.results();
+        let body = body(stms, &result);
+        Case {
+            program: Program {
+                lang: Lang::Fun,
+                params,
+                body,
+                span: Span::DUMMY,
+            },
+            inputs,
+        }
+    }
+
+    /// The program's results: an array and an int bound in the body when
+    /// there are any, and maybe one more variable.
+    fn results(&mut self) -> Vec<Name> {
+        let from = self.scope_start();
+        let mut out: Vec<Name> = Vec::new();
+        if let Some(i) = self.pick_var(from, |_, v| v.ty.shape().is_some()) {
+            out.push(self.vars[i].name.clone());
+        }
+        if let Some(i) = self.pick_var(from, |_, v| v.ty.range().is_some()) {
+            out.push(self.vars[i].name.clone());
+        }
+        if self.chance(0.4) || out.is_empty() {
+            if let Some(i) = self.pick_var(0, |_, _| true) {
+                let x = self.vars[i].name.clone();
+                if !out.contains(&x) {
+                    out.push(x);
+                }
+            }
+        }
+        if self.chance(0.5) {
+            out.reverse();
+        }
+        out
+    }
+}

@@ -3,7 +3,7 @@
 //!
 //! - [`gen`]: random well-typed FUN programs with inputs.
 //! - [`gen_mem`]: random FUNMEM programs written directly (not lowered).
-//! - [`reference`]: a brute-force FUNMEM heap semantics with explicit read
+//! - [`reference`](crate::reference): a brute-force FUNMEM heap semantics with explicit read
 //!   and write sets, the reference for the race detector and validity.
 //! - [`check`]: the differential checks of a pipeline on one case.
 //! - [`reduce`]: shrinks a failing case while it fails the same way.
@@ -12,6 +12,7 @@
 //! Architecture invariant: everything here is deterministic given a seed:
 //! the same seed gives the same programs on any machine.
 
+pub mod campaign;
 pub mod check;
 pub mod gen;
 pub mod gen_mem;

@@ -1,1 +1,650 @@
-//! (being written)
+//! A brute-force FUNMEM heap semantics (IFL 2022 paper, fig. 10, with
+//! memcopy, eq. 5, and racefree, eq. 4), written for clarity rather than
+//! speed: the reference against which the real interpreter
+//! (`funmem_semantics::heap`), its race detector and validity are checked.
+//!
+//! The heap is a vector of blocks, each a vector of i64 (labels are
+//! positions, in allocation order). Every heap access is recorded in the
+//! *trace* of the statement being evaluated: a read set and a write set of
+//! locations `(block, offset)`, as the boxed parts of fig. 10 do. A kernel
+//! runs its iterations one after another, each with a trace of its own that
+//! takes in everything the iteration does, the kernels nested in it
+//! included, and the memcopy of its result into the kernel's array (fig.
+//! 10's R' and W'). When the iterations are done, eq. 4 is checked over
+//! every pair of them: a location written by one iteration and read or
+//! written by another is a race. Nothing is shared with the real
+//! interpreters but the syntax tree and the value type.
+//!
+//! What the paper leaves open follows DESIGN.md §3 and docs/language.md
+//! ("Semantics as implemented"): indices are 0-based; an index or slice
+//! outside the array's shape, an access outside its block, a division or
+//! remainder by zero, and a negative `alloc`, `iota` or kernel size are
+//! stuck; memcopy reads its whole source before it writes; `alloc` fills
+//! with zeros; inputs are laid out in `mem` parameters just large enough
+//! for them; results are read back through their LMADs, and `mem` results
+//! are not returned.
+//!
+//! Race versus stuck. In the paper a racing kernel and a stuck one alike
+//! have no derivation; an implementation reports whichever it meets first.
+//! The real interpreter checks races as accesses happen, so a race between
+//! accesses made before the program gets stuck is reported as a race. To
+//! say the same, when an iteration gets stuck (or runs out of fuel) this
+//! semantics still checks eq. 4 over the accesses made so far, the stuck
+//! iteration's included, at every enclosing kernel, and reports a race if
+//! one is there.
+
+use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, LmadSyn, Program, SExp, Stm, Type, UnOp};
+use funmem_lang::{Name, Span};
+use funmem_semantics::value::{ArrayValue, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// How a program ends under the reference heap semantics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefOutcome {
+    /// The results, `mem` results left out, arrays read back through their
+    /// LMADs in row-major order of their index space.
+    Results(Vec<Value>),
+    /// Eq. 4 fails for an instance of this kernel (the span of its
+    /// statement).
+    Race {
+        /// The racing kernel's statement.
+        kernel: Span,
+    },
+    /// A rule's premise fails; the message says which and why.
+    Stuck(String),
+    /// More statements and kernel iterations than the fuel allows.
+    OutOfFuel,
+}
+
+/// Most heap cells the reference allocates in all (the real interpreter's
+/// default limit); beyond it the program is reported stuck.
+const MAX_CELLS: u64 = 1 << 30;
+
+/// Evaluates a FUNMEM program on its inputs under the reference heap
+/// semantics, with at most `fuel` statements and kernel iterations.
+pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
+    let mut m = Machine {
+        heap: Vec::new(),
+        fuel,
+        cells: 0,
+    };
+    match m.program(p, inputs) {
+        Ok(v) => RefOutcome::Results(v),
+        Err(Wrong::Race(kernel)) => RefOutcome::Race { kernel },
+        Err(Wrong::Stuck(msg)) => RefOutcome::Stuck(msg),
+        Err(Wrong::OutOfFuel) => RefOutcome::OutOfFuel,
+    }
+}
+
+/// A concrete LMAD: `offset + {(elems : stride) ...}`, outermost first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Lmad {
+    offset: i64,
+    dims: Vec<(i64, i64)>,
+}
+
+impl Lmad {
+    fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    fn shape(&self) -> Vec<i64> {
+        self.dims.iter().map(|d| d.0).collect()
+    }
+
+    /// Every index of the domain, in row-major order (none when a dimension
+    /// has no elements).
+    fn domain(&self) -> Vec<Vec<i64>> {
+        let mut out = vec![Vec::new()];
+        for &(n, _) in &self.dims {
+            let mut next = Vec::new();
+            for prefix in &out {
+                for k in 0..n.max(0) {
+                    let mut ix = prefix.clone();
+                    ix.push(k);
+                    next.push(ix);
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
+    /// L(i1, ..., iq) (eq. 1), wrapping.
+    fn apply(&self, ix: &[i64]) -> i64 {
+        self.dims
+            .iter()
+            .zip(ix)
+            .fold(self.offset, |a, (&(_, s), &i)| {
+                a.wrapping_add(i.wrapping_mul(s))
+            })
+    }
+
+    /// The addresses of the domain, in row-major order.
+    fn addresses(&self) -> Vec<i64> {
+        self.domain().iter().map(|ix| self.apply(ix)).collect()
+    }
+
+    /// slice_f (eq. 2).
+    fn slice(&self, pairs: &[(i64, i64)]) -> Lmad {
+        let mut l = self.clone();
+        for (d, &(o, n)) in l.dims.iter_mut().zip(pairs) {
+            l.offset = l.offset.wrapping_add(o.wrapping_mul(d.1));
+            d.0 = n;
+        }
+        l
+    }
+
+    /// index_f (eq. 3): row `k` of the outermost dimension.
+    fn row(&self, k: i64) -> Lmad {
+        Lmad {
+            offset: self
+                .offset
+                .wrapping_add(k.wrapping_mul(self.dims.first().map_or(0, |d| d.1))),
+            dims: self.dims.iter().skip(1).copied().collect(),
+        }
+    }
+}
+
+/// A value of fig. 6: an integer, a block label, or a label and an LMAD.
+#[derive(Clone, Debug)]
+enum RV {
+    Int(i64),
+    Mem(usize),
+    Arr(usize, Lmad),
+}
+
+/// A location: a block and an offset in it.
+type Loc = (usize, i64);
+
+/// The read set and the write set of fig. 10's traces.
+#[derive(Clone, Debug, Default)]
+struct Trace {
+    reads: BTreeSet<Loc>,
+    writes: BTreeSet<Loc>,
+}
+
+impl Trace {
+    fn absorb(&mut self, t: &Trace) {
+        self.reads.extend(t.reads.iter().copied());
+        self.writes.extend(t.writes.iter().copied());
+    }
+}
+
+/// racefree (eq. 4): no iteration writes a location that another one reads
+/// or writes.
+fn racefree(ts: &[Trace]) -> bool {
+    for (i, ti) in ts.iter().enumerate() {
+        for (j, tj) in ts.iter().enumerate() {
+            if i != j
+                && ti
+                    .writes
+                    .iter()
+                    .any(|l| tj.reads.contains(l) || tj.writes.contains(l))
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Why evaluation stopped.
+enum Wrong {
+    Race(Span),
+    Stuck(String),
+    OutOfFuel,
+}
+
+fn stuck<T>(msg: impl Into<String>) -> Result<T, Wrong> {
+    Err(Wrong::Stuck(msg.into()))
+}
+
+type Env = HashMap<Name, RV>;
+
+struct Machine {
+    heap: Vec<Vec<i64>>,
+    fuel: u64,
+    cells: u64,
+}
+
+fn lookup<'e>(env: &'e Env, x: &Name) -> Result<&'e RV, Wrong> {
+    match env.get(x) {
+        Some(v) => Ok(v),
+        None => stuck(format!("`{x}` is unbound")),
+    }
+}
+
+fn int(env: &Env, x: &Name) -> Result<i64, Wrong> {
+    match lookup(env, x)? {
+        RV::Int(k) => Ok(*k),
+        _ => stuck(format!("`{x}` is not an integer")),
+    }
+}
+
+fn atom(env: &Env, a: &Atom) -> Result<i64, Wrong> {
+    match a {
+        Atom::Var(x) => int(env, &x.name),
+        Atom::Int(k, _) => Ok(*k),
+    }
+}
+
+/// A scalar expression: 64-bit wrapping arithmetic, `/` and `%` truncating
+/// and stuck on zero, comparisons and logic giving 1 or 0, both operands
+/// always evaluated.
+fn sexp(env: &Env, e: &SExp) -> Result<i64, Wrong> {
+    match e {
+        SExp::Atom(a) => atom(env, a),
+        SExp::Un(op, a, _) => {
+            let a = sexp(env, a)?;
+            Ok(match op {
+                UnOp::Neg => a.wrapping_neg(),
+                UnOp::Not => i64::from(a == 0),
+            })
+        }
+        SExp::Bin(op, l, r, _) => {
+            let a = sexp(env, l)?;
+            let b = sexp(env, r)?;
+            Ok(match op {
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::Div | BinOp::Rem if b == 0 => return stuck("division by zero"),
+                BinOp::Div => a.wrapping_div(b),
+                BinOp::Rem => a.wrapping_rem(b),
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Lt => i64::from(a < b),
+                BinOp::Le => i64::from(a <= b),
+                BinOp::Gt => i64::from(a > b),
+                BinOp::Ge => i64::from(a >= b),
+                BinOp::Eq => i64::from(a == b),
+                BinOp::Ne => i64::from(a != b),
+                BinOp::And => i64::from(a != 0 && b != 0),
+                BinOp::Or => i64::from(a != 0 || b != 0),
+                BinOp::Min => a.min(b),
+                BinOp::Max => a.max(b),
+            })
+        }
+    }
+}
+
+/// E(L): an LMAD of the program in the current environment.
+fn lmad(env: &Env, l: &LmadSyn) -> Result<Lmad, Wrong> {
+    match l {
+        LmadSyn::Explicit { offset, dims, .. } => {
+            let mut ds = Vec::new();
+            for (n, s) in dims {
+                ds.push((atom(env, n)?, sexp(env, s)?));
+            }
+            Ok(Lmad {
+                offset: sexp(env, offset)?,
+                dims: ds,
+            })
+        }
+        LmadSyn::RowMajor(shape, _) => {
+            let ns: Vec<i64> = shape
+                .iter()
+                .map(|a| atom(env, a))
+                .collect::<Result<_, _>>()?;
+            let mut dims = vec![(0, 0); ns.len()];
+            let mut stride = 1i64;
+            for (d, &n) in ns.iter().enumerate().rev() {
+                dims[d] = (n, stride);
+                stride = stride.wrapping_mul(n);
+            }
+            Ok(Lmad { offset: 0, dims })
+        }
+    }
+}
+
+/// The block and LMAD a pattern's type names.
+fn place(env: &Env, ty: &Type) -> Result<(usize, Lmad), Wrong> {
+    match ty {
+        Type::Array(a, _) => match &a.mem {
+            Some(m) => match lookup(env, &m.block.name)? {
+                RV::Mem(l) => Ok((*l, lmad(env, &m.lmad)?)),
+                _ => stuck(format!("`{}` is not a block", m.block.name)),
+            },
+            None => stuck("an array type without memory"),
+        },
+        _ => stuck("not an array type"),
+    }
+}
+
+impl Machine {
+    fn burn(&mut self) -> Result<(), Wrong> {
+        if self.fuel == 0 {
+            return Err(Wrong::OutOfFuel);
+        }
+        self.fuel -= 1;
+        Ok(())
+    }
+
+    fn cell(&self, l: usize, off: i64) -> Result<usize, Wrong> {
+        let len = match self.heap.get(l) {
+            Some(b) => b.len(),
+            None => return stuck(format!("block {l} does not exist")),
+        };
+        match usize::try_from(off) {
+            Ok(o) if o < len => Ok(o),
+            _ => stuck(format!(
+                "offset {off} is out of bounds of block {l}, of {len} cells"
+            )),
+        }
+    }
+
+    /// H[l, off], recorded in the read set.
+    fn read(&mut self, l: usize, off: i64, tr: &mut Trace) -> Result<i64, Wrong> {
+        let o = self.cell(l, off)?;
+        tr.reads.insert((l, off));
+        Ok(self.heap[l][o])
+    }
+
+    /// H[l, off] := v, recorded in the write set.
+    fn write(&mut self, l: usize, off: i64, v: i64, tr: &mut Trace) -> Result<(), Wrong> {
+        let o = self.cell(l, off)?;
+        tr.writes.insert((l, off));
+        self.heap[l][o] = v;
+        Ok(())
+    }
+
+    fn alloc(&mut self, n: i64) -> Result<usize, Wrong> {
+        let Ok(cells) = u64::try_from(n) else {
+            return stuck(format!("allocation of negative size {n}"));
+        };
+        self.cells = self.cells.saturating_add(cells);
+        if self.cells > MAX_CELLS {
+            return stuck("heap limit exceeded");
+        }
+        self.heap.push(vec![0; cells as usize]);
+        Ok(self.heap.len() - 1)
+    }
+
+    /// memcopy (eq. 5): a value into block `dst` at `ld`; the whole source
+    /// is read before anything is written.
+    fn memcopy(&mut self, v: &RV, dst: usize, ld: &Lmad, tr: &mut Trace) -> Result<(), Wrong> {
+        match v {
+            RV::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, tr),
+            RV::Arr(src, ls) if ls.shape() == ld.shape() => {
+                let mut vals = Vec::new();
+                for a in ls.addresses() {
+                    vals.push(self.read(*src, a, tr)?);
+                }
+                for (a, x) in ld.addresses().into_iter().zip(vals) {
+                    self.write(dst, a, x, tr)?;
+                }
+                Ok(())
+            }
+            _ => stuck("memcopy of a value to a place of another shape"),
+        }
+    }
+
+    /// E-MEM-PROG: lay out the inputs, run the body, read the results back.
+    fn program(&mut self, p: &Program, inputs: &[Value]) -> Result<Vec<Value>, Wrong> {
+        let mut env = Env::new();
+        let wanted = p
+            .params
+            .iter()
+            .filter(|q| !matches!(q.ty, Type::Mem(_)))
+            .count();
+        if inputs.len() != wanted {
+            return stuck(format!("{wanted} inputs wanted, {} given", inputs.len()));
+        }
+        // Integers first: an array's sizes may name any parameter.
+        let mut given = inputs.iter();
+        let mut arrays = Vec::new();
+        for q in &p.params {
+            match (&q.ty, q.ty.as_array()) {
+                (Type::Mem(_), _) => {}
+                (Type::Int(_), _) => match given.next() {
+                    Some(Value::Int(k)) => {
+                        env.insert(q.name.name.clone(), RV::Int(*k));
+                    }
+                    _ => return stuck(format!("input `{}` must be an int", q.name.name)),
+                },
+                (_, _) => match given.next() {
+                    Some(Value::Array(a)) => arrays.push((q, a)),
+                    _ => return stuck(format!("input `{}` must be an array", q.name.name)),
+                },
+            }
+        }
+        // Each `mem` parameter is just large enough for its arrays.
+        let mut laid = Vec::new();
+        let mut need: HashMap<Name, i64> = HashMap::new();
+        for (q, a) in arrays {
+            let Some(at) = q.ty.as_array() else {
+                return stuck("not an array");
+            };
+            let want: Vec<i64> = at
+                .shape
+                .iter()
+                .map(|s| atom(&env, s))
+                .collect::<Result<_, _>>()?;
+            let got: Vec<i64> = a.shape.iter().map(|&d| d as i64).collect();
+            if want != got {
+                return stuck(format!("input `{}` has the wrong shape", q.name.name));
+            }
+            let Some(m) = &at.mem else {
+                return stuck("an input array without memory");
+            };
+            let l = lmad(&env, &m.lmad)?;
+            for addr in l.addresses() {
+                if addr < 0 {
+                    return stuck(format!("input `{}` at a negative offset", q.name.name));
+                }
+                let e = need.entry(m.block.name.clone()).or_insert(0);
+                *e = (*e).max(addr.saturating_add(1));
+            }
+            laid.push((q, m.block.name.clone(), l, a));
+        }
+        for q in &p.params {
+            if matches!(q.ty, Type::Mem(_)) {
+                let size = need.get(&q.name.name).copied().unwrap_or(0);
+                let label = self.alloc(size)?;
+                env.insert(q.name.name.clone(), RV::Mem(label));
+            }
+        }
+        let mut top = Trace::default();
+        for (q, blk, l, a) in laid {
+            let RV::Mem(label) = *lookup(&env, &blk)? else {
+                return stuck(format!("`{blk}` is not a block"));
+            };
+            for (addr, x) in l.addresses().into_iter().zip(&a.data) {
+                self.write(label, addr, *x, &mut top)?;
+            }
+            env.insert(q.name.name.clone(), RV::Arr(label, l));
+        }
+        self.body(&mut env, &p.body, &mut top)?;
+        let mut out = Vec::new();
+        for x in &p.body.result {
+            match lookup(&env, &x.name)?.clone() {
+                RV::Mem(_) => {}
+                RV::Int(k) => out.push(Value::Int(k)),
+                RV::Arr(l, lm) => {
+                    let mut data = Vec::new();
+                    for a in lm.addresses() {
+                        data.push(self.read(l, a, &mut top)?);
+                    }
+                    let shape = lm.shape().iter().map(|&n| n.max(0) as usize).collect();
+                    out.push(Value::Array(ArrayValue { shape, data }));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// E-STMS: the statements in order, their traces united in `tr`.
+    fn body(&mut self, env: &mut Env, b: &Body, tr: &mut Trace) -> Result<(), Wrong> {
+        for s in &b.stms {
+            self.stm(env, s, tr)?;
+        }
+        Ok(())
+    }
+
+    fn stm(&mut self, env: &mut Env, s: &Stm, tr: &mut Trace) -> Result<(), Wrong> {
+        self.burn()?;
+        let p = &s.pats[0];
+        let bind = |env: &mut Env, v: RV| {
+            env.insert(p.name.name.clone(), v);
+        };
+        match &s.exp.kind {
+            ExpKind::Scalar(e) => {
+                let v = sexp(env, e)?;
+                bind(env, RV::Int(v));
+            }
+            // E-MEM-ALLOC: a fresh block of zeros.
+            ExpKind::Alloc(e) => {
+                let n = sexp(env, e)?;
+                let l = self.alloc(n)?;
+                bind(env, RV::Mem(l));
+            }
+            // E-MEM-INDEX: one read at L(i1, ..., in).
+            ExpKind::Index(x, idx) => {
+                let ix: Vec<i64> = idx.iter().map(|a| atom(env, a)).collect::<Result<_, _>>()?;
+                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                    return stuck(format!("`{}` is not an array", x.name));
+                };
+                if ix.len() != lm.rank() {
+                    return stuck("wrong number of indices");
+                }
+                for (&k, &(n, _)) in ix.iter().zip(&lm.dims) {
+                    if k < 0 || k >= n {
+                        return stuck(format!("index {k} out of bounds of size {n}"));
+                    }
+                }
+                let v = self.read(l, lm.apply(&ix), tr)?;
+                bind(env, RV::Int(v));
+            }
+            // E-MEM-SLICE: the same block, slice_f of the LMAD.
+            ExpKind::Slice(x, sl) => {
+                let mut pairs = Vec::new();
+                for (o, n) in sl {
+                    pairs.push((atom(env, o)?, atom(env, n)?));
+                }
+                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                    return stuck(format!("`{}` is not an array", x.name));
+                };
+                if pairs.len() != lm.rank() {
+                    return stuck("wrong number of slice pairs");
+                }
+                for (&(o, n), &(d, _)) in pairs.iter().zip(&lm.dims) {
+                    if o < 0 || n < 0 || o.checked_add(n).is_none_or(|e| e > d) {
+                        return stuck(format!("slice {o}:{n} out of bounds of size {d}"));
+                    }
+                }
+                bind(env, RV::Arr(l, lm.slice(&pairs)));
+            }
+            // E-MEM-TRANSPOSE: the same block, the dimensions swapped.
+            ExpKind::Transpose(x) => {
+                let RV::Arr(l, mut lm) = lookup(env, &x.name)?.clone() else {
+                    return stuck(format!("`{}` is not an array", x.name));
+                };
+                if lm.rank() != 2 {
+                    return stuck("transpose of an array that is not 2-D");
+                }
+                lm.dims.swap(0, 1);
+                bind(env, RV::Arr(l, lm));
+            }
+            // E-MEM-IF-T / E-MEM-IF-F: one branch, its results bound to the
+            // pattern.
+            ExpKind::If(c, t, e) => {
+                let b = if int(env, &c.name)? != 0 { t } else { e };
+                let mut inner = env.clone();
+                self.body(&mut inner, b, tr)?;
+                for (q, r) in s.pats.iter().zip(&b.result) {
+                    let v = lookup(&inner, &r.name)?.clone();
+                    env.insert(q.name.name.clone(), v);
+                }
+            }
+            ExpKind::Kernel(i, n, b) => {
+                let v = self.kernel(env, s, &i.name, n, b, tr)?;
+                bind(env, v);
+            }
+            // iota n = kernel i < n do in (i), written at the pattern's place.
+            ExpKind::Iota(n) => {
+                let n = atom(env, n)?;
+                let (l, lm) = place(env, &p.ty)?;
+                if n < 0 || lm.shape() != [n] {
+                    return stuck(format!("iota {n} does not fit its LMAD"));
+                }
+                for (k, a) in lm.addresses().into_iter().enumerate() {
+                    self.write(l, a, k as i64, tr)?;
+                }
+                bind(env, RV::Arr(l, lm));
+            }
+            // copy x: memcopy of x to the pattern's place.
+            ExpKind::Copy(x) => {
+                let v = lookup(env, &x.name)?.clone();
+                let (l, lm) = place(env, &p.ty)?;
+                self.memcopy(&v, l, &lm, tr)?;
+                bind(env, RV::Arr(l, lm));
+            }
+        }
+        Ok(())
+    }
+
+    /// E-MEM-KERNEL: iteration k runs the body with the index bound to k and
+    /// memcopies its result to index_f(L, k); each iteration has its own
+    /// trace, and the traces must satisfy eq. 4. The kernel's trace, the
+    /// union of its iterations', goes to `tr`.
+    fn kernel(
+        &mut self,
+        env: &Env,
+        s: &Stm,
+        i: &Name,
+        n: &Atom,
+        b: &Body,
+        tr: &mut Trace,
+    ) -> Result<RV, Wrong> {
+        let n = atom(env, n)?;
+        if n < 0 {
+            return stuck(format!("kernel of negative size {n}"));
+        }
+        let (l, lm) = place(env, &s.pats[0].ty)?;
+        if lm.rank() == 0 || lm.dims[0].0 != n {
+            return stuck(format!("the kernel's LMAD does not have {n} rows"));
+        }
+        let mut traces = Vec::new();
+        let mut failed = None;
+        for k in 0..n {
+            let mut t = Trace::default();
+            let r = self.iteration(env, i, k, b, l, &lm, &mut t);
+            traces.push(t);
+            if let Err(e) = r {
+                failed = Some(e);
+                break;
+            }
+        }
+        for t in &traces {
+            tr.absorb(t);
+        }
+        match failed {
+            Some(e @ Wrong::Race(_)) => Err(e),
+            _ if !racefree(&traces) => Err(Wrong::Race(s.span)),
+            Some(e) => Err(e),
+            None => Ok(RV::Arr(l, lm)),
+        }
+    }
+
+    /// One iteration: the body, then the memcopy of its result.
+    #[allow(clippy::too_many_arguments)]
+    fn iteration(
+        &mut self,
+        env: &Env,
+        i: &Name,
+        k: i64,
+        b: &Body,
+        l: usize,
+        lm: &Lmad,
+        t: &mut Trace,
+    ) -> Result<(), Wrong> {
+        self.burn()?;
+        let mut inner = env.clone();
+        inner.insert(i.clone(), RV::Int(k));
+        self.body(&mut inner, b, t)?;
+        let Some(r) = b.result.first() else {
+            return stuck("a kernel body returns nothing");
+        };
+        let v = lookup(&inner, &r.name)?.clone();
+        self.memcopy(&v, l, &lm.row(k), t)
+    }
+}

@@ -273,23 +273,34 @@ impl Prop {
             return s;
         };
         let (rt, re) = (Resolver::new(t), Resolver::new(e));
-        let mut keep = vec![true; s.pats.len()];
-        let mut local = Subst::default();
+        let outer = |x: &Ident| !rt.local.contains(&x.name) && !re.local.contains(&x.name);
+        // What becomes of each result: substituted by an outer name, or
+        // bound before the `if` to an expression of outer names.
+        let mut hoist: Vec<Option<(Option<Atom>, Option<SExp>)>> = vec![None; s.pats.len()];
         for (k, p) in s.pats.iter().enumerate() {
             let (Some(xt), Some(xe)) = (t.result.get(k), e.result.get(k)) else {
                 return s;
             };
             match p.ty {
-                Type::Mem(_) => {
-                    if xt.name == xe.name
-                        && !rt.local.contains(&xt.name)
-                        && !re.local.contains(&xe.name)
-                    {
-                        local.0.insert(p.name.name.clone(), Atom::Var(xt.clone()));
-                        keep[k] = false;
-                    }
+                Type::Mem(_) if xt.name == xe.name && outer(xt) => {
+                    hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
                 Type::Int(_) => {
+                    // A size must stay a name that the branches' arrays
+                    // share (types compare sizes by name); offsets and
+                    // strides may be any expression of outer names.
+                    let in_shape = s.pats.iter().any(|q| match &q.ty {
+                        Type::Array(at, _) => {
+                            at.shape.iter().any(|x| x.var() == Some(&p.name.name))
+                        }
+                        _ => false,
+                    });
+                    if in_shape {
+                        if xt.name == xe.name && outer(xt) {
+                            hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
+                        }
+                        continue;
+                    }
                     let (Some(a), Some(b)) = (rt.resolve(&xt.name, 0), re.resolve(&xe.name, 0))
                     else {
                         continue;
@@ -297,40 +308,36 @@ impl Prop {
                     if a != b {
                         continue;
                     }
-                    let atom = as_atom(&a);
-                    // A size must stay a name the branches' arrays agree on;
-                    // offsets and strides may be any expression.
-                    let in_shape = s.pats.iter().any(|q| match &q.ty {
-                        Type::Array(at, _) => {
-                            at.shape.iter().any(|x| x.var() == Some(&p.name.name))
-                        }
-                        _ => false,
+                    hoist[k] = Some(match as_atom(&a) {
+                        Some(v @ Atom::Var(_)) => (Some(v), None),
+                        Some(lit) => (Some(lit), Some(a.to_sexp())),
+                        None => (None, Some(a.to_sexp())),
                     });
-                    if atom.is_none() && in_shape {
-                        continue;
-                    }
-                    keep[k] = false;
-                    match atom {
-                        Some(a @ Atom::Var(_)) => {
-                            local.0.insert(p.name.name.clone(), a);
-                        }
-                        _ => {
-                            let st = Stm {
-                                pats: vec![p.clone()],
-                                exp: Exp {
-                                    kind: ExpKind::Scalar(a.to_sexp()),
-                                    span: s.exp.span,
-                                },
-                                span: s.span,
-                            };
-                            if let Some(a @ Atom::Int(..)) = as_atom(&a) {
-                                local.0.insert(p.name.name.clone(), a);
-                            }
-                            self.emit(st, out);
-                        }
-                    }
                 }
-                Type::Array(..) => {}
+                _ => {}
+            }
+        }
+        // A pattern is never empty: the first result stays if all would go.
+        if hoist.iter().all(Option::is_some) {
+            hoist[0] = None;
+        }
+        let keep: Vec<bool> = hoist.iter().map(Option::is_none).collect();
+        let mut local = Subst::default();
+        for (p, h) in s.pats.iter().zip(&hoist) {
+            let Some((atom, bind)) = h else { continue };
+            if let Some(se) = bind {
+                let st = Stm {
+                    pats: vec![p.clone()],
+                    exp: Exp {
+                        kind: ExpKind::Scalar(se.clone()),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                };
+                self.emit(st, out);
+            }
+            if let Some(a) = atom {
+                local.0.insert(p.name.name.clone(), a.clone());
             }
         }
         if keep.iter().all(|k| *k) {

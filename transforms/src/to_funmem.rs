@@ -438,24 +438,19 @@ pub fn array_pat(x: &Ident, shape: &[Atom], block: &Ident, lmad: LmadSyn, span: 
     }
 }
 
-fn alloc_stm(block: &Ident, size: SExp, span: Span) -> Stm {
+/// `let (pat) = kind`, everything at `span`.
+fn stm1(pat: Pat, kind: ExpKind, span: Span) -> Stm {
     Stm {
-        pats: vec![mem_pat(block, span)],
-        exp: Exp {
-            kind: ExpKind::Alloc(size),
-            span,
-        },
+        pats: vec![pat],
+        exp: Exp { kind, span },
         span,
     }
 }
 
+fn alloc_stm(block: &Ident, size: SExp, span: Span) -> Stm {
+    stm1(mem_pat(block, span), ExpKind::Alloc(size), span)
+}
+
 fn scalar_stm(x: &Ident, e: SExp, span: Span) -> Stm {
-    Stm {
-        pats: vec![int_pat(x, span)],
-        exp: Exp {
-            kind: ExpKind::Scalar(e),
-            span,
-        },
-        span,
-    }
+    stm1(int_pat(x, span), ExpKind::Scalar(e), span)
 }

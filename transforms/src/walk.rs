@@ -95,9 +95,16 @@ pub fn occurrences(stms: &[Stm], result: &[Ident]) -> HashMap<Name, usize> {
     m
 }
 
-/// A substitution of atoms for variables. Positions that need a name (an
-/// `if` condition, an array operand, a result, a block) are only rewritten
-/// when the replacement is a variable.
+/// A substitution of atoms for variables.
+///
+/// A variable-for-variable replacement applies everywhere. A literal
+/// replaces a variable only where a value, not a name, is meant: in scalar
+/// expressions (including LMAD offsets and strides) and, when it is not
+/// negative (atoms are unsigned in the syntax), in index positions (the
+/// indices of an element, the offsets of a slice). Sizes (array shapes,
+/// LMAD element counts, kernel bounds, `iota` lengths, slice sizes) keep
+/// their names, because types compare sizes by name, and so do the
+/// positions that need a name (conditions, operands, results, blocks).
 #[derive(Clone, Debug, Default)]
 pub struct Subst(pub HashMap<Name, Atom>);
 
@@ -112,12 +119,24 @@ impl Subst {
         self.0.is_empty()
     }
 
-    /// An atom with the substitution applied.
+    /// A size atom: only variables replace variables.
     pub fn atom(&self, a: &Atom) -> Atom {
         match a {
             Atom::Var(x) => match self.0.get(&x.name) {
-                Some(b) => b.clone(),
-                None => a.clone(),
+                Some(b @ Atom::Var(_)) => b.clone(),
+                _ => a.clone(),
+            },
+            Atom::Int(..) => a.clone(),
+        }
+    }
+
+    /// An index atom: variables, and literals that are not negative.
+    pub fn index_atom(&self, a: &Atom) -> Atom {
+        match a {
+            Atom::Var(x) => match self.0.get(&x.name) {
+                Some(b @ Atom::Var(_)) => b.clone(),
+                Some(b @ Atom::Int(k, _)) if *k >= 0 => b.clone(),
+                _ => a.clone(),
             },
             Atom::Int(..) => a.clone(),
         }
@@ -134,14 +153,24 @@ impl Subst {
         }
     }
 
-    /// A scalar expression with the substitution applied.
+    /// A scalar expression with the substitution applied (`-k` of a
+    /// literal folded, as the parser reads it).
     pub fn sexp(&self, e: &SExp) -> SExp {
         match e {
-            SExp::Atom(a) => SExp::Atom(self.atom(a)),
+            SExp::Atom(Atom::Var(x)) => match self.0.get(&x.name) {
+                Some(b) => SExp::Atom(b.clone()),
+                None => e.clone(),
+            },
+            SExp::Atom(Atom::Int(..)) => e.clone(),
             SExp::Bin(op, l, r, sp) => {
                 SExp::Bin(*op, Box::new(self.sexp(l)), Box::new(self.sexp(r)), *sp)
             }
-            SExp::Un(op, x, sp) => SExp::Un(*op, Box::new(self.sexp(x)), *sp),
+            SExp::Un(op, x, sp) => match (op, self.sexp(x)) {
+                (UnOp::Neg, SExp::Atom(Atom::Int(k, _))) => {
+                    SExp::Atom(Atom::Int(k.wrapping_neg(), *sp))
+                }
+                (_, x) => SExp::Un(*op, Box::new(x), *sp),
+            },
         }
     }
 
@@ -193,13 +222,14 @@ impl Subst {
         let kind = match &e.kind {
             ExpKind::Scalar(se) => ExpKind::Scalar(self.sexp(se)),
             ExpKind::Alloc(se) => ExpKind::Alloc(self.sexp(se)),
-            ExpKind::Index(x, idx) => {
-                ExpKind::Index(self.ident(x), idx.iter().map(|a| self.atom(a)).collect())
-            }
+            ExpKind::Index(x, idx) => ExpKind::Index(
+                self.ident(x),
+                idx.iter().map(|a| self.index_atom(a)).collect(),
+            ),
             ExpKind::Slice(x, sl) => ExpKind::Slice(
                 self.ident(x),
                 sl.iter()
-                    .map(|(o, n)| (self.atom(o), self.atom(n)))
+                    .map(|(o, n)| (self.index_atom(o), self.atom(n)))
                     .collect(),
             ),
             ExpKind::Transpose(x) => ExpKind::Transpose(self.ident(x)),

@@ -1,0 +1,88 @@
+//! Testing the tester: each planted fault of the translations
+//! (funmem_transforms::fault) is found by the checks within a bounded
+//! number of generated programs, and the failure is reduced to a program of
+//! a few statements, which the shipped translations handle correctly.
+
+use funmem_oracle::campaign::{case_for, reduce_failure, Config};
+use funmem_oracle::check::check_case;
+use funmem_oracle::reduce::size;
+use funmem_oracle::GenConfig;
+use funmem_semantics::error::Limits;
+use funmem_transforms::fault::{self, Fault};
+
+/// Programs tried before giving up on finding a fault.
+const BUDGET: u64 = 2000;
+/// Largest acceptable reduced program, in statements.
+const SMALL: usize = 6;
+
+fn config() -> Config {
+    Config {
+        seed: 7,
+        count: None,
+        time: None,
+        shard: (0, 1),
+        passes: funmem_transforms::pass::parse_list("simplify").unwrap(),
+        gen: GenConfig::default(),
+        out: None,
+        threads: 1,
+        reduce_tries: 3000,
+        limits: Limits {
+            fuel: 10_000_000,
+            max_heap: 1 << 24,
+        },
+    }
+}
+
+fn find_and_reduce(f: Fault) {
+    let cfg = config();
+    fault::set(f);
+    let found = (0..BUDGET).find_map(|k| {
+        let case = case_for(cfg.seed, k, &cfg.gen);
+        check_case(&case, &cfg.passes, cfg.limits)
+            .err()
+            .map(|e| (k, case, e))
+    });
+    let Some((k, case, failure)) = found else {
+        fault::set(Fault::None);
+        panic!("{f:?} was not found in {BUDGET} programs");
+    };
+    let (small, f2) = reduce_failure(&case, &failure, &cfg);
+    fault::set(Fault::None);
+    eprintln!(
+        "{f:?}: found by program {k} ({} programs), {} at `{}`, reduced from {} to {} statements:\n{}",
+        k + 1,
+        f2.kind.name(),
+        f2.stage,
+        size(&case.program),
+        size(&small.program),
+        small.program
+    );
+    assert!(f2.same_as(&failure));
+    assert!(
+        size(&small.program) <= SMALL,
+        "{f:?}: reduced only to {} statements:\n{}",
+        size(&small.program),
+        small.program
+    );
+    // Without the fault, the reduced program passes every check.
+    assert!(
+        check_case(&small, &cfg.passes, cfg.limits).is_ok(),
+        "{f:?}: the reduced program fails without the fault too:\n{}",
+        small.program
+    );
+}
+
+#[test]
+fn an_off_by_one_offset_of_fresh_arrays_is_caught() {
+    find_and_reduce(Fault::FreshOffsetOffByOne);
+}
+
+#[test]
+fn a_missing_copy_of_a_kernel_result_is_caught() {
+    find_and_reduce(Fault::MissingKernelCopy);
+}
+
+#[test]
+fn a_wrong_stride_in_transpose_is_caught() {
+    find_and_reduce(Fault::TransposeStride);
+}
