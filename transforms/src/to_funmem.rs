@@ -236,15 +236,7 @@ impl Tr {
         if crate::fault::active(crate::fault::Fault::FreshOffsetOffByOne) {
             let mut l = Lmad::row_major(&shape.iter().map(atom_poly).collect::<Vec<_>>());
             l.offset = Poly::constant(1);
-            layout = LmadSyn::Explicit {
-                offset: l.offset.to_sexp(),
-                dims: shape
-                    .iter()
-                    .zip(&l.dims)
-                    .map(|(n, d)| (n.clone(), d.stride.to_sexp()))
-                    .collect(),
-                span: Span::DUMMY,
-            };
+            layout = lmad_syn(shape, &l);
         }
         vec![
             alloc_stm(&block, product(shape), s.span),
