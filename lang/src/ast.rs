@@ -289,6 +289,12 @@ impl LmadSyn {
         }
     }
 
+    /// The LMAD in polynomial normal form, so that equal LMADs compare
+    /// equal (`R(n)` is `0 + {(n : 1)}`).
+    pub fn to_poly_lmad(&self) -> crate::lmad::Lmad<crate::poly::Poly> {
+        self.to_lmad().map(crate::poly::Poly::from_sexp)
+    }
+
     /// Calls `f` on every variable occurrence.
     pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a Ident)) {
         match self {

@@ -18,6 +18,7 @@ pub mod parse;
 pub mod poly;
 pub mod print;
 pub mod span;
+pub mod subst;
 pub mod testspec;
 
 pub use name::Name;

@@ -106,11 +106,18 @@ impl Poly {
         p
     }
 
+    /// The normal form of an atom.
+    pub fn atom(a: &Atom) -> Poly {
+        match a {
+            Atom::Int(k, _) => Poly::constant(*k),
+            Atom::Var(x) => Poly::var(&x.name),
+        }
+    }
+
     /// The normal form of a scalar expression.
     pub fn from_sexp(e: &SExp) -> Poly {
         match e {
-            SExp::Atom(Atom::Int(k, _)) => Poly::constant(*k),
-            SExp::Atom(Atom::Var(x)) => Poly::var(&x.name),
+            SExp::Atom(a) => Poly::atom(a),
             SExp::Bin(op, l, r, _) => Poly::binary(*op, &Poly::from_sexp(l), &Poly::from_sexp(r)),
             SExp::Un(UnOp::Neg, e, _) => Poly::from_sexp(e).neg(),
             SExp::Un(UnOp::Not, e, _) => Poly::from_sexp(e).logical_not(),

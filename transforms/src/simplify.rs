@@ -26,7 +26,7 @@
 //! simplified form go wrong in the same way on the same inputs.
 
 use crate::pass::PassOutput;
-use crate::to_funmem::{atom_poly, lmad_syn};
+use crate::to_funmem::lmad_syn;
 use crate::walk::{self, Subst};
 use funmem_lang::ast::*;
 use funmem_lang::diag::Diagnostic;
@@ -153,7 +153,7 @@ impl Prop {
                 _,
             ) = &mut p.ty
             {
-                m.lmad = lmad_syn(shape, &poly_lmad(&m.lmad));
+                m.lmad = lmad_syn(shape, &m.lmad.to_poly_lmad());
             }
         }
         p
@@ -259,7 +259,7 @@ impl Prop {
         };
         match (&src.mem, &dst.mem) {
             (Some(ms), Some(md)) => {
-                ms.block.name == md.block.name && poly_lmad(&ms.lmad) == poly_lmad(&md.lmad)
+                ms.block.name == md.block.name && ms.lmad.to_poly_lmad() == md.lmad.to_poly_lmad()
             }
             _ => false,
         }
@@ -383,8 +383,8 @@ impl Prop {
                     ms.block.name != *dst && self.allocated.contains(&ms.block.name)
                 }
                 _ => {
-                    let shape: Vec<Poly> = src.shape.iter().map(atom_poly).collect();
-                    poly_lmad(&ms.lmad) == Lmad::row_major(&shape)
+                    let shape: Vec<Poly> = src.shape.iter().map(Poly::atom).collect();
+                    ms.lmad.to_poly_lmad() == Lmad::row_major(&shape)
                 }
             };
             let occ = walk::occurrences(stms, &[]);
@@ -471,17 +471,13 @@ fn as_atom(p: &Poly) -> Option<Atom> {
     }
 }
 
-fn poly_lmad(l: &LmadSyn) -> Lmad<Poly> {
-    l.to_lmad().map(Poly::from_sexp)
-}
-
 /// The number of elements of an array type, as a polynomial.
 fn element_count(t: &Type) -> Option<Poly> {
     let Type::Array(a, _) = t else { return None };
     Some(
         a.shape
             .iter()
-            .fold(Poly::constant(1), |acc, s| acc.mul(&atom_poly(s))),
+            .fold(Poly::constant(1), |acc, s| acc.mul(&Poly::atom(s))),
     )
 }
 

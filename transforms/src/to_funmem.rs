@@ -129,7 +129,7 @@ impl Tr {
     fn memory(&self, x: &Ident) -> Result<(Ident, Lmad<Poly>), Diagnostic> {
         match self.env.get(&x.name) {
             Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) => {
-                Ok((m.block.clone(), m.lmad.to_lmad().map(Poly::from_sexp)))
+                Ok((m.block.clone(), m.lmad.to_poly_lmad()))
             }
             _ => Err(Diagnostic::new(
                 Phase::Transform,
@@ -169,7 +169,7 @@ impl Tr {
                 let (block, l) = self.memory(x)?;
                 let pairs: Vec<(Poly, Poly)> = sl
                     .iter()
-                    .map(|(o, n)| (atom_poly(o), atom_poly(n)))
+                    .map(|(o, n)| (Poly::atom(o), Poly::atom(n)))
                     .collect();
                 let p = &s.pats[0];
                 one(array_pat(
@@ -234,7 +234,7 @@ impl Tr {
         let mut layout = LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY);
         #[cfg(feature = "planted-faults")]
         if crate::fault::active(crate::fault::Fault::FreshOffsetOffByOne) {
-            let mut l = Lmad::row_major(&shape.iter().map(atom_poly).collect::<Vec<_>>());
+            let mut l = Lmad::row_major(&shape.iter().map(Poly::atom).collect::<Vec<_>>());
             l.offset = Poly::constant(1);
             layout = lmad_syn(shape, &l);
         }
@@ -368,7 +368,7 @@ impl Tr {
 /// `R(shape)` when the LMAD is the row-major layout of the shape, else the
 /// explicit form with the shape's atoms as element counts.
 pub fn lmad_syn(shape: &[Atom], l: &Lmad<Poly>) -> LmadSyn {
-    let rm = Lmad::row_major(&shape.iter().map(atom_poly).collect::<Vec<_>>());
+    let rm = Lmad::row_major(&shape.iter().map(Poly::atom).collect::<Vec<_>>());
     if *l == rm {
         return LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY);
     }
@@ -381,11 +381,6 @@ pub fn lmad_syn(shape: &[Atom], l: &Lmad<Poly>) -> LmadSyn {
             .collect(),
         span: Span::DUMMY,
     }
-}
-
-/// The polynomial of an atom.
-pub fn atom_poly(a: &Atom) -> Poly {
-    Poly::from_sexp(&SExp::Atom(a.clone()))
 }
 
 /// `z1 * ... * zn`, folded (1 for no dimensions).

@@ -26,7 +26,7 @@
 //! then write) would not; a copy onto the very same place is dropped.
 
 use crate::names::Names;
-use crate::to_funmem::{atom_poly, product};
+use crate::to_funmem::product;
 use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Ident, Pat, Program, SExp, Stm, Type};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::imp::{self, ArrDecl, ImpType, Param, Stmt, StmtKind};
@@ -214,7 +214,7 @@ impl Tr {
             Some(Type::Array(a, _)) => match &a.mem {
                 Some(m) => Ok(Place {
                     block: m.block.clone(),
-                    lmad: m.lmad.to_lmad().map(Poly::from_sexp),
+                    lmad: m.lmad.to_poly_lmad(),
                     shape: a.shape.clone(),
                 }),
                 None => Err(Diagnostic::new(
@@ -305,7 +305,7 @@ impl Tr {
                     });
                 }
                 self.guard(conds, sp, out);
-                let idx: Vec<Poly> = idx.iter().map(atom_poly).collect();
+                let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
                 out.push(stmt(StmtKind::Read(x, py.block.clone(), py.at(&idx)), sp));
                 self.bind(&s.pats);
@@ -470,7 +470,7 @@ impl Tr {
             let tmp = self.names.fresh("tmp_mem");
             let t = Place {
                 block: tmp.clone(),
-                lmad: Lmad::row_major(&src.shape.iter().map(atom_poly).collect::<Vec<_>>()),
+                lmad: Lmad::row_major(&src.shape.iter().map(Poly::atom).collect::<Vec<_>>()),
                 shape: src.shape.clone(),
             };
             let mut out = vec![

@@ -36,6 +36,7 @@ use crate::lmad::Lmad;
 use crate::name::Name;
 use crate::poly::Poly;
 use crate::span::Span;
+use crate::subst::Subst;
 use std::collections::HashMap;
 
 /// Checks a FUN or FUNMEM program (T-PROG): its parameters are well formed
@@ -88,7 +89,7 @@ impl Checker {
     }
 
     fn atom_poly(&self, a: &Atom) -> Poly {
-        self.unfold(Poly::from_sexp(&SExp::Atom(a.clone())))
+        self.unfold(Poly::atom(a))
     }
 
     fn poly_lmad(&self, l: &LmadSyn) -> Lmad<Poly> {
@@ -529,14 +530,15 @@ impl Checker {
                 ),
             ));
         }
-        let subst: HashMap<Name, Name> = pats
-            .iter()
-            .zip(&b.result)
-            .map(|(p, x)| (p.name.name.clone(), x.name.clone()))
-            .collect();
+        let subst = Subst(
+            pats.iter()
+                .zip(&b.result)
+                .map(|(p, x)| (p.name.name.clone(), Atom::Var(x.clone())))
+                .collect(),
+        );
         for (p, x) in pats.iter().zip(&b.result) {
             let found = self.lookup(x)?;
-            let want = subst_type(&p.ty, &subst);
+            let want = subst.ty(&p.ty);
             if !self.types_equal(found, &want) {
                 return Err(err(
                     x.span,
@@ -578,61 +580,6 @@ fn lmad_str(l: &Lmad<Poly>) -> String {
 
 fn shape_str(shape: &[Atom]) -> String {
     shape.iter().map(|a| format!("[{a}]")).collect()
-}
-
-fn subst_ident(x: &Ident, s: &HashMap<Name, Name>) -> Ident {
-    match s.get(&x.name) {
-        Some(y) => Ident {
-            name: y.clone(),
-            span: x.span,
-        },
-        None => x.clone(),
-    }
-}
-
-fn subst_atom(a: &Atom, s: &HashMap<Name, Name>) -> Atom {
-    match a {
-        Atom::Var(x) => Atom::Var(subst_ident(x, s)),
-        Atom::Int(..) => a.clone(),
-    }
-}
-
-fn subst_sexp(e: &SExp, s: &HashMap<Name, Name>) -> SExp {
-    match e {
-        SExp::Atom(a) => SExp::Atom(subst_atom(a, s)),
-        SExp::Bin(op, a, b, sp) => SExp::Bin(
-            *op,
-            Box::new(subst_sexp(a, s)),
-            Box::new(subst_sexp(b, s)),
-            *sp,
-        ),
-        SExp::Un(op, a, sp) => SExp::Un(*op, Box::new(subst_sexp(a, s)), *sp),
-    }
-}
-
-/// S(τ): renames the free variables of a type.
-fn subst_type(t: &Type, s: &HashMap<Name, Name>) -> Type {
-    let Type::Array(a, sp) = t else {
-        return t.clone();
-    };
-    let shape = a.shape.iter().map(|x| subst_atom(x, s)).collect();
-    let mem = a.mem.as_ref().map(|m| MemAnn {
-        block: subst_ident(&m.block, s),
-        lmad: match &m.lmad {
-            LmadSyn::RowMajor(sh, sp) => {
-                LmadSyn::RowMajor(sh.iter().map(|x| subst_atom(x, s)).collect(), *sp)
-            }
-            LmadSyn::Explicit { offset, dims, span } => LmadSyn::Explicit {
-                offset: subst_sexp(offset, s),
-                dims: dims
-                    .iter()
-                    .map(|(n, st)| (subst_atom(n, s), subst_sexp(st, s)))
-                    .collect(),
-                span: *span,
-            },
-        },
-    });
-    Type::Array(ArrayType { shape, mem }, *sp)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ mod scope;
 pub use fun::check_program;
 pub use imp::check_imp;
 
-use crate::ast::{Atom, LmadSyn, SExp};
+use crate::ast::{Atom, LmadSyn};
 use crate::diag::{Diagnostic, Phase};
 use crate::parse::AnyProgram;
 use crate::poly::Poly;
@@ -44,7 +44,7 @@ fn lmad_fits(
     }
     let l = lmad.to_lmad().map(|e| norm(Poly::from_sexp(e)));
     for (k, (d, s)) in l.dims.iter().zip(shape).enumerate() {
-        if d.elems != norm(Poly::from_sexp(&SExp::Atom(s.clone()))) {
+        if d.elems != norm(Poly::atom(s)) {
             return Err(err(format!(
                 "index function: dimension {k} has {} elements, but {array} has size {s} there",
                 d.elems
