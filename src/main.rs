@@ -3,6 +3,7 @@
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
 mod fuzz_cmd;
+mod prove_cmd;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -116,6 +117,8 @@ enum Command {
     },
     /// Check random programs through lowering and passes; reduce and save every failure.
     Fuzz(fuzz_cmd::Args),
+    /// Discharge the proof obligations of obligation files (.obl): a line per obligation with its outcome, prover and time.
+    Prove(prove_cmd::Args),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -125,9 +128,9 @@ enum Command {
 }
 
 /// Exit code for a program that went wrong (stuck, race, invalid).
-const EXIT_WENT_WRONG: u8 = 1;
+pub(crate) const EXIT_WENT_WRONG: u8 = 1;
 /// Exit code for input that is not a well-typed program, or a bad command line.
-const EXIT_NOT_A_PROGRAM: u8 = 2;
+pub(crate) const EXIT_NOT_A_PROGRAM: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -183,6 +186,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             max_heap,
         } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
         Command::Fuzz(args) => fuzz_cmd::fuzz(args),
+        Command::Prove(args) => prove_cmd::prove(args),
         Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
     };
     r.unwrap_or_else(|code| code)
@@ -330,7 +334,8 @@ fn pipeline(
     passes: &[funmem_transforms::Pass],
     to_imp: bool,
 ) -> Result<Vec<funmem_transforms::pipeline::Stage>, ExitCode> {
-    funmem_transforms::pipeline::stages(p, passes, to_imp).map_err(|e| {
+    let provers = funmem_oracle::prove::Provers::default();
+    funmem_transforms::pipeline::stages(p, passes, to_imp, &provers).map_err(|e| {
         match &e.output {
             // A stage's own output is ill-typed: a bug of that stage.
             Some(out) => {
@@ -391,8 +396,17 @@ fn cmd_validate(
             v.semantics,
             v.text
         );
-        for o in &st.obligations {
-            println!("{:<width$}  obligation: {o}", "");
+        for (o, verdict) in &st.obligations {
+            println!("{:<width$}  obligation {}: {}", "", o.name, o.claim);
+            if !o.facts.is_empty() {
+                let facts: Vec<String> = o
+                    .facts
+                    .iter()
+                    .map(|f| format!("{} ({})", funmem_lang::print::sexp_string(&f.exp), f.origin))
+                    .collect();
+                println!("{:<width$}    given {}", "", facts.join(", "));
+            }
+            println!("{:<width$}    {verdict}", "");
         }
         all_ok &= v.ok;
         went_wrong |= v.error.is_some();

@@ -152,8 +152,9 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
         return Ok(vec![("source".into(), program.clone())]);
     }
     let simplify = pass::parse_list("simplify")?;
-    let raw = pipeline::stages(program, &[], true).map_err(|e| e.to_string())?;
-    let simple = pipeline::stages(program, &simplify, true).map_err(|e| e.to_string())?;
+    let provers = funmem_oracle::prove::Provers::default();
+    let raw = pipeline::stages(program, &[], true, &provers).map_err(|e| e.to_string())?;
+    let simple = pipeline::stages(program, &simplify, true, &provers).map_err(|e| e.to_string())?;
     let mut out: Vec<(String, AnyProgram)> = raw.into_iter().map(|s| (s.name, s.program)).collect();
     for s in simple.into_iter().skip_while(|s| s.name != "simplify") {
         let label = if s.name == "simplify" {

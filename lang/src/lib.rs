@@ -14,6 +14,7 @@ pub mod front;
 pub mod imp;
 pub mod lmad;
 pub mod name;
+pub mod obligation;
 pub mod parse;
 pub mod poly;
 pub mod print;

@@ -13,7 +13,7 @@ use lalrpop_util::ParseError;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused_qualifications, missing_docs)]
-    grammar
+    pub(crate) grammar
 );
 
 /// The deepest nesting of expressions, bodies and statements accepted.
@@ -119,7 +119,7 @@ pub fn parse_program(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
 }
 
 /// A literal 2^63 is only an i64 with a minus sign in front.
-fn refuse_unclaimed(min: &[(usize, usize)]) -> Result<(), Diagnostic> {
+pub(crate) fn refuse_unclaimed(min: &[(usize, usize)]) -> Result<(), Diagnostic> {
     match min.first() {
         Some(&(l, r)) => {
             let e = SyntaxError::literal_too_large(Span::new(l, r));
@@ -148,7 +148,10 @@ pub fn parse_layer(text: &str, layer: Layer) -> Result<AnyProgram, Diagnostic> {
     }
 }
 
-fn convert<T: std::fmt::Display>(text: &str, e: ParseError<usize, T, SyntaxError>) -> Diagnostic {
+pub(crate) fn convert<T: std::fmt::Display>(
+    text: &str,
+    e: ParseError<usize, T, SyntaxError>,
+) -> Diagnostic {
     let d = |span: Span, msg: String| Diagnostic::new(Phase::Syntax, span, msg);
     match e {
         ParseError::InvalidToken { location } => {

@@ -223,6 +223,8 @@ pub enum FailureKind {
     WrongError,
     /// Something panicked.
     Panic,
+    /// A proved obligation fails on a small valuation (a prover bug).
+    UnsoundProof,
 }
 
 impl FailureKind {
@@ -237,6 +239,7 @@ impl FailureKind {
             FailureKind::Disagrees => "disagrees",
             FailureKind::WrongError => "wrong-error",
             FailureKind::Panic => "panic",
+            FailureKind::UnsoundProof => "unsound-proof",
         }
     }
 }
@@ -333,16 +336,30 @@ fn check_case_inner(
         return Err(fail("source", FailureKind::SourceIllTyped, d.message));
     }
     round_trip(&src).map_err(|m| fail("source", FailureKind::RoundTrip, m))?;
-    let stages = funmem_transforms::pipeline::stages(&src, passes, true).map_err(|e| {
-        let kind = if e.output.is_some() {
-            FailureKind::IllTyped
-        } else {
-            FailureKind::PassRefused
-        };
-        fail(&e.stage, kind, e.to_string())
-    })?;
+    let provers = crate::prove::Provers::default();
+    let stages =
+        funmem_transforms::pipeline::stages(&src, passes, true, &provers).map_err(|e| {
+            let kind = if e.output.is_some() {
+                FailureKind::IllTyped
+            } else {
+                FailureKind::PassRefused
+            };
+            fail(&e.stage, kind, e.to_string())
+        })?;
     for st in &stages {
         round_trip(&st.program).map_err(|m| fail(&st.name, FailureKind::RoundTrip, m))?;
+        // Every proof a pass relied on is held against small valuations.
+        for (o, v) in &st.obligations {
+            if v.outcome == funmem_lang::obligation::Outcome::Proved {
+                if let Some(c) = crate::prove::brute::search(o, 3, 2_000).counterexample {
+                    return Err(fail(
+                        &st.name,
+                        FailureKind::UnsoundProof,
+                        format!("{} proved `{}`, but it fails at {c}", v.prover, o.claim),
+                    ));
+                }
+            }
+        }
     }
     let verdicts = check_stages(&stages, &case.inputs, limits);
     if let Some(v) = verdicts.iter().find(|v| !v.ok) {

@@ -16,6 +16,7 @@ pub mod campaign;
 pub mod check;
 pub mod gen;
 pub mod gen_mem;
+pub mod prove;
 pub mod reduce;
 pub mod reference;
 

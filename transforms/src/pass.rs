@@ -3,7 +3,7 @@
 //! `funmem opt --passes a,b,c`, `funmem validate` and the fuzzer find it by
 //! name.
 
-use crate::obligation::Obligation;
+use crate::obligation::{Obligation, Prover, Verdict};
 use funmem_lang::ast::{Lang, Program};
 use funmem_lang::diag::{Diagnostic, Phase};
 
@@ -12,8 +12,10 @@ use funmem_lang::diag::{Diagnostic, Phase};
 pub struct PassOutput {
     /// The transformed program.
     pub program: Program,
-    /// The facts the transformation relied on.
-    pub obligations: Vec<Obligation>,
+    /// The facts the transformation relied on, each with the verdict the
+    /// prover gave; a rewrite whose obligations were not all proved was not
+    /// applied.
+    pub obligations: Vec<(Obligation, Verdict)>,
 }
 
 /// A FUNMEM -> FUNMEM pass.
@@ -23,12 +25,13 @@ pub struct Pass {
     pub name: &'static str,
     /// One line saying what it does.
     pub summary: &'static str,
-    run: fn(&Program) -> Result<PassOutput, Diagnostic>,
+    run: fn(&Program, &dyn Prover) -> Result<PassOutput, Diagnostic>,
 }
 
 impl Pass {
-    /// Runs the pass on a FUNMEM program.
-    pub fn run(&self, p: &Program) -> Result<PassOutput, Diagnostic> {
+    /// Runs the pass on a FUNMEM program, discharging its obligations with
+    /// `prover`.
+    pub fn run(&self, p: &Program, prover: &dyn Prover) -> Result<PassOutput, Diagnostic> {
         if p.lang != Lang::FunMem {
             return Err(Diagnostic::new(
                 Phase::Transform,
@@ -36,7 +39,7 @@ impl Pass {
                 format!("pass `{}` needs a FUNMEM program", self.name),
             ));
         }
-        (self.run)(p)
+        (self.run)(p, prover)
     }
 }
 

@@ -1,7 +1,7 @@
 //! A pipeline: a program lowered to FUNMEM, each pass in turn, then
 //! (optionally) lowered to IMP, every stage type-checked in its language.
 
-use crate::obligation::Obligation;
+use crate::obligation::{Obligation, Prover, Verdict};
 use crate::pass::Pass;
 use funmem_lang::ast::Lang;
 use funmem_lang::check::check_any;
@@ -15,8 +15,8 @@ pub struct Stage {
     pub name: String,
     /// The program it produced.
     pub program: AnyProgram,
-    /// The obligations the step relied on.
-    pub obligations: Vec<Obligation>,
+    /// The obligations the step relied on, with their verdicts.
+    pub obligations: Vec<(Obligation, Verdict)>,
 }
 
 /// Why a pipeline stopped.
@@ -46,8 +46,14 @@ impl std::fmt::Display for StageError {
 
 /// Runs the steps on a well-typed FUN or FUNMEM program: the source, its
 /// lowering to FUNMEM (for FUN), each pass, and with `to_imp` the lowering
-/// to IMP. Every produced program is type-checked.
-pub fn stages(src: &AnyProgram, passes: &[Pass], to_imp: bool) -> Result<Vec<Stage>, StageError> {
+/// to IMP. Every produced program is type-checked; `prover` discharges the
+/// passes' obligations.
+pub fn stages(
+    src: &AnyProgram,
+    passes: &[Pass],
+    to_imp: bool,
+    prover: &dyn Prover,
+) -> Result<Vec<Stage>, StageError> {
     let AnyProgram::Fun(p) = src else {
         return Err(StageError {
             stage: "source".into(),
@@ -88,7 +94,7 @@ pub fn stages(src: &AnyProgram, passes: &[Pass], to_imp: bool) -> Result<Vec<Sta
         out.push(checked(stage, AnyProgram::Fun(cur.clone()), Vec::new())?);
     }
     for pass in passes {
-        let r = pass.run(&cur).map_err(|d| fail(pass.name, d))?;
+        let r = pass.run(&cur, prover).map_err(|d| fail(pass.name, d))?;
         cur = r.program;
         out.push(checked(
             pass.name,

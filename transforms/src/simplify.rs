@@ -39,7 +39,10 @@ use std::collections::{HashMap, HashSet};
 const MAX_ROUNDS: usize = 16;
 
 /// The `simplify` pass (it relies on no fact about index functions).
-pub fn simplify_pass(p: &Program) -> Result<PassOutput, Diagnostic> {
+pub fn simplify_pass(
+    p: &Program,
+    _: &dyn crate::obligation::Prover,
+) -> Result<PassOutput, Diagnostic> {
     Ok(PassOutput {
         program: simplify(p),
         obligations: Vec::new(),

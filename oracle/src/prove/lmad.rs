@@ -1,0 +1,683 @@
+//! The LMAD procedure: a fast, sound and incomplete decision procedure for
+//! obligations over the common shapes of index functions, in the spirit of
+//! Futhark's LMAD non-overlap checks. It answers "proved" or gives up.
+//!
+//! It works symbolically, over polynomials in the obligation's variables:
+//!
+//! 1. **Facts.** Each fact becomes constraints `p >= 0`, `p = 0` or
+//!    `p != 0` (comparisons, `&&`, `!`; anything else is ignored, which is
+//!    sound). Equalities that define a variable are substituted away. Every
+//!    dimension of the claim's LMADs may be assumed non-empty (`n >= 1`),
+//!    since every claim holds on an empty domain. Each disequality splits
+//!    the problem in two cases (`p >= 1` or `p <= -1`); every case must be
+//!    proved.
+//! 2. **Signs.** `p >= 0` is shown by *bound substitution*: a constraint
+//!    `x - L >= 0` (or `U - x >= 0`) lets `x` be replaced by `L + x'` (or
+//!    `U - x'`) with a fresh `x' >= 0`. A search over these choices looks
+//!    for a form of `p` whose constant is non-negative and whose other
+//!    monomials all have positive coefficients and only fresh (so
+//!    non-negative) atoms, or even powers. This covers chains such as
+//!    `0 <= t < T` and products such as `(j - i - 1) * n` with `i < j`.
+//! 3. **Claims.**
+//!    - *in-bounds* and *at-most*: the smallest and largest address (from
+//!      the signs of the strides) against the block size; `b - a >= 0`.
+//!    - *disjoint*: the images' intervals are apart (offsets apart by at
+//!      least the extent; slices at different rows); or, for a modulus `S`
+//!      among the strides, both LMADs split as `S * Q + R` with every
+//!      residue `R` in `[0, S)`, and either the residues' intervals are
+//!      apart (even and odd rows; interleaved GPU layouts) or the
+//!      quotients `Q` are disjoint, recursively (blocks of a tiled matrix).
+//!    - *injective*: some order of the dimensions in which each stride
+//!      (in absolute value) exceeds the span of the dimensions inside it.
+
+use super::poly::{Atom, Atoms, P};
+use funmem_lang::ast::{BinOp, SExp, UnOp};
+use funmem_lang::lmad::Lmad;
+use funmem_lang::obligation::{Claim, Obligation};
+
+/// Most disequalities split into cases; further ones are ignored.
+const MAX_SPLITS: usize = 4;
+/// Most search nodes one sign question may visit.
+const SIGN_BUDGET: usize = 400;
+/// Deepest recursion on quotients in the disjointness test.
+const MAX_DEPTH: usize = 4;
+/// Most dimensions whose orders the injectivity test tries.
+const MAX_PERMUTED: usize = 5;
+
+/// Why the procedure gave up, or `Ok` when it proved the obligation.
+pub fn prove(o: &Obligation) -> Result<(), String> {
+    let mut atoms = Atoms::default();
+    let problem = Problem::build(o, &mut atoms).ok_or("a coefficient is too large")?;
+    for case in problem.cases(&mut atoms)? {
+        let mut cx = Cx {
+            atoms: &mut atoms,
+            ge: case.ge,
+        };
+        if !cx.claim(&case.claim) {
+            return Err(format!(
+                "the LMAD procedure could not show the claim{}",
+                if case.described.is_empty() {
+                    String::new()
+                } else {
+                    format!(" when {}", case.described)
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An LMAD over polynomials.
+#[derive(Clone, Debug)]
+struct PLmad {
+    offset: P,
+    dims: Vec<(P, P)>,
+}
+
+#[derive(Clone, Debug)]
+enum PClaim {
+    Disjoint(PLmad, PLmad),
+    Injective(PLmad),
+    InBounds(PLmad, P),
+    AtMost(P, P),
+}
+
+impl PClaim {
+    fn map(&self, f: &mut impl FnMut(&P) -> Option<P>) -> Option<PClaim> {
+        let mut l = |x: &PLmad| -> Option<PLmad> {
+            Some(PLmad {
+                offset: f(&x.offset)?,
+                dims: x
+                    .dims
+                    .iter()
+                    .map(|(n, s)| Some((f(n)?, f(s)?)))
+                    .collect::<Option<_>>()?,
+            })
+        };
+        Some(match self {
+            PClaim::Disjoint(a, b) => PClaim::Disjoint(l(a)?, l(b)?),
+            PClaim::Injective(a) => PClaim::Injective(l(a)?),
+            PClaim::InBounds(a, n) => {
+                let a = l(a)?;
+                PClaim::InBounds(a, f(n)?)
+            }
+            PClaim::AtMost(a, b) => PClaim::AtMost(f(a)?, f(b)?),
+        })
+    }
+}
+
+/// The obligation as constraints over polynomials.
+struct Problem {
+    claim: PClaim,
+    ge: Vec<P>,
+    eq: Vec<P>,
+    ne: Vec<P>,
+}
+
+struct Case {
+    claim: PClaim,
+    ge: Vec<P>,
+    described: String,
+}
+
+impl Problem {
+    fn build(o: &Obligation, atoms: &mut Atoms) -> Option<Problem> {
+        let lmad = |l: &Lmad<SExp>, atoms: &mut Atoms| -> Option<PLmad> {
+            Some(PLmad {
+                offset: atoms.poly(&l.offset)?,
+                dims: l
+                    .dims
+                    .iter()
+                    .map(|d| Some((atoms.poly(&d.elems)?, atoms.poly(&d.stride)?)))
+                    .collect::<Option<_>>()?,
+            })
+        };
+        let claim = match &o.claim {
+            Claim::Disjoint(a, b) => PClaim::Disjoint(lmad(a, atoms)?, lmad(b, atoms)?),
+            Claim::Injective(a) => PClaim::Injective(lmad(a, atoms)?),
+            Claim::InBounds(a, n) => PClaim::InBounds(lmad(a, atoms)?, atoms.poly(n)?),
+            Claim::AtMost(a, b) => PClaim::AtMost(atoms.poly(a)?, atoms.poly(b)?),
+        };
+        let mut pb = Problem {
+            claim,
+            ge: Vec::new(),
+            eq: Vec::new(),
+            ne: Vec::new(),
+        };
+        for f in &o.facts {
+            pb.fact(&f.exp, true, atoms)?;
+        }
+        // Every claim holds on an empty domain: assume every dimension has
+        // an element.
+        let dims: Vec<P> = match &pb.claim {
+            PClaim::Disjoint(a, b) => a.dims.iter().chain(&b.dims).map(|d| d.0.clone()).collect(),
+            PClaim::Injective(a) | PClaim::InBounds(a, _) => {
+                a.dims.iter().map(|d| d.0.clone()).collect()
+            }
+            PClaim::AtMost(..) => Vec::new(),
+        };
+        for n in dims {
+            pb.ge.push(n.plus(-1)?);
+        }
+        Some(pb)
+    }
+
+    /// Adds the constraints of fact `e` (or of its negation, when `!pos`).
+    fn fact(&mut self, e: &SExp, pos: bool, atoms: &mut Atoms) -> Option<()> {
+        let diff = |a: &SExp, b: &SExp, atoms: &mut Atoms| -> Option<P> {
+            atoms.poly(b)?.sub(&atoms.poly(a)?)
+        };
+        match e {
+            SExp::Bin(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b, _) => {
+                // Normalise to `lo < hi` or `lo <= hi`.
+                let (lo, hi, strict) = match op {
+                    BinOp::Lt => (a, b, true),
+                    BinOp::Le => (a, b, false),
+                    BinOp::Gt => (b, a, true),
+                    _ => (b, a, false),
+                };
+                let d = diff(lo, hi, atoms)?;
+                // lo < hi: hi - lo - 1 >= 0; not (lo < hi): lo - hi >= 0.
+                // lo <= hi: hi - lo >= 0; not (lo <= hi): lo - hi - 1 >= 0.
+                let c = match (strict, pos) {
+                    (true, true) => d.plus(-1)?,
+                    (true, false) => d.scale(-1)?,
+                    (false, true) => d,
+                    (false, false) => d.scale(-1)?.plus(-1)?,
+                };
+                self.ge.push(c);
+            }
+            SExp::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b, _) => {
+                let d = diff(a, b, atoms)?;
+                if (*op == BinOp::Eq) == pos {
+                    self.eq.push(d);
+                } else {
+                    self.ne.push(d);
+                }
+            }
+            SExp::Bin(BinOp::And, a, b, _) if pos => {
+                self.fact(a, true, atoms)?;
+                self.fact(b, true, atoms)?;
+            }
+            SExp::Bin(BinOp::Or, a, b, _) if !pos => {
+                self.fact(a, false, atoms)?;
+                self.fact(b, false, atoms)?;
+            }
+            // A disjunction is of no use to this procedure.
+            SExp::Bin(BinOp::And | BinOp::Or, ..) => {}
+            SExp::Un(UnOp::Not, x, _) => self.fact(x, !pos, atoms)?,
+            _ => {
+                let p = atoms.poly(e)?;
+                if pos {
+                    self.ne.push(p);
+                } else {
+                    self.eq.push(p);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Substitutes the defining equalities, then splits on disequalities.
+    fn cases(mut self, atoms: &mut Atoms) -> Result<Vec<Case>, String> {
+        let overflow = || "a coefficient is too large".to_string();
+        let mut eqs = std::mem::take(&mut self.eq);
+        while let Some(e) = eqs.pop() {
+            if let Some(c) = e.as_constant() {
+                if c != 0 {
+                    // A false fact: the obligation holds vacuously.
+                    return Ok(Vec::new());
+                }
+                continue;
+            }
+            match defined_atom(&e, atoms) {
+                Some((x, def)) => {
+                    let mut s = |p: &P| p.subst(x, &def);
+                    self.claim = self.claim.map(&mut s).ok_or_else(overflow)?;
+                    for v in [&mut self.ge, &mut self.ne, &mut eqs] {
+                        for p in v.iter_mut() {
+                            *p = s(p).ok_or_else(overflow)?;
+                        }
+                    }
+                }
+                None => {
+                    self.ge.push(e.clone());
+                    self.ge.push(e.scale(-1).ok_or_else(overflow)?);
+                }
+            }
+        }
+        let splits: Vec<P> = self
+            .ne
+            .iter()
+            .filter(|p| p.as_constant().is_none())
+            .take(MAX_SPLITS)
+            .cloned()
+            .collect();
+        if self.ne.iter().any(|p| p.as_constant() == Some(0)) {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for mask in 0..(1u32 << splits.len()) {
+            let mut ge = self.ge.clone();
+            let mut described = Vec::new();
+            for (k, p) in splits.iter().enumerate() {
+                // p >= 1, or -p >= 1.
+                let neg = mask & (1 << k) != 0;
+                let q = if neg { p.scale(-1) } else { Some(p.clone()) };
+                ge.push(q.and_then(|q| q.plus(-1)).ok_or_else(overflow)?);
+                described.push(format!(
+                    "{} {} 0",
+                    show(p, atoms),
+                    if neg { "<" } else { ">" }
+                ));
+            }
+            out.push(Case {
+                claim: self.claim.clone(),
+                ge,
+                described: described.join(", "),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// An atom that `e = 0` defines: `e = ±x + rest` with `x` nowhere in
+/// `rest`; gives `x` and its definition.
+fn defined_atom(e: &P, atoms: &Atoms) -> Option<(Atom, P)> {
+    for (m, &k) in &e.0 {
+        if m.len() == 1 && (k == 1 || k == -1) && !atoms.is_nonneg(m[0]) {
+            let x = m[0];
+            let rest = e.sub(&P::atom(x).scale(k)?)?;
+            if !rest.mentions(x) {
+                // k*x + rest = 0, so x = -rest / k.
+                return Some((x, rest.scale(-k)?));
+            }
+        }
+    }
+    None
+}
+
+/// A polynomial in readable form, for messages.
+pub(super) fn show(p: &P, atoms: &Atoms) -> String {
+    if p.0.is_empty() {
+        return "0".into();
+    }
+    let mut s = String::new();
+    for (i, (m, k)) in p.0.iter().rev().enumerate() {
+        let (sign, k) = if *k < 0 { ("-", -k) } else { ("+", *k) };
+        if i > 0 {
+            s.push_str(&format!(" {sign} "));
+        } else if sign == "-" {
+            s.push('-');
+        }
+        let factors: Vec<&str> = m.iter().map(|&a| atoms.name(a)).collect();
+        match (k, factors.is_empty()) {
+            (_, true) => s.push_str(&k.to_string()),
+            (1, false) => s.push_str(&factors.join("*")),
+            _ => s.push_str(&format!("{k}*{}", factors.join("*"))),
+        }
+    }
+    s
+}
+
+/// One case: the known non-negative polynomials.
+struct Cx<'a> {
+    atoms: &'a mut Atoms,
+    ge: Vec<P>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sign {
+    NonNeg,
+    NonPos,
+}
+
+impl Cx<'_> {
+    fn claim(&mut self, c: &PClaim) -> bool {
+        match c {
+            PClaim::AtMost(a, b) => b.sub(a).is_some_and(|d| self.nonneg(&d)),
+            PClaim::InBounds(a, n) => match self.interval(a) {
+                Some((lo, hi)) => {
+                    self.nonneg(&lo)
+                        && n.sub(&hi)
+                            .and_then(|d| d.plus(-1))
+                            .is_some_and(|d| self.nonneg(&d))
+                }
+                None => false,
+            },
+            PClaim::Disjoint(a, b) => self.disjoint(a, b, 0),
+            PClaim::Injective(a) => self.injective(a),
+        }
+    }
+
+    /// `p >= 0` in this case.
+    fn nonneg(&mut self, p: &P) -> bool {
+        let mut budget = SIGN_BUDGET;
+        let bounds = self.bounds();
+        self.search(p.clone(), &bounds, &mut Vec::new(), &mut budget)
+    }
+
+    fn sign(&mut self, p: &P) -> Option<Sign> {
+        if self.nonneg(p) {
+            return Some(Sign::NonNeg);
+        }
+        let m = p.scale(-1)?;
+        self.nonneg(&m).then_some(Sign::NonPos)
+    }
+
+    /// The bounds the constraints give: (atom, bound, is it a lower bound).
+    fn bounds(&self) -> Vec<(Atom, P, bool)> {
+        let mut out = Vec::new();
+        for g in &self.ge {
+            for (m, &k) in &g.0 {
+                if m.len() != 1 || (k != 1 && k != -1) {
+                    continue;
+                }
+                let x = m[0];
+                let Some(rest) = P::atom(x).scale(k).and_then(|t| g.sub(&t)) else {
+                    continue;
+                };
+                if rest.mentions(x) {
+                    continue;
+                }
+                // x + rest >= 0: x >= -rest.  -x + rest >= 0: x <= rest.
+                let bound = if k == 1 { rest.scale(-1) } else { Some(rest) };
+                if let Some(b) = bound {
+                    out.push((x, b, k == 1));
+                }
+            }
+        }
+        out
+    }
+
+    /// Searches for bound substitutions that make `q` evidently
+    /// non-negative. `sub` holds the substitutions made so far.
+    fn search(
+        &mut self,
+        q: P,
+        bounds: &[(Atom, P, bool)],
+        sub: &mut Vec<(Atom, P)>,
+        budget: &mut usize,
+    ) -> bool {
+        if evidently_nonneg(&q, self.atoms) {
+            return true;
+        }
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        // The first atom of q that has a bound and was not substituted.
+        let Some(x) = q.atoms().into_iter().find(|&a| {
+            !self.atoms.is_nonneg(a)
+                && !sub.iter().any(|(y, _)| *y == a)
+                && bounds.iter().any(|(y, ..)| *y == a)
+        }) else {
+            return false;
+        };
+        for (y, b, lower) in bounds {
+            if *y != x {
+                continue;
+            }
+            // The bound in terms of what has been substituted so far.
+            let mut bb = Some(b.clone());
+            for (z, r) in sub.iter() {
+                bb = bb.and_then(|p| p.subst(*z, r));
+            }
+            let Some(bb) = bb else { continue };
+            if bb.mentions(x) {
+                continue;
+            }
+            let fresh = P::atom(self.atoms.fresh());
+            let repl = if *lower {
+                bb.add(&fresh)
+            } else {
+                bb.sub(&fresh)
+            };
+            let Some(repl) = repl else { continue };
+            let Some(q2) = q.subst(x, &repl) else {
+                continue;
+            };
+            sub.push((x, repl));
+            let ok = self.search(q2, bounds, sub, budget);
+            sub.pop();
+            if ok {
+                return true;
+            }
+            if *budget == 0 {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// The smallest and largest address of a non-empty LMAD, when the
+    /// signs of its strides are known.
+    fn interval(&mut self, l: &PLmad) -> Option<(P, P)> {
+        let mut lo = l.offset.clone();
+        let mut hi = l.offset.clone();
+        for (n, s) in &l.dims {
+            let ext = n.plus(-1)?.mul(s)?;
+            match self.sign(s)? {
+                Sign::NonNeg => hi = hi.add(&ext)?,
+                Sign::NonPos => lo = lo.add(&ext)?,
+            }
+        }
+        Some((lo, hi))
+    }
+
+    /// The intervals of two LMADs are apart.
+    fn apart(&mut self, a: &PLmad, b: &PLmad) -> bool {
+        let (Some((alo, ahi)), Some((blo, bhi))) = (self.interval(a), self.interval(b)) else {
+            return false;
+        };
+        let gap = |lo: &P, hi: &P| lo.sub(hi).and_then(|d| d.plus(-1));
+        gap(&blo, &ahi).is_some_and(|d| self.nonneg(&d))
+            || gap(&alo, &bhi).is_some_and(|d| self.nonneg(&d))
+    }
+
+    fn disjoint(&mut self, a: &PLmad, b: &PLmad, depth: usize) -> bool {
+        if self.apart(a, b) {
+            return true;
+        }
+        if depth >= MAX_DEPTH {
+            return false;
+        }
+        // Candidate moduli: the strides that are positive monomials.
+        let mut moduli: Vec<(i128, Vec<Atom>)> = Vec::new();
+        for (_, s) in a.dims.iter().chain(&b.dims) {
+            if let Some((c, m)) = s.as_monomial() {
+                if (c, m) != (1, &[][..]) && !moduli.iter().any(|(c2, m2)| *c2 == c && m2 == m) {
+                    moduli.push((c, m.to_vec()));
+                }
+            }
+        }
+        for (c, m) in moduli {
+            let mut s = P::zero();
+            s.0.insert(m.clone(), c);
+            let Some(one_less) = s.plus(-1) else { continue };
+            if !self.nonneg(&one_less) {
+                continue;
+            }
+            let (Some((qa, ra)), Some((qb, rb))) = (split(a, c, &m), split(b, c, &m)) else {
+                continue;
+            };
+            // Every residue must lie in [0, S).
+            let in_range = |r: &PLmad, cx: &mut Self| -> bool {
+                match cx.interval(r) {
+                    Some((lo, hi)) => {
+                        cx.nonneg(&lo) && one_less.sub(&hi).is_some_and(|d| cx.nonneg(&d))
+                    }
+                    None => false,
+                }
+            };
+            if !in_range(&ra, self) || !in_range(&rb, self) {
+                continue;
+            }
+            if self.apart(&ra, &rb) || self.disjoint(&qa, &qb, depth + 1) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn injective(&mut self, a: &PLmad) -> bool {
+        // Dimensions of at most one element do not matter.
+        let mut dims: Vec<(P, P)> = Vec::new();
+        for (n, s) in &a.dims {
+            let single = P::constant(1).sub(n).is_some_and(|d| self.nonneg(&d));
+            if single {
+                continue;
+            }
+            let abs = match self.sign(s) {
+                Some(Sign::NonNeg) => s.clone(),
+                Some(Sign::NonPos) => match s.scale(-1) {
+                    Some(x) => x,
+                    None => return false,
+                },
+                None => return false,
+            };
+            dims.push((n.clone(), abs));
+        }
+        if dims.len() > MAX_PERMUTED {
+            return false;
+        }
+        let mut order: Vec<usize> = (0..dims.len()).collect();
+        self.try_orders(&dims, &mut order, 0)
+    }
+
+    /// Tries the orders of `order[k..]` (innermost last); true when one
+    /// satisfies the stride chain.
+    fn try_orders(&mut self, dims: &[(P, P)], order: &mut Vec<usize>, k: usize) -> bool {
+        if k == order.len() {
+            return self.chain(dims, order);
+        }
+        for j in k..order.len() {
+            order.swap(k, j);
+            if self.try_orders(dims, order, k + 1) {
+                return true;
+            }
+            order.swap(k, j);
+        }
+        false
+    }
+
+    /// Each stride, from the innermost out, exceeds the span inside it.
+    fn chain(&mut self, dims: &[(P, P)], order: &[usize]) -> bool {
+        let mut span = P::zero();
+        for &d in order.iter().rev() {
+            let (n, s) = &dims[d];
+            let Some(gap) = s.sub(&span).and_then(|x| x.plus(-1)) else {
+                return false;
+            };
+            if !self.nonneg(&gap) {
+                return false;
+            }
+            let Some(next) = n.plus(-1).and_then(|e| e.mul(s)).and_then(|e| span.add(&e)) else {
+                return false;
+            };
+            span = next;
+        }
+        true
+    }
+}
+
+/// Splits an LMAD by the modulus `c * m` into quotient and residue LMADs:
+/// the offset's terms and the dimensions whose strides `c * m` divides go
+/// to the quotient (divided), the rest to the residue.
+fn split(l: &PLmad, c: i128, m: &[Atom]) -> Option<(PLmad, PLmad)> {
+    let (qo, ro) = l.offset.split_by(c, m);
+    let mut q = PLmad {
+        offset: qo,
+        dims: Vec::new(),
+    };
+    let mut r = PLmad {
+        offset: ro,
+        dims: Vec::new(),
+    };
+    for (n, s) in &l.dims {
+        match s.div_exact(c, m) {
+            Some(sq) => q.dims.push((n.clone(), sq)),
+            None => r.dims.push((n.clone(), s.clone())),
+        }
+    }
+    Some((q, r))
+}
+
+/// Non-negative at sight: a non-negative constant, and every other
+/// monomial with a positive coefficient and only non-negative atoms or
+/// even powers.
+fn evidently_nonneg(q: &P, atoms: &Atoms) -> bool {
+    q.0.iter().all(|(m, &k)| {
+        if m.is_empty() {
+            return k >= 0;
+        }
+        if k < 0 {
+            return false;
+        }
+        // Atoms that are not known non-negative must come in even powers.
+        let mut i = 0;
+        while i < m.len() {
+            let a = m[i];
+            let mut j = i;
+            while j < m.len() && m[j] == a {
+                j += 1;
+            }
+            if !atoms.is_nonneg(a) && (j - i) % 2 == 1 {
+                return false;
+            }
+            i = j;
+        }
+        true
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::obligation::parse_obligations;
+
+    fn proves(src: &str) -> bool {
+        let o = parse_obligations(&format!("obligation t\n  {src}\n")).unwrap();
+        prove(&o[0]).is_ok()
+    }
+
+    #[test]
+    fn shapes_of_the_issue() {
+        // Offsets apart by at least the extent.
+        assert!(proves(
+            "given n >= 0\n disjoint 0 + {(n : 1)} and n + {(n : 1)}"
+        ));
+        assert!(!proves(
+            "given n >= 0\n disjoint 0 + {(n : 1)} and n - 1 + {(n : 1)}"
+        ));
+        // Even and odd rows of an n-wide matrix.
+        assert!(proves(
+            "given n >= 1, m >= 0\n disjoint 0 + {(m : 2*n) (n : 1)} and n + {(m : 2*n) (n : 1)}"
+        ));
+        // Rows i and j of a row-major matrix.
+        assert!(proves(
+            "given n >= 0, i != j\n disjoint i*n + {(n : 1)} and j*n + {(n : 1)}"
+        ));
+        assert!(!proves(
+            "given n >= 0\n disjoint i*n + {(n : 1)} and j*n + {(n : 1)}"
+        ));
+        // Interleaved parts after GPU expansion.
+        assert!(proves("given 0 <= t, t < T, 0 <= u, u < T, t != u, m >= 0\n disjoint t + {(m : T)} and u + {(m : T)}"));
+        // Contiguous parts after CPU expansion.
+        assert!(proves(
+            "given 0 <= t, t < u, m >= 0\n disjoint t*m + {(m : 1)} and u*m + {(m : 1)}"
+        ));
+        assert!(proves(
+            "given n >= 0, m >= 0\n injective 0 + {(m : 1) (n : m)}"
+        ));
+        assert!(!proves("given n >= 0\n injective 0 + {(n : 0)}"));
+        assert!(proves(
+            "given n >= 0\n in-bounds n - 1 + {(n : -1)} within n"
+        ));
+        assert!(proves(
+            "given 0 <= t, t < T, m >= 0\n in-bounds t + {(m : T)} within T*m"
+        ));
+        assert!(proves("given b <= c, a >= 0\n at-most a*b <= a*c"));
+        assert!(proves("given x == 2*n + 1, n >= 0\n at-most 1 <= x"));
+    }
+}

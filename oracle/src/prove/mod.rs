@@ -1,0 +1,123 @@
+//! The provers of proof obligations (DESIGN.md §8, docs/obligations.md).
+//!
+//! [`Provers`] tries, in order:
+//!
+//! 1. the LMAD procedure ([`lmad`]): symbolic, microseconds, proves the
+//!    common shapes or gives up;
+//! 2. a small search ([`brute`]): every valuation with small values, which
+//!    refutes most false obligations with a minimal counterexample;
+//! 3. Z3 ([`z3`]) on the SMT-LIB2 query with lemmas ([`smt`]), under a
+//!    time limit: proves, or gives a model, which is confirmed by
+//!    evaluating the LMADs on it before it counts as a counterexample.
+//!
+//! The verdict names the prover that decided and the total time.
+
+pub mod brute;
+pub mod lmad;
+pub mod poly;
+pub mod smt;
+pub mod z3;
+
+use funmem_lang::obligation::{Obligation, Outcome, Prover, Verdict};
+use std::time::Instant;
+
+/// Which provers to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// The LMAD procedure, then the search, then Z3.
+    All,
+    /// Only the LMAD procedure (proves or gives up).
+    Lmad,
+    /// Only the search (refutes or gives up).
+    Search,
+    /// Only Z3, with lemmas.
+    Z3,
+    /// Only Z3, on the bare query without lemmas.
+    Z3Bare,
+}
+
+impl std::str::FromStr for Which {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Which, String> {
+        Ok(match s {
+            "all" => Which::All,
+            "lmad" => Which::Lmad,
+            "search" => Which::Search,
+            "z3" => Which::Z3,
+            "z3-bare" => Which::Z3Bare,
+            _ => {
+                return Err(format!(
+                    "unknown prover `{s}`; the provers are all, lmad, search, z3, z3-bare"
+                ))
+            }
+        })
+    }
+}
+
+/// The provers, configured.
+#[derive(Clone, Copy, Debug)]
+pub struct Provers {
+    /// Which to run.
+    pub which: Which,
+    /// Z3's time limit per obligation, in milliseconds.
+    pub timeout_ms: u32,
+    /// Largest value the search gives a variable.
+    pub search_radius: i64,
+    /// Most valuations the search tries.
+    pub search_budget: u64,
+}
+
+impl Default for Provers {
+    fn default() -> Provers {
+        Provers {
+            which: Which::All,
+            timeout_ms: 1000,
+            search_radius: 6,
+            search_budget: 20_000,
+        }
+    }
+}
+
+impl Prover for Provers {
+    fn prove(&self, o: &Obligation) -> Verdict {
+        let start = Instant::now();
+        let done = |outcome, prover| Verdict {
+            outcome,
+            prover,
+            time: start.elapsed(),
+        };
+        let mut why = Vec::new();
+        if matches!(self.which, Which::All | Which::Lmad) {
+            match lmad::prove(o) {
+                Ok(()) => return done(Outcome::Proved, "lmad"),
+                Err(e) => why.push(e),
+            }
+        }
+        if matches!(self.which, Which::All | Which::Search) {
+            let s = brute::search(o, self.search_radius, self.search_budget);
+            match s.counterexample {
+                Some(c) => return done(Outcome::Refuted(c), "search"),
+                None => why.push(format!(
+                    "no counterexample among {} valuations with values up to {}",
+                    s.tried,
+                    s.radius.max(0)
+                )),
+            }
+        }
+        if matches!(self.which, Which::All | Which::Z3 | Which::Z3Bare) {
+            let q = smt::query(o, self.which != Which::Z3Bare);
+            match z3::solve(&q, self.timeout_ms) {
+                z3::Answer::Unsat => return done(Outcome::Proved, "z3"),
+                z3::Answer::Sat(vals) => match brute::confirm(o, &vals) {
+                    Some(c) => return done(Outcome::Refuted(c), "z3"),
+                    None => why.push(
+                        "Z3's model is not a counterexample when evaluated (too large, or undefined)"
+                            .to_string(),
+                    ),
+                },
+                z3::Answer::Unknown(e) => why.push(e),
+            }
+        }
+        done(Outcome::Unknown(why.join("; ")), "none")
+    }
+}
