@@ -441,28 +441,21 @@ impl RaceDetector {
     /// iteration of an active kernel instance wrote there.
     #[inline]
     pub fn read(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
-        if self.watch.is_some() {
-            self.log(block, offset, false);
-        }
-        for (d, level) in self.levels.iter_mut().enumerate() {
-            let it = level.iteration;
-            // Before its first iteration a kernel has no access to record.
-            if it == NONE {
-                continue;
-            }
-            if let Some(first) = level.shadow.record(block, offset).read(it) {
-                return Err(self.report(d, block, offset, first, false));
-            }
-        }
-        Ok(())
+        self.access(block, offset, false)
     }
 
     /// The current iteration writes `offset` of `block`; a race if another
     /// iteration of an active kernel instance read or wrote there.
     #[inline]
     pub fn write(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
+        self.access(block, offset, true)
+    }
+
+    /// Records an access at every active kernel level (eq. 4).
+    #[inline(always)]
+    fn access(&mut self, block: usize, offset: i64, write: bool) -> Result<(), Box<Race>> {
         if self.watch.is_some() {
-            self.log(block, offset, true);
+            self.log(block, offset, write);
         }
         for (d, level) in self.levels.iter_mut().enumerate() {
             let it = level.iteration;
@@ -470,8 +463,10 @@ impl RaceDetector {
             if it == NONE {
                 continue;
             }
-            if let Some(first) = level.shadow.record(block, offset).write(it) {
-                return Err(self.report(d, block, offset, first, true));
+            let cell = level.shadow.record(block, offset);
+            let first = if write { cell.write(it) } else { cell.read(it) };
+            if let Some(first) = first {
+                return Err(self.report(d, block, offset, first, write));
             }
         }
         Ok(())
