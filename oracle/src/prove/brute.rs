@@ -246,64 +246,203 @@ pub struct Search {
     pub radius: i64,
 }
 
-/// Enumerates valuations with values in `-r ..= r` for `r = 0, 1, ...,
-/// max_radius`, each radius adding the valuations it reaches, until one
-/// breaks the claim or `budget` valuations were tried.
-pub fn search(o: &Obligation, max_radius: i64, budget: u64) -> Search {
+/// How one variable gets its value in the search.
+enum Step {
+    /// Enumerated over `-r ..= r`.
+    Free(String),
+    /// Computed from a fact `x == e` once `e`'s variables have values.
+    Defined(String, SExp),
+}
+
+/// The search's plan: an order of the variables, each enumerated or
+/// computed, and after each step the facts that can then be evaluated.
+fn plan(o: &Obligation) -> (Vec<Step>, Vec<Vec<usize>>) {
     let vars = o.vars();
-    let k = vars.len();
-    let mut out = Search {
-        counterexample: None,
-        checked: 0,
-        tried: 0,
-        radius: -1,
-    };
-    let mut env: BTreeMap<String, i64> = vars.iter().map(|v| (v.clone(), 0)).collect();
-    for r in 0..=max_radius {
-        // Every tuple in [-r, r]^k with some coordinate at +-r.
-        let width = (2 * r + 1) as u64;
-        let Some(total) = width.checked_pow(k as u32) else {
-            return out;
-        };
-        let mut vals = vec![-r; k];
-        for _ in 0..total {
-            if r == 0 || vals.iter().any(|v| v.abs() == r) {
-                if out.tried >= budget {
-                    return out;
-                }
-                out.tried += 1;
-                for (name, v) in vars.iter().zip(&vals) {
-                    if let Some(slot) = env.get_mut(name) {
-                        *slot = *v;
+    let fact_vars: Vec<Vec<String>> = o
+        .facts
+        .iter()
+        .map(|f| {
+            let mut v = Vec::new();
+            f.exp
+                .for_each_var(&mut |x| v.push(x.name.as_str().to_string()));
+            v.sort();
+            v.dedup();
+            v
+        })
+        .collect();
+    // Definitions `x == e` (or `e == x`) with x not in e.
+    let mut defs: Vec<(String, SExp, Vec<String>)> = Vec::new();
+    for (f, fv) in o.facts.iter().zip(&fact_vars) {
+        if let SExp::Bin(BinOp::Eq, a, b, _) = &f.exp {
+            for (x, e) in [(a, b), (b, a)] {
+                if let SExp::Atom(Atom::Var(x)) = &**x {
+                    let name = x.name.as_str();
+                    if fv.iter().filter(|v| *v == name).count() == 1 && !sexp_mentions(e, name) {
+                        let ev: Vec<String> = fv.iter().filter(|v| *v != name).cloned().collect();
+                        defs.push((name.to_string(), (**e).clone(), ev));
+                        break;
                     }
                 }
-                match check(o, &env) {
-                    Check::Fails(indices) => {
-                        out.counterexample = Some(Counterexample {
-                            values: env.clone(),
-                            indices,
-                        });
-                        return out;
-                    }
-                    Check::Holds | Check::TooLarge => out.checked += 1,
-                    Check::Excluded => {}
-                }
             }
-            // Next tuple.
-            for v in vals.iter_mut().rev() {
-                *v += 1;
-                if *v <= r {
-                    break;
-                }
-                *v = -r;
-            }
-        }
-        out.radius = r;
-        if k == 0 {
-            return out;
         }
     }
-    out
+    let mut steps = Vec::new();
+    let mut assigned: Vec<String> = Vec::new();
+    while assigned.len() < vars.len() {
+        let def = defs
+            .iter()
+            .find(|(x, _, ev)| !assigned.contains(x) && ev.iter().all(|v| assigned.contains(v)));
+        let step = match def {
+            Some((x, e, _)) => Step::Defined(x.clone(), e.clone()),
+            None => {
+                // The free variable sharing most facts with those assigned,
+                // then the first in order; defined ones wait for their
+                // definitions unless nothing else is left.
+                let defined = |v: &String| defs.iter().any(|(x, ..)| x == v);
+                let candidates: Vec<&String> =
+                    vars.iter().filter(|v| !assigned.contains(v)).collect();
+                let pool: Vec<&String> = match candidates.iter().any(|v| !defined(v)) {
+                    true => candidates.iter().copied().filter(|v| !defined(v)).collect(),
+                    false => candidates,
+                };
+                let score = |v: &String| {
+                    fact_vars
+                        .iter()
+                        .filter(|fv| fv.contains(v) && fv.iter().any(|w| assigned.contains(w)))
+                        .count()
+                };
+                let best = pool.iter().copied().max_by_key(|v| {
+                    (
+                        score(v),
+                        std::cmp::Reverse(vars.iter().position(|w| w == *v)),
+                    )
+                });
+                match best {
+                    Some(v) => Step::Free(v.clone()),
+                    None => break,
+                }
+            }
+        };
+        let name = match &step {
+            Step::Free(x) | Step::Defined(x, _) => x.clone(),
+        };
+        assigned.push(name);
+        steps.push(step);
+    }
+    // Facts to evaluate after each step: those whose variables are then
+    // all assigned for the first time.
+    let mut checks = vec![Vec::new(); steps.len().max(1)];
+    for (k, fv) in fact_vars.iter().enumerate() {
+        let at = fv
+            .iter()
+            .map(|v| assigned.iter().position(|w| w == v).unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        checks[at].push(k);
+    }
+    (steps, checks)
+}
+
+fn sexp_mentions(e: &SExp, x: &str) -> bool {
+    let mut found = false;
+    e.for_each_var(&mut |y| found |= y.name.as_str() == x);
+    found
+}
+
+struct Walk<'a> {
+    o: &'a Obligation,
+    steps: Vec<Step>,
+    checks: Vec<Vec<usize>>,
+    env: BTreeMap<String, i64>,
+    budget: u64,
+    out: Search,
+}
+
+impl Walk<'_> {
+    /// Assigns step `k` onwards with values in `-r ..= r`; `edge` says
+    /// whether an enumerated value already reached `r` (only such
+    /// valuations are new at radius `r`). Returns true to stop.
+    fn go(&mut self, k: usize, r: i64, edge: bool) -> bool {
+        if k == self.steps.len() {
+            if !edge && r > 0 {
+                return false;
+            }
+            if self.out.tried >= self.budget {
+                return true;
+            }
+            self.out.tried += 1;
+            match check(self.o, &self.env) {
+                Check::Fails(indices) => {
+                    self.out.counterexample = Some(Counterexample {
+                        values: self.env.clone(),
+                        indices,
+                    });
+                    return true;
+                }
+                Check::Holds | Check::TooLarge => self.out.checked += 1,
+                Check::Excluded => {}
+            }
+            return false;
+        }
+        let (name, values): (String, Vec<i64>) = match &self.steps[k] {
+            Step::Free(x) => (x.clone(), (-r..=r).collect()),
+            Step::Defined(x, e) => match eval(e, &self.env).and_then(|v| i64::try_from(v).ok()) {
+                Some(v) => (x.clone(), vec![v]),
+                None => return false,
+            },
+        };
+        let free = matches!(self.steps[k], Step::Free(_));
+        for v in values {
+            if self.out.tried >= self.budget {
+                return true;
+            }
+            self.env.insert(name.clone(), v);
+            // Facts that can be evaluated now prune the rest.
+            let ok = self.checks[k]
+                .iter()
+                .all(|&f| matches!(eval(&self.o.facts[f].exp, &self.env), Some(x) if x != 0));
+            if !ok {
+                self.out.tried += 1;
+                continue;
+            }
+            if self.go(k + 1, r, edge || (free && v.abs() == r)) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Enumerates valuations with values in `-r ..= r` for `r = 0, 1, ...,
+/// max_radius`, each radius adding the valuations it reaches, until one
+/// breaks the claim or `budget` steps were taken. Variables that a fact
+/// `x == e` defines are computed, not enumerated; each fact is evaluated as
+/// soon as its variables have values, and prunes the enumeration.
+pub fn search(o: &Obligation, max_radius: i64, budget: u64) -> Search {
+    let (steps, checks) = plan(o);
+    let mut w = Walk {
+        o,
+        env: BTreeMap::new(),
+        steps,
+        checks,
+        budget,
+        out: Search {
+            counterexample: None,
+            checked: 0,
+            tried: 0,
+            radius: -1,
+        },
+    };
+    for r in 0..=max_radius {
+        if w.go(0, r, false) {
+            return w.out;
+        }
+        w.out.radius = r;
+        if w.steps.iter().all(|s| matches!(s, Step::Defined(..))) {
+            break;
+        }
+    }
+    w.out
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ use super::poly::{Atom, Atoms, P};
 use funmem_lang::ast::{BinOp, SExp, UnOp};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::obligation::{Claim, Obligation};
+use std::collections::HashMap;
 
 /// Most disequalities split into cases; further ones are ignored.
 const MAX_SPLITS: usize = 4;
@@ -46,25 +47,64 @@ const MAX_PERMUTED: usize = 5;
 
 /// Why the procedure gave up, or `Ok` when it proved the obligation.
 pub fn prove(o: &Obligation) -> Result<(), String> {
+    // First with the defining equalities substituted; then, since that can
+    // turn a stride that is a name into a sum that no modulus divides, with
+    // every equality kept as two inequalities.
+    prove_mode(o, true).or_else(|_| prove_mode(o, false))
+}
+
+fn prove_mode(o: &Obligation, substitute: bool) -> Result<(), String> {
     let mut atoms = Atoms::default();
     let problem = Problem::build(o, &mut atoms).ok_or("a coefficient is too large")?;
-    for case in problem.cases(&mut atoms)? {
-        let mut cx = Cx {
-            atoms: &mut atoms,
-            ge: case.ge,
-        };
-        if !cx.claim(&case.claim) {
-            return Err(format!(
-                "the LMAD procedure could not show the claim{}",
-                if case.described.is_empty() {
-                    String::new()
-                } else {
-                    format!(" when {}", case.described)
-                }
-            ));
+    for problem in problem
+        .expand(&mut atoms)
+        .ok_or("a coefficient is too large")?
+    {
+        for case in problem.cases(&mut atoms, substitute)? {
+            let mut cx = Cx {
+                atoms: &mut atoms,
+                ge: case.ge,
+                bounds: None,
+                memo: HashMap::new(),
+            };
+            if !cx.claim(&case.claim) {
+                return Err(format!(
+                    "the LMAD procedure could not show the claim{}",
+                    if case.described.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" when {}", case.described)
+                    }
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// Most problems the disjunctions of the facts expand to; further
+/// disjunctions are ignored.
+const MAX_ALTERNATIVES: usize = 16;
+
+/// The identities of the `min` and `max` subterms of `e`:
+/// `min(a, b) <= a`, `min(a, b) <= b`, `max(a, b) >= a`, `max(a, b) >= b`.
+fn min_max_facts(e: &SExp, out: &mut Vec<SExp>) {
+    match e {
+        SExp::Atom(_) => {}
+        SExp::Un(_, a, _) => min_max_facts(a, out),
+        SExp::Bin(op, a, b, _) => {
+            min_max_facts(a, out);
+            min_max_facts(b, out);
+            let rel = match op {
+                BinOp::Min => BinOp::Le,
+                BinOp::Max => BinOp::Ge,
+                _ => return,
+            };
+            for x in [a, b] {
+                out.push(SExp::bin(rel, e.clone(), (**x).clone()));
+            }
+        }
+    }
 }
 
 /// An LMAD over polynomials.
@@ -107,10 +147,13 @@ impl PClaim {
 }
 
 /// The obligation as constraints over polynomials.
+#[derive(Clone)]
 struct Problem {
     claim: PClaim,
     ge: Vec<P>,
     eq: Vec<P>,
+    /// Disjunctions not yet split: one of the two (fact, polarity) holds.
+    ors: Vec<[(SExp, bool); 2]>,
     ne: Vec<P>,
 }
 
@@ -143,9 +186,17 @@ impl Problem {
             ge: Vec::new(),
             eq: Vec::new(),
             ne: Vec::new(),
+            ors: Vec::new(),
         };
+        let mut identities = Vec::new();
+        o.claim
+            .for_each_sexp(&mut |e| min_max_facts(e, &mut identities));
         for f in &o.facts {
+            min_max_facts(&f.exp, &mut identities);
             pb.fact(&f.exp, true, atoms)?;
+        }
+        for e in &identities {
+            pb.fact(e, true, atoms)?;
         }
         // Every claim holds on an empty domain: assume every dimension has
         // an element.
@@ -203,8 +254,13 @@ impl Problem {
                 self.fact(a, false, atoms)?;
                 self.fact(b, false, atoms)?;
             }
-            // A disjunction is of no use to this procedure.
-            SExp::Bin(BinOp::And | BinOp::Or, ..) => {}
+            // A disjunction splits the problem (see `expand`).
+            SExp::Bin(BinOp::Or, a, b, _) => self
+                .ors
+                .push([((**a).clone(), true), ((**b).clone(), true)]),
+            SExp::Bin(BinOp::And, a, b, _) => self
+                .ors
+                .push([((**a).clone(), false), ((**b).clone(), false)]),
             SExp::Un(UnOp::Not, x, _) => self.fact(x, !pos, atoms)?,
             _ => {
                 let p = atoms.poly(e)?;
@@ -218,8 +274,32 @@ impl Problem {
         Some(())
     }
 
-    /// Substitutes the defining equalities, then splits on disequalities.
-    fn cases(mut self, atoms: &mut Atoms) -> Result<Vec<Case>, String> {
+    /// One problem per choice of a disjunct of each disjunction.
+    fn expand(self, atoms: &mut Atoms) -> Option<Vec<Problem>> {
+        let mut done = Vec::new();
+        let mut todo = vec![self];
+        while let Some(mut p) = todo.pop() {
+            let Some(alts) = p.ors.pop() else {
+                done.push(p);
+                continue;
+            };
+            if done.len() + todo.len() + 2 > MAX_ALTERNATIVES {
+                // Too many: drop this disjunction (a weaker problem).
+                todo.push(p);
+                continue;
+            }
+            for (e, pos) in alts {
+                let mut q = p.clone();
+                q.fact(&e, pos, atoms)?;
+                todo.push(q);
+            }
+        }
+        Some(done)
+    }
+
+    /// Substitutes the defining equalities (or, without `substitute`, keeps
+    /// each as two inequalities), then splits on disequalities.
+    fn cases(mut self, atoms: &mut Atoms, substitute: bool) -> Result<Vec<Case>, String> {
         let overflow = || "a coefficient is too large".to_string();
         let mut eqs = std::mem::take(&mut self.eq);
         while let Some(e) = eqs.pop() {
@@ -230,7 +310,7 @@ impl Problem {
                 }
                 continue;
             }
-            match defined_atom(&e, atoms) {
+            match defined_atom(&e, atoms).filter(|_| substitute) {
                 Some((x, def)) => {
                     let mut s = |p: &P| p.subst(x, &def);
                     self.claim = self.claim.map(&mut s).ok_or_else(overflow)?;
@@ -324,6 +404,10 @@ pub(super) fn show(p: &P, atoms: &Atoms) -> String {
 struct Cx<'a> {
     atoms: &'a mut Atoms,
     ge: Vec<P>,
+    /// The bounds `ge` gives, computed once (see [`Cx::set_ge`]).
+    bounds: Option<Vec<(Atom, P, bool)>>,
+    /// Answers of [`Cx::nonneg`] under this `ge`.
+    memo: HashMap<P, bool>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -345,16 +429,32 @@ impl Cx<'_> {
                 }
                 None => false,
             },
-            PClaim::Disjoint(a, b) => self.disjoint(a, b, 0),
+            PClaim::Disjoint(a, b) => self.disjoint(a, b, 0) || self.disjoint_by_order(a, b),
             PClaim::Injective(a) => self.injective(a),
         }
     }
 
+    /// Replaces the known facts, returning the old ones.
+    fn set_ge(&mut self, ge: Vec<P>) -> Vec<P> {
+        self.bounds = None;
+        self.memo.clear();
+        std::mem::replace(&mut self.ge, ge)
+    }
+
     /// `p >= 0` in this case.
     fn nonneg(&mut self, p: &P) -> bool {
+        if let Some(&r) = self.memo.get(p) {
+            return r;
+        }
         let mut budget = SIGN_BUDGET;
-        let bounds = self.bounds();
-        self.search(p.clone(), &bounds, &mut Vec::new(), &mut budget)
+        let bounds = match self.bounds.take() {
+            Some(b) => b,
+            None => self.bounds(),
+        };
+        let r = self.search(p.clone(), &bounds, &mut Vec::new(), &mut budget);
+        self.bounds = Some(bounds);
+        self.memo.insert(p.clone(), r);
+        r
     }
 
     fn sign(&mut self, p: &P) -> Option<Sign> {
@@ -520,6 +620,60 @@ impl Cx<'_> {
         false
     }
 
+    /// Disjointness by cases on the order of a variable of one LMAD and a
+    /// variable of the other (`x < y`, `x = y`, `x > y`): the blocks of two
+    /// work-groups on one diagonal are apart in the rows in some cases and
+    /// in the columns in the others.
+    fn disjoint_by_order(&mut self, a: &PLmad, b: &PLmad) -> bool {
+        let (va, vb) = (lmad_atoms(a, self.atoms), lmad_atoms(b, self.atoms));
+        let only_a: Vec<Atom> = va.iter().copied().filter(|x| !vb.contains(x)).collect();
+        let only_b: Vec<Atom> = vb.iter().copied().filter(|x| !va.contains(x)).collect();
+        let pairs: Vec<(Atom, Atom)> = only_a
+            .iter()
+            .flat_map(|&x| only_b.iter().map(move |&y| (x, y)))
+            .take(MAX_ORDER_PAIRS)
+            .collect();
+        for (x, y) in pairs {
+            let (px, py) = (P::atom(x), P::atom(y));
+            let (Some(lt), Some(gt)) = (
+                py.sub(&px).and_then(|d| d.plus(-1)),
+                px.sub(&py).and_then(|d| d.plus(-1)),
+            ) else {
+                continue;
+            };
+            let mut all = true;
+            for extra in [lt, gt] {
+                let mut ge = self.ge.clone();
+                ge.push(extra);
+                let saved = self.set_ge(ge);
+                let ok = self.disjoint(a, b, 0);
+                self.set_ge(saved);
+                if !ok {
+                    all = false;
+                    break;
+                }
+            }
+            if !all {
+                continue;
+            }
+            // x = y: y replaced by x everywhere.
+            let mut s = |p: &P| p.subst(y, &px);
+            let (Some(a2), Some(b2)) = (map_lmad(a, &mut s), map_lmad(b, &mut s)) else {
+                continue;
+            };
+            let Some(ge2) = self.ge.iter().map(&mut s).collect::<Option<Vec<P>>>() else {
+                continue;
+            };
+            let saved = self.set_ge(ge2);
+            let ok = self.disjoint(&a2, &b2, 0);
+            self.set_ge(saved);
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+
     fn injective(&mut self, a: &PLmad) -> bool {
         // Dimensions of at most one element do not matter.
         let mut dims: Vec<(P, P)> = Vec::new();
@@ -579,6 +733,33 @@ impl Cx<'_> {
         }
         true
     }
+}
+
+/// Most pairs of variables `disjoint_by_order` splits on.
+const MAX_ORDER_PAIRS: usize = 4;
+
+/// The program variables (not fresh atoms) of an LMAD.
+fn lmad_atoms(l: &PLmad, atoms: &Atoms) -> Vec<Atom> {
+    let mut v: Vec<Atom> = l.offset.atoms();
+    for (n, s) in &l.dims {
+        v.extend(n.atoms());
+        v.extend(s.atoms());
+    }
+    v.sort_unstable();
+    v.dedup();
+    v.retain(|&a| !atoms.is_nonneg(a));
+    v
+}
+
+fn map_lmad(l: &PLmad, f: &mut impl FnMut(&P) -> Option<P>) -> Option<PLmad> {
+    Some(PLmad {
+        offset: f(&l.offset)?,
+        dims: l
+            .dims
+            .iter()
+            .map(|(n, s)| Some((f(n)?, f(s)?)))
+            .collect::<Option<_>>()?,
+    })
 }
 
 /// Splits an LMAD by the modulus `c * m` into quotient and residue LMADs:

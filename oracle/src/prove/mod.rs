@@ -2,6 +2,8 @@
 //!
 //! [`Provers`] tries, in order:
 //!
+//! 0. a quick search for a counterexample among a few hundred small
+//!    valuations (see 2.);
 //! 1. the LMAD procedure ([`lmad`]): symbolic, microseconds, proves the
 //!    common shapes or gives up;
 //! 2. a small search ([`brute`]): every valuation with small values, which
@@ -54,6 +56,11 @@ impl std::str::FromStr for Which {
     }
 }
 
+/// Largest value of the quick search that runs first.
+const QUICK_RADIUS: i64 = 3;
+/// Most valuations of the quick search.
+const QUICK_BUDGET: u64 = 1_000;
+
 /// The provers, configured.
 #[derive(Clone, Copy, Debug)]
 pub struct Provers {
@@ -87,6 +94,14 @@ impl Prover for Provers {
             time: start.elapsed(),
         };
         let mut why = Vec::new();
+        if self.which == Which::All {
+            // A quick look for a small counterexample first: it settles most
+            // false obligations before the LMAD procedure spends its budget.
+            let s = brute::search(o, QUICK_RADIUS, QUICK_BUDGET);
+            if let Some(c) = s.counterexample {
+                return done(Outcome::Refuted(c), "search");
+            }
+        }
         if matches!(self.which, Which::All | Which::Lmad) {
             match lmad::prove(o) {
                 Ok(()) => return done(Outcome::Proved, "lmad"),
