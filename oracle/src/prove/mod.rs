@@ -17,6 +17,7 @@
 pub mod brute;
 pub mod lmad;
 pub mod poly;
+pub mod random;
 pub mod smt;
 pub mod z3;
 

@@ -54,10 +54,35 @@ pub fn version() -> &'static Result<String, String> {
 }
 
 /// Runs the query with a time limit in milliseconds.
+///
+/// Z3 4.8's nonlinear arithmetic does not always look at its own timeout,
+/// so a watchdog thread also interrupts the query's context when the limit
+/// has passed. Each query gets a fresh context, so that an interrupt can
+/// never reach a later query.
 pub fn solve(q: &Query, timeout_ms: u32) -> Answer {
     if let Err(e) = version() {
         return Answer::Unknown(e.clone());
     }
+    let limit = std::time::Duration::from_millis(u64::from(timeout_ms.max(1)));
+    z3::with_z3_config(&z3::Config::new(), || {
+        let ctx = z3::Context::thread_local();
+        let handle = ctx.handle();
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                    handle.interrupt();
+                }
+            });
+            let answer = check(q, timeout_ms);
+            drop(done);
+            answer
+        })
+    })
+}
+
+/// One query in the current thread's context.
+fn check(q: &Query, timeout_ms: u32) -> Answer {
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms.max(1));

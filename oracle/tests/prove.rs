@@ -1,0 +1,179 @@
+//! The provers against the obligation suite (tests/obligations/) and
+//! against brute force on random obligations.
+
+use funmem_lang::obligation::{parse_obligations, Expect, Obligation, Outcome, Prover};
+use funmem_oracle::prove::brute::{self, Check};
+use funmem_oracle::prove::{lmad, random, Provers, Which};
+use std::path::Path;
+
+fn suite() -> Vec<Obligation> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/obligations");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/obligations")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "obl"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let obs = parse_obligations(&text).unwrap_or_else(|d| panic!("{}: {d:?}", f.display()));
+        out.extend(obs);
+    }
+    out
+}
+
+#[test]
+fn the_suite_meets_its_expectations() {
+    let obs = suite();
+    assert!(obs.len() >= 40, "only {} obligations", obs.len());
+    let provers = Provers::default();
+    let mut wrong = Vec::new();
+    let (mut proved, mut refuted) = (0, 0);
+    for o in &obs {
+        let e = o
+            .expect
+            .unwrap_or_else(|| panic!("{} has no expect", o.name));
+        let v = provers.prove(o);
+        match &v.outcome {
+            Outcome::Proved => proved += 1,
+            Outcome::Refuted(c) => {
+                refuted += 1;
+                // Every counterexample is real.
+                assert!(
+                    matches!(brute::check(o, &c.values), Check::Fails(_)),
+                    "{}: {c}",
+                    o.name
+                );
+            }
+            Outcome::Unknown(_) => {}
+        }
+        if !v.outcome.meets(e) {
+            wrong.push(format!("{}: expected {e}, got {v}", o.name));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        proved >= 20 && refuted >= 20,
+        "{proved} proved, {refuted} refuted"
+    );
+}
+
+#[test]
+fn each_prover_alone_is_sound_on_the_suite() {
+    let obs = suite();
+    for which in [Which::Lmad, Which::Search] {
+        let p = Provers {
+            which,
+            ..Provers::default()
+        };
+        for o in &obs {
+            let v = p.prove(o);
+            match (o.expect, &v.outcome) {
+                (Some(Expect::Refuted), Outcome::Proved)
+                | (Some(Expect::Proved), Outcome::Refuted(_)) => {
+                    panic!("{which:?} on {}: {v}", o.name)
+                }
+                _ => {}
+            }
+        }
+    }
+    // The LMAD procedure alone proves most of the true ones.
+    let lmad_proved = obs
+        .iter()
+        .filter(|o| o.expect == Some(Expect::Proved) && lmad::prove(o).is_ok())
+        .count();
+    let true_ones = obs
+        .iter()
+        .filter(|o| o.expect == Some(Expect::Proved))
+        .count();
+    assert!(
+        lmad_proved * 10 >= true_ones * 9,
+        "{lmad_proved} of {true_ones}"
+    );
+}
+
+/// Every proof holds on all small valuations; every counterexample is real.
+fn sound_on(o: &Obligation, v: &Outcome) {
+    match v {
+        Outcome::Proved => {
+            let s = brute::search(o, 4, 200_000);
+            assert!(
+                s.counterexample.is_none(),
+                "proved, but fails:\n{o}\nat {}",
+                s.counterexample.unwrap()
+            );
+        }
+        Outcome::Refuted(c) => {
+            assert!(
+                matches!(brute::check(o, &c.values), Check::Fails(_)),
+                "{o}\n{c}"
+            );
+        }
+        Outcome::Unknown(_) => {}
+    }
+}
+
+#[test]
+fn the_lmad_procedure_is_sound_on_random_obligations() {
+    let mut proved = 0;
+    for k in 0..1500 {
+        let o = random::obligation(1, k);
+        if lmad::prove(&o).is_ok() {
+            proved += 1;
+            sound_on(&o, &Outcome::Proved);
+        }
+    }
+    assert!(proved >= 150, "only {proved} of 1500 proved");
+}
+
+#[test]
+fn all_provers_are_sound_on_random_obligations() {
+    let provers = Provers {
+        timeout_ms: 300,
+        ..Provers::default()
+    };
+    let (mut proved, mut refuted, mut by_z3) = (0, 0, 0);
+    for k in 0..120 {
+        let o = random::obligation(2, k);
+        let v = provers.prove(&o);
+        sound_on(&o, &v.outcome);
+        match v.outcome {
+            Outcome::Proved => proved += 1,
+            Outcome::Refuted(_) => refuted += 1,
+            Outcome::Unknown(_) => {}
+        }
+        by_z3 += (v.prover == "z3") as u32;
+    }
+    assert!(
+        proved >= 15 && refuted >= 15,
+        "{proved} proved, {refuted} refuted"
+    );
+    assert!(by_z3 >= 1, "Z3 decided none");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Printing an obligation and parsing it back gives it again.
+    #[test]
+    fn obligations_print_and_parse_back(seed in 0u64..1000, k in 0u64..1000) {
+        let mut o = random::obligation(seed, k);
+        o.origin = "file".to_string();
+        for f in &mut o.facts {
+            f.origin = "given".to_string();
+        }
+        let back = parse_obligations(&o.to_string()).unwrap();
+        proptest::prop_assert_eq!(back.len(), 1);
+        proptest::prop_assert_eq!(&back[0], &o);
+    }
+
+    /// The LMAD procedure never proves what brute force refutes.
+    #[test]
+    fn lmad_proofs_survive_brute_force(seed in 0u64..u64::MAX, k in 0u64..64) {
+        let o = random::obligation(seed, k);
+        if lmad::prove(&o).is_ok() {
+            sound_on(&o, &Outcome::Proved);
+        }
+    }
+}
