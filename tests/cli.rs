@@ -398,3 +398,50 @@ fn fuzz_runs_a_fixed_campaign_in_shards_and_merges_them() {
         assert_eq!(funmem(&bad).status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn prove_reports_each_obligation_and_exit_codes_follow_expectations() {
+    let o = funmem(&["prove", "tests/obligations/lmad_basics.obl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("even_odd_rows_disjoint") && l.contains("proved")),
+        "{out}"
+    );
+    assert!(out.contains("counterexample:"), "{out}");
+    assert!(out.contains("not as expected"), "{out}");
+    // A refuted obligation without an expectation makes the exit code 1;
+    // its counterexample names the values and the indices.
+    let f = write_temp(
+        "overlap.obl",
+        "obligation overlap\n  given n >= 0\n  disjoint 0 + {(n : 1)} and n - 1 + {(n : 1)}\n",
+    );
+    let o = funmem(&["prove", &f]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("refuted") && out.contains("n = 1; at [0] and [0]"),
+        "{out}"
+    );
+    // JSON: one object per obligation.
+    let o = funmem(&["prove", &f, "--json"]);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(v["outcome"], "refuted");
+    assert_eq!(v["counterexample"]["values"]["n"], 1);
+    // SMT-LIB2.
+    let o = funmem(&["prove", &f, "--smt"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("(declare-const |n| Int)") && out.contains("(check-sat)"),
+        "{out}"
+    );
+    // A file that does not parse: positioned error, exit 2.
+    let bad = write_temp("bad.obl", "obligation b\n  injective 0 + {(n : )}\n");
+    let o = funmem(&["prove", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.obl:2:"));
+    let o = funmem(&["prove", &f, "--prover", "magic"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -368,6 +368,15 @@ macro_rules! parse_at {
     }};
 }
 
+/// An obligation being read.
+struct Open {
+    name: String,
+    span: Span,
+    facts: Vec<Fact>,
+    expect: Option<Expect>,
+    claim: Option<Claim>,
+}
+
 /// Reads an obligation file (docs/obligations.md). Every obligation's
 /// origin is `file`.
 pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
@@ -407,11 +416,16 @@ pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
         last.3 = text.len();
     }
     let mut out: Vec<Obligation> = Vec::new();
-    let mut open: Option<(String, Span, Vec<Fact>, Option<Expect>, Option<Claim>)> = None;
-    let close = |o: Option<(String, Span, Vec<Fact>, Option<Expect>, Option<Claim>)>,
-                 out: &mut Vec<Obligation>|
-     -> Result<(), Diagnostic> {
-        if let Some((name, span, facts, expect, claim)) = o {
+    let mut open: Option<Open> = None;
+    let close = |o: Option<Open>, out: &mut Vec<Obligation>| -> Result<(), Diagnostic> {
+        if let Some(Open {
+            name,
+            span,
+            facts,
+            expect,
+            claim,
+        }) = o
+        {
             let Some(claim) = claim else {
                 return Err(err(
                     span,
@@ -448,7 +462,13 @@ pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
                         .to_string(),
                 ));
             }
-            open = Some((name.to_string(), kspan, Vec::new(), None, None));
+            open = Some(Open {
+                name: name.to_string(),
+                span: kspan,
+                facts: Vec::new(),
+                expect: None,
+                claim: None,
+            });
             continue;
         }
         let Some(cur) = open.as_mut() else {
@@ -457,7 +477,7 @@ pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
         match kw.as_str() {
             "given" => {
                 let facts = parse_at!(ObFactsParser, text, b0, b1);
-                cur.2
+                cur.facts
                     .extend(facts.into_iter().map(|e| Fact::new(e, "given")));
             }
             "expect" => {
@@ -472,12 +492,12 @@ pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
                         ))
                     }
                 };
-                if cur.3.replace(e).is_some() {
+                if cur.expect.replace(e).is_some() {
                     return Err(err(kspan, "a second `expect`".to_string()));
                 }
             }
             _ => {
-                if cur.4.is_some() {
+                if cur.claim.is_some() {
                     return Err(err(
                         kspan,
                         "an obligation has exactly one claim; this is a second".to_string(),
@@ -509,7 +529,7 @@ pub fn parse_obligations(text: &str) -> Result<Vec<Obligation>, Diagnostic> {
                         }
                     }
                 };
-                cur.4 = Some(claim);
+                cur.claim = Some(claim);
             }
         }
     }
