@@ -13,13 +13,7 @@ use std::hint::black_box;
 
 fn suite(c: &mut Criterion) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/obligations");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("tests/obligations")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "obl"))
-        .collect();
-    files.sort();
+    let files = funmem_oracle::prove::obligation_files(&[dir.into()]);
     let provers = Provers::default();
     let mut g = c.benchmark_group("prove");
     g.sample_size(10);

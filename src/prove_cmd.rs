@@ -27,34 +27,6 @@ pub struct Args {
     smt: bool,
 }
 
-/// Every `.obl` file under the paths, sorted.
-fn files(paths: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in paths {
-        let path = std::path::Path::new(p);
-        if path.is_dir() {
-            let mut stack = vec![path.to_path_buf()];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else {
-                    continue;
-                };
-                for e in rd.flatten() {
-                    let q = e.path();
-                    if q.is_dir() {
-                        stack.push(q);
-                    } else if q.extension().is_some_and(|x| x == "obl") {
-                        out.push(q.to_string_lossy().into_owned());
-                    }
-                }
-            }
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Runs the command.
 pub fn prove(args: Args) -> Result<ExitCode, ExitCode> {
     let which: Which = args.prover.parse().map_err(|e: String| {
@@ -67,7 +39,9 @@ pub fn prove(args: Args) -> Result<ExitCode, ExitCode> {
         ..Provers::default()
     };
     let mut all: Vec<(String, Obligation)> = Vec::new();
-    for file in files(&args.paths) {
+    let paths: Vec<std::path::PathBuf> = args.paths.iter().map(Into::into).collect();
+    for file in funmem_oracle::prove::obligation_files(&paths) {
+        let file = file.to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&file).map_err(|e| {
             eprintln!("{file}: cannot read: {e}");
             ExitCode::from(EXIT_NOT_A_PROGRAM)

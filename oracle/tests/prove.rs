@@ -8,13 +8,7 @@ use std::path::Path;
 
 fn suite() -> Vec<Obligation> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/obligations");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/obligations")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "obl"))
-        .collect();
-    files.sort();
+    let files = funmem_oracle::prove::obligation_files(&[dir]);
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();

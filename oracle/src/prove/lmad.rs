@@ -124,21 +124,11 @@ enum PClaim {
 
 impl PClaim {
     fn map(&self, f: &mut impl FnMut(&P) -> Option<P>) -> Option<PClaim> {
-        let mut l = |x: &PLmad| -> Option<PLmad> {
-            Some(PLmad {
-                offset: f(&x.offset)?,
-                dims: x
-                    .dims
-                    .iter()
-                    .map(|(n, s)| Some((f(n)?, f(s)?)))
-                    .collect::<Option<_>>()?,
-            })
-        };
         Some(match self {
-            PClaim::Disjoint(a, b) => PClaim::Disjoint(l(a)?, l(b)?),
-            PClaim::Injective(a) => PClaim::Injective(l(a)?),
+            PClaim::Disjoint(a, b) => PClaim::Disjoint(map_lmad(a, f)?, map_lmad(b, f)?),
+            PClaim::Injective(a) => PClaim::Injective(map_lmad(a, f)?),
             PClaim::InBounds(a, n) => {
-                let a = l(a)?;
+                let a = map_lmad(a, f)?;
                 PClaim::InBounds(a, f(n)?)
             }
             PClaim::AtMost(a, b) => PClaim::AtMost(f(a)?, f(b)?),

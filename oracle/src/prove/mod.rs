@@ -24,6 +24,28 @@ pub mod z3;
 use funmem_lang::obligation::{Obligation, Outcome, Prover, Verdict};
 use std::time::Instant;
 
+/// Every obligation file (`.obl`) among `paths` and under the folders among
+/// them, sorted.
+pub fn obligation_files(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack: Vec<std::path::PathBuf> = paths.to_vec();
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            if let Ok(rd) = std::fs::read_dir(&p) {
+                stack.extend(
+                    rd.flatten()
+                        .map(|e| e.path())
+                        .filter(|q| q.is_dir() || q.extension().is_some_and(|x| x == "obl")),
+                );
+            }
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Which provers to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
