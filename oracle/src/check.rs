@@ -351,7 +351,7 @@ fn check_case_inner(
         // Every proof a pass relied on is held against small valuations.
         for (o, v) in &st.obligations {
             if v.outcome == funmem_lang::obligation::Outcome::Proved {
-                if let Some(c) = crate::prove::brute::search(o, 3, 2_000).counterexample {
+                if let Some(c) = crate::prove::brute::search(o, 2, 200).counterexample {
                     return Err(fail(
                         &st.name,
                         FailureKind::UnsoundProof,

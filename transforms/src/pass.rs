@@ -50,11 +50,23 @@ impl std::fmt::Debug for Pass {
 }
 
 /// Every pass, by name.
-pub const PASSES: &[Pass] = &[Pass {
-    name: "simplify",
-    summary: "remove what lowering leaves redundant: branch-invariant if results, unused bindings, copies of values already in place",
-    run: crate::simplify::simplify_pass,
-}];
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "simplify",
+        summary: "remove what lowering leaves redundant: branch-invariant if results, unused bindings, copies of values already in place",
+        run: crate::simplify::simplify_pass,
+    },
+    Pass {
+        name: "expand-cpu",
+        summary: "memory expansion (IFL §5): hoist allocations out of kernels; each iteration's part contiguous",
+        run: crate::expand::expand_cpu_pass,
+    },
+    Pass {
+        name: "expand-gpu",
+        summary: "memory expansion (IFL §5): hoist allocations out of kernels; iterations interleaved (coalesced)",
+        run: crate::expand::expand_gpu_pass,
+    },
+];
 
 /// The pass called `name`.
 pub fn lookup(name: &str) -> Result<Pass, String> {

@@ -1,0 +1,878 @@
+//! Memory expansion (MemoryExpand, IFL 2022 §5): the passes `expand-cpu`
+//! and `expand-gpu`.
+//!
+//! A GPU kernel cannot allocate efficiently, so every `alloc` inside a
+//! kernel body is hoisted out of the kernel, into one block with room for
+//! every iteration, and the index functions of the arrays in the block are
+//! rewritten so that iteration `i` of `n` uses its own part. The rewrite is
+//! an affine map of addresses, applied to every LMAD of the block (so
+//! slices, transposes and copies of the arrays follow):
+//!
+//! - `expand-cpu`, iteration-major: `a ↦ i*M + a`. Iteration `i` owns the
+//!   contiguous part `[i*M, (i+1)*M)`: good locality for one thread.
+//! - `expand-gpu`, iteration-innermost: `a ↦ a*n + i`, so an LMAD
+//!   `o + {(k : s) ...}` becomes `o*n + i + {(k : s*n) ...}`. Consecutive
+//!   iterations (threads) touch consecutive addresses: coalesced access.
+//!   The paper's formula (`se' + x + {(k : s*y)}`) leaves the offset
+//!   unscaled; an array at a non-zero offset of its block then overlaps
+//!   another thread's part (papers/ifl2022/errata.md, erratum 12).
+//!
+//! `M` is the allocation's size when it is the same in every iteration
+//! (the paper's case). When the size depends on the kernel index (after
+//! inlining the body's scalar definitions), `M = max(se(0), se(n-1))` is
+//! computed before the kernel, and the pass emits the obligation that
+//! `se(i) <= M` for every iteration. A size that depends on data read in
+//! the kernel is not expanded (it would need a reduction over the
+//! iterations).
+//!
+//! Kernels are processed innermost first, so an allocation nested several
+//! kernels deep is hoisted out of each in turn and ends up before the
+//! outermost kernel, expanded by every kernel's iteration count.
+//! Allocations inside an `if` of the body are hoisted too, when their size
+//! is known to be non-negative (an obligation): hoisting one out of a
+//! branch not taken must not make the program stuck. Blocks that an `if`
+//! returns are expanded together with the `if`'s own block (its pattern's
+//! LMAD is mapped the same way); in the CPU layout they share one `M`.
+//!
+//! For each expanded block the pass emits the obligations the rewrite
+//! relies on: the parts of two iterations are disjoint, and every part lies
+//! inside the new block; it applies the rewrite only when all are proved.
+//! [`allocs_in_kernels`] lists the allocations left inside kernels.
+
+use crate::names::Names;
+use crate::obligation::{Claim, Fact, Obligation, Outcome, Prover, Verdict};
+use crate::pass::PassOutput;
+use funmem_lang::ast::*;
+use funmem_lang::diag::Diagnostic;
+use funmem_lang::lmad::{Dim, Lmad, Num};
+use funmem_lang::subst::Subst;
+use funmem_lang::{Name, Span};
+use std::collections::{HashMap, HashSet};
+
+/// Where each iteration's part goes in the expanded block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Iteration-major: part `i` is `[i*M, (i+1)*M)`.
+    Cpu,
+    /// Iteration-innermost: part `i` is `{i, i+n, i+2n, ...}`.
+    Gpu,
+}
+
+impl Layout {
+    fn pass_name(self) -> &'static str {
+        match self {
+            Layout::Cpu => "expand-cpu",
+            Layout::Gpu => "expand-gpu",
+        }
+    }
+}
+
+/// The `expand-cpu` pass.
+pub fn expand_cpu_pass(p: &Program, prover: &dyn Prover) -> Result<PassOutput, Diagnostic> {
+    Ok(expand(p, Layout::Cpu, prover))
+}
+
+/// The `expand-gpu` pass.
+pub fn expand_gpu_pass(p: &Program, prover: &dyn Prover) -> Result<PassOutput, Diagnostic> {
+    Ok(expand(p, Layout::Gpu, prover))
+}
+
+/// Memory expansion of a FUNMEM program in the given layout.
+pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
+    let mut ex = Expander {
+        layout,
+        prover,
+        names: Names::of_program(p),
+        obligations: Vec::new(),
+    };
+    let mut facts = Vec::new();
+    for q in &p.params {
+        size_facts(&q.ty, &mut facts);
+    }
+    let body = ex.body(&p.body, &facts);
+    PassOutput {
+        program: Program { body, ..p.clone() },
+        obligations: ex.obligations,
+    }
+}
+
+/// Every `alloc` inside a kernel body: the allocated block and where.
+pub fn allocs_in_kernels(p: &Program) -> Vec<(Name, Span)> {
+    fn walk(b: &Body, in_kernel: bool, out: &mut Vec<(Name, Span)>) {
+        for s in &b.stms {
+            match &s.exp.kind {
+                ExpKind::Alloc(_) if in_kernel => {
+                    out.push((s.pats[0].name.name.clone(), s.span));
+                }
+                ExpKind::Kernel(_, _, kb) => walk(kb, true, out),
+                ExpKind::If(_, b1, b2) => {
+                    walk(b1, in_kernel, out);
+                    walk(b2, in_kernel, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&p.body, false, &mut out);
+    out
+}
+
+/// `x >= 0` for every variable that is the size of an array of this type.
+fn size_facts(t: &Type, out: &mut Vec<Fact>) {
+    if let Type::Array(a, _) = t {
+        for s in &a.shape {
+            if let Atom::Var(x) = s {
+                let f = SExp::bin(BinOp::Ge, SExp::var(&x.name), SExp::int(0));
+                if !out.iter().any(|g: &Fact| g.exp == f) {
+                    out.push(Fact {
+                        exp: f,
+                        origin: "array size".into(),
+                        span: x.span,
+                    });
+                }
+            }
+        }
+    }
+}
+
+struct Expander<'a> {
+    layout: Layout,
+    prover: &'a dyn Prover,
+    names: Names,
+    obligations: Vec<(Obligation, Verdict)>,
+}
+
+/// An allocation found in a kernel body.
+struct Found {
+    /// The block.
+    block: Name,
+    /// Its size as written.
+    size: SExp,
+    /// Its size over names bound outside the kernel and the kernel index.
+    outer_size: Option<SExp>,
+    /// Conditions of the `if` branches it is in (empty: unconditional).
+    conds: Vec<SExp>,
+    span: Span,
+}
+
+impl Expander<'_> {
+    /// Expands the kernels of a body; `facts` hold what is known there.
+    fn body(&mut self, b: &Body, facts: &[Fact]) -> Body {
+        let mut facts = facts.to_vec();
+        let mut stms = Vec::with_capacity(b.stms.len());
+        for s in &b.stms {
+            match &s.exp.kind {
+                ExpKind::Kernel(i, n, kb) => {
+                    let mut inner_facts = facts.clone();
+                    inner_facts.push(Fact {
+                        exp: SExp::bin(BinOp::Le, SExp::int(0), SExp::var(&i.name)),
+                        origin: "kernel index".into(),
+                        span: i.span,
+                    });
+                    inner_facts.push(Fact {
+                        exp: SExp::bin(BinOp::Lt, SExp::var(&i.name), SExp::Atom(n.clone())),
+                        origin: "kernel bound".into(),
+                        span: n.span(),
+                    });
+                    // Inner kernels first: their allocations land in this
+                    // body. Then the names bound inside this kernel are
+                    // those of the body as it now is.
+                    let kb2 = self.body(kb, &inner_facts);
+                    let inside = bound_in(&kb2);
+                    let (pre, k2) = self.hoist(s, i, n, &kb2, &facts, &inside);
+                    stms.extend(pre);
+                    stms.push(k2);
+                }
+                ExpKind::If(c, b1, b2) => {
+                    let mut f1 = facts.clone();
+                    f1.push(Fact::new(
+                        SExp::bin(BinOp::Ne, SExp::var(&c.name), SExp::int(0)),
+                        "branch condition",
+                    ));
+                    let mut f2 = facts.clone();
+                    f2.push(Fact::new(
+                        SExp::bin(BinOp::Eq, SExp::var(&c.name), SExp::int(0)),
+                        "branch condition",
+                    ));
+                    let n1 = self.body(b1, &f1);
+                    let n2 = self.body(b2, &f2);
+                    stms.push(Stm {
+                        exp: Exp {
+                            kind: ExpKind::If(c.clone(), n1, n2),
+                            span: s.exp.span,
+                        },
+                        ..s.clone()
+                    });
+                }
+                _ => stms.push(s.clone()),
+            }
+            for p in &s.pats {
+                size_facts(&p.ty, &mut facts);
+            }
+        }
+        Body {
+            stms,
+            result: b.result.clone(),
+            span: b.span,
+        }
+    }
+
+    /// Hoists the allocations of kernel body `kb` (kernel `i < n`, the
+    /// statement `s`) that can be expanded; returns the statements to put
+    /// before the kernel and the new kernel statement.
+    fn hoist(
+        &mut self,
+        s: &Stm,
+        i: &Ident,
+        n: &Atom,
+        kb: &Body,
+        facts: &[Fact],
+        inside: &HashSet<Name>,
+    ) -> (Vec<Stm>, Stm) {
+        let rebuild = |kb: Body| Stm {
+            exp: Exp {
+                kind: ExpKind::Kernel(i.clone(), n.clone(), kb),
+                span: s.exp.span,
+            },
+            ..s.clone()
+        };
+        // Scalar definitions of the body, to inline into sizes.
+        let mut defs: HashMap<Name, SExp> = HashMap::new();
+        scalar_defs(kb, &mut defs);
+        let mut found = Vec::new();
+        find_allocs(kb, &[], &mut found);
+        if found.is_empty() {
+            return (Vec::new(), rebuild(kb.clone()));
+        }
+        for f in &mut found {
+            f.outer_size = outer_size(&f.size, &defs, inside, &i.name);
+        }
+        // Blocks returned by ifs join the classes of the blocks they alias.
+        let candidates: HashSet<Name> = found.iter().map(|f| f.block.clone()).collect();
+        let mut classes = Classes::default();
+        let mut tainted: HashSet<Name> = HashSet::new();
+        if_aliases(kb, &candidates, &mut classes, &mut tainted);
+
+        let mut pre = Vec::new();
+        let mut maps: HashMap<Name, AddrMap> = HashMap::new();
+        let mut renames = Subst::default();
+        let mut removed: HashSet<Name> = HashSet::new();
+        // Group found allocations by class.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut group_of: HashMap<Name, usize> = HashMap::new();
+        for (k, f) in found.iter().enumerate() {
+            let root = classes.find(&f.block);
+            match group_of.get(&root) {
+                Some(&g) => groups[g].push(k),
+                None => {
+                    group_of.insert(root, groups.len());
+                    groups.push(vec![k]);
+                }
+            }
+        }
+        let ivar = SExp::var(&i.name);
+        let nexp = SExp::Atom(n.clone());
+        for g in groups {
+            let members: Vec<&Found> = g.iter().map(|&k| &found[k]).collect();
+            let class_names = classes.members(&members[0].block);
+            if class_names.iter().any(|m| tainted.contains(m))
+                || members.iter().any(|f| f.outer_size.is_none())
+            {
+                continue;
+            }
+            // Each member's per-iteration maximum, as an expression before
+            // the kernel, and its obligations.
+            let mut ok = true;
+            let mut maxes = Vec::new();
+            let mut obls = Vec::new();
+            for f in &members {
+                let se = f.outer_size.clone().unwrap_or_else(|| f.size.clone());
+                let variant = mentions(&se, &i.name);
+                let mut kfacts = facts.to_vec();
+                kfacts.push(Fact::new(
+                    SExp::bin(BinOp::Le, SExp::int(0), ivar.clone()),
+                    "kernel index",
+                ));
+                kfacts.push(Fact::new(
+                    SExp::bin(BinOp::Lt, ivar.clone(), nexp.clone()),
+                    "kernel bound",
+                ));
+                for c in &f.conds {
+                    kfacts.push(Fact::new(c.clone(), "branch condition"));
+                }
+                let m = if variant {
+                    let first = subst_var(&se, &i.name, &SExp::int(0));
+                    let last = subst_var(
+                        &se,
+                        &i.name,
+                        &SExp::bin(BinOp::Sub, nexp.clone(), SExp::int(1)),
+                    );
+                    let m = SExp::bin(BinOp::Max, first, last);
+                    obls.push(Obligation::new(
+                        self.layout.pass_name(),
+                        format!("{}: size at most its maximum", f.block),
+                        Claim::AtMost(se.clone(), m.clone()),
+                        kfacts.clone(),
+                        f.span,
+                    ));
+                    m
+                } else {
+                    se.clone()
+                };
+                if !f.conds.is_empty() {
+                    obls.push(Obligation::new(
+                        self.layout.pass_name(),
+                        format!("{}: size not negative (hoisted out of a branch)", f.block),
+                        Claim::AtMost(SExp::int(0), se.clone()),
+                        kfacts.clone(),
+                        f.span,
+                    ));
+                }
+                if has_division(&se) {
+                    ok = false;
+                }
+                maxes.push(m);
+            }
+            if !ok {
+                continue;
+            }
+            // The per-iteration size of the parts: own maximum (GPU), or
+            // the class's common maximum (CPU).
+            let mut size_names = Vec::new();
+            let class_max = maxes
+                .iter()
+                .cloned()
+                .reduce(|a, b| SExp::bin(BinOp::Max, a, b))
+                .unwrap_or_else(|| SExp::int(0));
+            let mut pre_g = Vec::new();
+            let cpu_m = if self.layout == Layout::Cpu {
+                let m = self.names.fresh(&format!("{}_part", members[0].block));
+                pre_g.push(scalar_stm(&m, class_max.clone()));
+                Some(m)
+            } else {
+                None
+            };
+            for (f, m) in members.iter().zip(&maxes) {
+                let part = match &cpu_m {
+                    Some(c) => c.clone(),
+                    None => {
+                        let p = self.names.fresh(&format!("{}_part", f.block));
+                        pre_g.push(scalar_stm(&p, m.clone()));
+                        p
+                    }
+                };
+                size_names.push(part);
+            }
+            // Obligations on the parts of two iterations.
+            let (i1, i2) = (self.names.fresh("i1"), self.names.fresh("i2"));
+            for (f, part) in members.iter().zip(&size_names) {
+                let pm = SExp::var(&part.name);
+                let part_of = |it: &SExp| -> Lmad<SExp> {
+                    match self.layout {
+                        Layout::Cpu => Lmad {
+                            offset: SExp::bin(BinOp::Mul, it.clone(), pm.clone()),
+                            dims: vec![Dim {
+                                elems: pm.clone(),
+                                stride: SExp::int(1),
+                            }],
+                        },
+                        Layout::Gpu => Lmad {
+                            offset: it.clone(),
+                            dims: vec![Dim {
+                                elems: pm.clone(),
+                                stride: nexp.clone(),
+                            }],
+                        },
+                    }
+                };
+                let (v1, v2) = (SExp::var(&i1.name), SExp::var(&i2.name));
+                let mut pf = facts.to_vec();
+                for v in [&v1, &v2] {
+                    pf.push(Fact::new(
+                        SExp::bin(BinOp::Le, SExp::int(0), v.clone()),
+                        "kernel index",
+                    ));
+                    pf.push(Fact::new(
+                        SExp::bin(BinOp::Lt, v.clone(), nexp.clone()),
+                        "kernel bound",
+                    ));
+                }
+                pf.push(Fact::new(
+                    SExp::bin(BinOp::Ne, v1.clone(), v2.clone()),
+                    "two iterations",
+                ));
+                obls.push(Obligation::new(
+                    self.layout.pass_name(),
+                    format!("{}: parts of two iterations disjoint", f.block),
+                    Claim::Disjoint(part_of(&v1), part_of(&v2)),
+                    pf,
+                    f.span,
+                ));
+                let mut bf = facts.to_vec();
+                bf.push(Fact::new(
+                    SExp::bin(BinOp::Le, SExp::int(0), ivar.clone()),
+                    "kernel index",
+                ));
+                bf.push(Fact::new(
+                    SExp::bin(BinOp::Lt, ivar.clone(), nexp.clone()),
+                    "kernel bound",
+                ));
+                obls.push(Obligation::new(
+                    self.layout.pass_name(),
+                    format!("{}: part inside the new block", f.block),
+                    Claim::InBounds(
+                        part_of(&ivar),
+                        SExp::bin(BinOp::Mul, pm.clone(), nexp.clone()),
+                    ),
+                    bf,
+                    f.span,
+                ));
+            }
+            let mut all = true;
+            for o in obls {
+                let v = self.prover.prove(&o);
+                all &= v.outcome == Outcome::Proved;
+                self.obligations.push((o, v));
+            }
+            if !all {
+                continue;
+            }
+            // Apply: allocate outside, map the class's LMADs.
+            for (f, part) in members.iter().zip(&size_names) {
+                let fresh = self.names.fresh(f.block.as_str());
+                let alloc = Stm {
+                    pats: vec![Pat {
+                        name: fresh.clone(),
+                        ty: Type::Mem(Span::DUMMY),
+                        span: Span::DUMMY,
+                    }],
+                    exp: Exp {
+                        kind: ExpKind::Alloc(SExp::bin(
+                            BinOp::Mul,
+                            SExp::var(&part.name),
+                            nexp.clone(),
+                        )),
+                        span: f.span,
+                    },
+                    span: f.span,
+                };
+                pre_g.push(alloc);
+                renames.0.insert(f.block.clone(), Atom::Var(fresh.clone()));
+                removed.insert(f.block.clone());
+            }
+            for m in &class_names {
+                let part = match &cpu_m {
+                    Some(c) => c.clone(),
+                    None => size_names[0].clone(),
+                };
+                maps.insert(
+                    m.clone(),
+                    AddrMap {
+                        layout: self.layout,
+                        i: i.name.clone(),
+                        n: n.clone(),
+                        part: part.name.clone(),
+                    },
+                );
+            }
+            pre.extend(pre_g);
+        }
+        if removed.is_empty() {
+            return (Vec::new(), rebuild(kb.clone()));
+        }
+        let kb2 = rewrite_body(kb, &removed, &maps);
+        let kb3 = renames.body(&kb2);
+        (pre, rebuild(kb3))
+    }
+}
+
+/// The address map of an expanded block.
+#[derive(Clone, Debug)]
+struct AddrMap {
+    layout: Layout,
+    i: Name,
+    n: Atom,
+    part: Name,
+}
+
+impl AddrMap {
+    /// The LMAD an array of the block gets.
+    fn apply(&self, l: &LmadSyn) -> LmadSyn {
+        let (offset, dims) = explicit(l);
+        let i = SExp::var(&self.i);
+        let n = SExp::Atom(self.n.clone());
+        // `Num`'s operations fold the literals 0 and 1.
+        let (offset, dims) = match self.layout {
+            Layout::Cpu => (offset.add(&i.mul(&SExp::var(&self.part))), dims),
+            Layout::Gpu => (
+                offset.mul(&n).add(&i),
+                dims.into_iter().map(|(k, s)| (k, s.mul(&n))).collect(),
+            ),
+        };
+        LmadSyn::Explicit {
+            offset,
+            dims,
+            span: l.span(),
+        }
+    }
+}
+
+/// An LMAD in explicit form, its element counts kept as atoms.
+fn explicit(l: &LmadSyn) -> (SExp, Vec<(Atom, SExp)>) {
+    match l {
+        LmadSyn::Explicit { offset, dims, .. } => (offset.clone(), dims.clone()),
+        LmadSyn::RowMajor(shape, _) => {
+            let mut dims = Vec::with_capacity(shape.len());
+            let mut stride: Option<SExp> = None;
+            for a in shape.iter().rev() {
+                let s = stride.clone().unwrap_or_else(|| SExp::int(1));
+                dims.push((a.clone(), s.clone()));
+                stride = Some(match stride {
+                    None => SExp::Atom(a.clone()),
+                    Some(t) => SExp::bin(BinOp::Mul, SExp::Atom(a.clone()), t),
+                });
+            }
+            dims.reverse();
+            (SExp::int(0), dims)
+        }
+    }
+}
+
+fn scalar_stm(x: &Ident, e: SExp) -> Stm {
+    Stm {
+        pats: vec![Pat {
+            name: x.clone(),
+            ty: Type::Int(Span::DUMMY),
+            span: Span::DUMMY,
+        }],
+        exp: Exp {
+            kind: ExpKind::Scalar(e),
+            span: Span::DUMMY,
+        },
+        span: Span::DUMMY,
+    }
+}
+
+/// Removes the hoisted allocations and maps the LMADs of the expanded
+/// blocks' arrays, at any depth of the body (nested kernels included).
+fn rewrite_body(b: &Body, removed: &HashSet<Name>, maps: &HashMap<Name, AddrMap>) -> Body {
+    let mut stms = Vec::with_capacity(b.stms.len());
+    for s in &b.stms {
+        if let ExpKind::Alloc(_) = s.exp.kind {
+            if removed.contains(&s.pats[0].name.name) {
+                continue;
+            }
+        }
+        let pats = s.pats.iter().map(|p| rewrite_pat(p, maps)).collect();
+        let kind = match &s.exp.kind {
+            ExpKind::If(c, b1, b2) => ExpKind::If(
+                c.clone(),
+                rewrite_body(b1, removed, maps),
+                rewrite_body(b2, removed, maps),
+            ),
+            ExpKind::Kernel(i, n, kb) => {
+                ExpKind::Kernel(i.clone(), n.clone(), rewrite_body(kb, removed, maps))
+            }
+            k => k.clone(),
+        };
+        stms.push(Stm {
+            pats,
+            exp: Exp {
+                kind,
+                span: s.exp.span,
+            },
+            span: s.span,
+        });
+    }
+    Body {
+        stms,
+        result: b.result.clone(),
+        span: b.span,
+    }
+}
+
+fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
+    let Type::Array(a, sp) = &p.ty else {
+        return p.clone();
+    };
+    let Some(m) = &a.mem else {
+        return p.clone();
+    };
+    let Some(map) = maps.get(&m.block.name) else {
+        return p.clone();
+    };
+    Pat {
+        ty: Type::Array(
+            ArrayType {
+                shape: a.shape.clone(),
+                mem: Some(MemAnn {
+                    block: m.block.clone(),
+                    lmad: map.apply(&m.lmad),
+                }),
+            },
+            *sp,
+        ),
+        ..p.clone()
+    }
+}
+
+/// The allocations of a body and of its `if` branches (not of nested
+/// kernels), with the branch conditions they are under.
+fn find_allocs(b: &Body, conds: &[SExp], out: &mut Vec<Found>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Alloc(se) => out.push(Found {
+                block: s.pats[0].name.name.clone(),
+                size: se.clone(),
+                outer_size: None,
+                conds: conds.to_vec(),
+                span: s.span,
+            }),
+            ExpKind::If(c, b1, b2) => {
+                let mut c1 = conds.to_vec();
+                c1.push(SExp::bin(BinOp::Ne, SExp::var(&c.name), SExp::int(0)));
+                find_allocs(b1, &c1, out);
+                let mut c2 = conds.to_vec();
+                c2.push(SExp::bin(BinOp::Eq, SExp::var(&c.name), SExp::int(0)));
+                find_allocs(b2, &c2, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The scalar definitions `let (x: int) = se` of a body and its branches.
+fn scalar_defs(b: &Body, out: &mut HashMap<Name, SExp>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Scalar(se) if s.pats.len() == 1 => {
+                out.insert(s.pats[0].name.name.clone(), se.clone());
+            }
+            ExpKind::If(_, b1, b2) => {
+                scalar_defs(b1, out);
+                scalar_defs(b2, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A size with the body's scalar definitions inlined, if it then mentions
+/// only names bound outside the kernel and the kernel index.
+fn outer_size(
+    se: &SExp,
+    defs: &HashMap<Name, SExp>,
+    inside: &HashSet<Name>,
+    index: &Name,
+) -> Option<SExp> {
+    fn go(
+        e: &SExp,
+        defs: &HashMap<Name, SExp>,
+        inside: &HashSet<Name>,
+        index: &Name,
+        depth: usize,
+    ) -> Option<SExp> {
+        if depth > 64 {
+            return None;
+        }
+        Some(match e {
+            SExp::Atom(Atom::Var(x)) if &x.name == index || !inside.contains(&x.name) => e.clone(),
+            SExp::Atom(Atom::Var(x)) => {
+                let d = defs.get(&x.name)?;
+                let inl = go(d, defs, inside, index, depth + 1)?;
+                match inl {
+                    SExp::Atom(_) => inl,
+                    other => other,
+                }
+            }
+            SExp::Atom(_) => e.clone(),
+            SExp::Bin(op, a, b, sp) => SExp::Bin(
+                *op,
+                Box::new(go(a, defs, inside, index, depth + 1)?),
+                Box::new(go(b, defs, inside, index, depth + 1)?),
+                *sp,
+            ),
+            SExp::Un(op, a, sp) => {
+                SExp::Un(*op, Box::new(go(a, defs, inside, index, depth + 1)?), *sp)
+            }
+        })
+    }
+    go(se, defs, inside, index, 0)
+}
+
+fn mentions(e: &SExp, x: &Name) -> bool {
+    let mut found = false;
+    e.for_each_var(&mut |y| found |= &y.name == x);
+    found
+}
+
+fn has_division(e: &SExp) -> bool {
+    match e {
+        SExp::Atom(_) => false,
+        SExp::Un(_, a, _) => has_division(a),
+        SExp::Bin(op, a, b, _) => {
+            matches!(op, BinOp::Div | BinOp::Rem) || has_division(a) || has_division(b)
+        }
+    }
+}
+
+fn subst_var(e: &SExp, x: &Name, by: &SExp) -> SExp {
+    match e {
+        SExp::Atom(Atom::Var(y)) if &y.name == x => by.clone(),
+        SExp::Atom(_) => e.clone(),
+        SExp::Bin(op, a, b, sp) => SExp::Bin(
+            *op,
+            Box::new(subst_var(a, x, by)),
+            Box::new(subst_var(b, x, by)),
+            *sp,
+        ),
+        SExp::Un(op, a, sp) => match (op, subst_var(a, x, by)) {
+            // `-k` of a literal is the literal, as the parser reads it.
+            (UnOp::Neg, SExp::Atom(Atom::Int(k, s))) => SExp::Atom(Atom::Int(k.wrapping_neg(), s)),
+            (_, a) => SExp::Un(*op, Box::new(a), *sp),
+        },
+    }
+}
+
+/// Every name bound in a body, at any depth.
+fn bound_in(b: &Body) -> HashSet<Name> {
+    let mut out = HashSet::new();
+    fn go(b: &Body, out: &mut HashSet<Name>) {
+        for s in &b.stms {
+            for p in &s.pats {
+                out.insert(p.name.name.clone());
+            }
+            match &s.exp.kind {
+                ExpKind::If(_, b1, b2) => {
+                    go(b1, out);
+                    go(b2, out);
+                }
+                ExpKind::Kernel(i, _, kb) => {
+                    out.insert(i.name.clone());
+                    go(kb, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    go(b, &mut out);
+    out
+}
+
+/// Union-find over mem names.
+#[derive(Default)]
+struct Classes {
+    parent: HashMap<Name, Name>,
+}
+
+impl Classes {
+    fn find(&mut self, x: &Name) -> Name {
+        let mut r = x.clone();
+        while let Some(p) = self.parent.get(&r) {
+            if p == &r {
+                break;
+            }
+            r = p.clone();
+        }
+        r
+    }
+    fn union(&mut self, a: &Name, b: &Name) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent.insert(ra, rb);
+        }
+    }
+    /// Every name in the class of `x` that the union-find has seen, and `x`.
+    fn members(&mut self, x: &Name) -> Vec<Name> {
+        let r = self.find(x);
+        let keys: Vec<Name> = self.parent.keys().cloned().collect();
+        let mut out = vec![x.clone()];
+        if !out.contains(&r) {
+            out.push(r.clone());
+        }
+        for k in keys {
+            if self.find(&k) == r && !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+}
+
+/// Links each `mem` result of an `if` in the body to the blocks its
+/// branches return; a result that some branch fills with a block that is
+/// not a candidate taints the class.
+fn if_aliases(b: &Body, cands: &HashSet<Name>, classes: &mut Classes, tainted: &mut HashSet<Name>) {
+    if_aliases_in(b, b, cands, classes, tainted);
+    // Taint spreads through a class.
+    let names: Vec<Name> = classes.parent.keys().cloned().collect();
+    let bad: Vec<Name> = tainted.iter().cloned().collect();
+    for t in bad {
+        let rt = classes.find(&t);
+        for n in &names {
+            if classes.find(n) == rt {
+                tainted.insert(n.clone());
+            }
+        }
+        tainted.insert(rt);
+    }
+}
+
+/// `if_aliases` for the statements of `b`, a part of the kernel body
+/// `top`; nested kernels included, since a block hoisted out of an inner
+/// kernel keeps the `if`s that return it there.
+fn if_aliases_in(
+    top: &Body,
+    b: &Body,
+    cands: &HashSet<Name>,
+    classes: &mut Classes,
+    tainted: &mut HashSet<Name>,
+) {
+    for s in &b.stms {
+        if let ExpKind::Kernel(_, _, kb) = &s.exp.kind {
+            if_aliases_in(top, kb, cands, classes, tainted);
+        }
+        if let ExpKind::If(_, b1, b2) = &s.exp.kind {
+            if_aliases_in(top, b1, cands, classes, tainted);
+            if_aliases_in(top, b2, cands, classes, tainted);
+            for (k, p) in s.pats.iter().enumerate() {
+                if !matches!(p.ty, Type::Mem(_)) {
+                    continue;
+                }
+                let m = &p.name.name;
+                classes.union(m, m);
+                for br in [b1, b2] {
+                    match br.result.get(k) {
+                        Some(r) => {
+                            classes.union(m, &r.name);
+                            if !cands.contains(&r.name) && !is_if_mem(top, &r.name) {
+                                tainted.insert(m.clone());
+                                tainted.insert(r.name.clone());
+                            }
+                        }
+                        None => {
+                            tainted.insert(m.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether `x` is the `mem` result of some `if` in the body (at any
+/// depth).
+fn is_if_mem(b: &Body, x: &Name) -> bool {
+    b.stms.iter().any(|s| match &s.exp.kind {
+        ExpKind::Kernel(_, _, kb) => is_if_mem(kb, x),
+        ExpKind::If(_, b1, b2) => {
+            s.pats
+                .iter()
+                .any(|p| matches!(p.ty, Type::Mem(_)) && &p.name.name == x)
+                || is_if_mem(b1, x)
+                || is_if_mem(b2, x)
+        }
+        _ => false,
+    })
+}
