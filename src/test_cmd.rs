@@ -6,9 +6,11 @@
 //! `output` must equal the results exactly; an `error:` regex must match
 //! the error (`RULE: message`); a compile-time `error:` must match the
 //! parse or type error. `structure { Name N }` counts constructs in the
-//! program as written (the default pipeline, lowering and simplifying, does
-//! not exist yet); a named pipeline that does not exist yet is skipped and
-//! reported as such. One line per failure, then `N passed, N failed`.
+//! program after lowering to FUNMEM and simplifying; `structure gpu-mem`
+//! after the GPU pipeline (simplify, expand-gpu); a named pipeline that
+//! does not exist yet is skipped and reported as such. The cases also run
+//! on every stage of those pipelines and of the CPU one (simplify,
+//! expand-cpu). One line per failure, then `N passed, N failed`.
 
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_lang::testspec::{self, Expect, TestSpec};
@@ -128,11 +130,17 @@ fn test_file(path: &Path, t: &mut Tally) {
         .find(|(l, _)| l == "simplify")
         .map_or(&program, |(_, p)| p);
     for s in &spec.structures {
-        if let Some(pipe) = &s.pipeline {
-            t.skipped += 1;
-            println!("SKIP {name}: structure {pipe}: that pipeline does not exist yet");
-            continue;
-        }
+        let counted = match s.pipeline.as_deref() {
+            None => counted,
+            Some(pipe) => match stages.iter().find(|(l, _)| l == pipe) {
+                Some((_, p)) => p,
+                None => {
+                    t.skipped += 1;
+                    println!("SKIP {name}: structure {pipe}: that pipeline does not exist yet");
+                    continue;
+                }
+            },
+        };
         for (construct, want) in &s.counts {
             let ok = match count::count(counted, construct) {
                 Some(n) if n as u64 == *want => Ok(()),
@@ -146,7 +154,9 @@ fn test_file(path: &Path, t: &mut Tally) {
 
 /// The program and its lowered stages, each with a label: the source,
 /// `lower to FUNMEM`, `lower to IMP` (of the translation as it is),
-/// `simplify`, `simplify, lower to IMP`. IMP programs are their only stage.
+/// `simplify`, `simplify, lower to IMP`, and the memory pipelines
+/// `gpu-mem` (simplify, expand-gpu), `cpu-mem` (simplify, expand-cpu), each
+/// with its IMP. IMP programs are their only stage.
 fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     if let AnyProgram::Imp(_) = program {
         return Ok(vec![("source".into(), program.clone())]);
@@ -163,6 +173,21 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
             format!("simplify, {}", s.name)
         };
         out.push((label, s.program));
+    }
+    for (pipe, passes) in [
+        ("gpu-mem", "simplify,expand-gpu"),
+        ("cpu-mem", "simplify,expand-cpu"),
+    ] {
+        let passes = pass::parse_list(passes)?;
+        let st = pipeline::stages(program, &passes, true, &provers).map_err(|e| e.to_string())?;
+        for s in st.into_iter().skip_while(|s| !s.name.starts_with("expand")) {
+            let label = if s.name.starts_with("expand") {
+                pipe.to_string()
+            } else {
+                format!("{pipe}, {}", s.name)
+            };
+            out.push((label, s.program));
+        }
     }
     Ok(out)
 }

@@ -15,13 +15,13 @@ const BUDGET: u64 = 2000;
 /// Largest acceptable reduced program, in statements.
 const SMALL: usize = 6;
 
-fn config() -> Config {
+fn config(passes: &str) -> Config {
     Config {
         seed: 7,
         count: None,
         time: None,
         shard: (0, 1),
-        passes: funmem_transforms::pass::parse_list("simplify").unwrap(),
+        passes: funmem_transforms::pass::parse_list(passes).unwrap(),
         gen: GenConfig::default(),
         out: None,
         threads: 1,
@@ -34,7 +34,11 @@ fn config() -> Config {
 }
 
 fn find_and_reduce(f: Fault) {
-    let cfg = config();
+    find_and_reduce_through(f, "simplify");
+}
+
+fn find_and_reduce_through(f: Fault, passes: &str) {
+    let cfg = config(passes);
     fault::set(f);
     let found = (0..BUDGET).find_map(|k| {
         let case = case_for(cfg.seed, k, &cfg.gen);
@@ -85,4 +89,9 @@ fn a_missing_copy_of_a_kernel_result_is_caught() {
 #[test]
 fn a_wrong_stride_in_transpose_is_caught() {
     find_and_reduce(Fault::TransposeStride);
+}
+
+#[test]
+fn an_expansion_with_overlapping_parts_is_caught() {
+    find_and_reduce_through(Fault::ExpandOverlap, "expand-cpu");
 }

@@ -504,7 +504,16 @@ impl AddrMap {
         let n = SExp::Atom(self.n.clone());
         // `Num`'s operations fold the literals 0 and 1.
         let (offset, dims) = match self.layout {
-            Layout::Cpu => (offset.add(&i.mul(&SExp::var(&self.part))), dims),
+            Layout::Cpu => {
+                let part = SExp::var(&self.part);
+                #[cfg(feature = "planted-faults")]
+                let part = if crate::fault::active(crate::fault::Fault::ExpandOverlap) {
+                    SExp::int(1)
+                } else {
+                    part
+                };
+                (offset.add(&i.mul(&part)), dims)
+            }
             Layout::Gpu => (
                 offset.mul(&n).add(&i),
                 dims.into_iter().map(|(k, s)| (k, s.mul(&n))).collect(),

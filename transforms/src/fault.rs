@@ -19,6 +19,9 @@ pub enum Fault {
     /// FUNMEM to IMP: a transposed array is read with its source's strides
     /// (a wrong stride in transpose).
     TransposeStride,
+    /// Memory expansion (CPU layout): iteration i's part starts at i
+    /// instead of i*M, so the parts of neighbouring iterations overlap.
+    ExpandOverlap,
 }
 
 thread_local! {

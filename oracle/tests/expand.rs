@@ -1,0 +1,169 @@
+//! Memory expansion (IFL 2022 §5): the paper's example, the GPU offset
+//! erratum, kernel-variant sizes, refused rewrites, and short fixed-seed
+//! fuzz campaigns through `expand-gpu` and `expand-cpu`.
+
+use funmem_lang::alpha::alpha_eq;
+use funmem_lang::ast::{Lang, Program};
+use funmem_lang::obligation::{Claim, Outcome};
+use funmem_lang::parse::parse_program;
+use funmem_oracle::campaign::{self, Config};
+use funmem_oracle::prove::Provers;
+use funmem_oracle::GenConfig;
+use funmem_semantics::error::{ErrorKind, Limits};
+use funmem_semantics::validity::{validate, Verdict};
+use funmem_semantics::value::Value;
+use funmem_transforms::expand::{allocs_in_kernels, expand, Layout};
+use funmem_transforms::pass::parse_list;
+use std::path::Path;
+
+fn read(rel: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn funmem(rel: &str) -> Program {
+    parse_program(&read(rel), Lang::FunMem).unwrap()
+}
+
+fn ints(v: &[i64]) -> Vec<Value> {
+    v.iter().map(|&k| Value::Int(k)).collect()
+}
+
+#[test]
+fn the_section5_example_expands_to_the_papers_files_in_both_layouts() {
+    let before = funmem("papers/ifl2022/sec5_kernel_alloc.funmem");
+    assert_eq!(allocs_in_kernels(&before).len(), 2);
+    for (layout, file) in [
+        (Layout::Cpu, "papers/ifl2022/sec5_expanded_cpu.funmem"),
+        (Layout::Gpu, "papers/ifl2022/sec5_expanded_gpu.funmem"),
+    ] {
+        let out = expand(&before, layout, &Provers::default());
+        assert!(
+            alpha_eq(&out.program, &funmem(file)),
+            "{layout:?}:\n{}",
+            out.program
+        );
+        assert!(allocs_in_kernels(&out.program).is_empty());
+        // Two blocks, two obligations each, all proved.
+        assert_eq!(out.obligations.len(), 4);
+        assert!(out
+            .obligations
+            .iter()
+            .all(|(_, v)| v.outcome == Outcome::Proved));
+        match validate(&out.program, &ints(&[3, 4]), Limits::default()) {
+            Verdict::Valid(_) => {}
+            v => panic!("{layout:?}: {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn erratum12_the_unscaled_gpu_offset_races_and_the_scaled_one_is_valid() {
+    let paper = funmem("papers/ifl2022/errata/e12_gpu_offset_unscaled.funmem");
+    match validate(&paper, &ints(&[2, 3]), Limits::default()) {
+        Verdict::HeapError(e) => assert!(matches!(e.kind, ErrorKind::Race(_)), "{e}"),
+        v => panic!("expected a race, got {v:?}"),
+    }
+    let ours = expand(
+        &funmem("papers/ifl2022/errata/e12_gpu_offset.funmem"),
+        Layout::Gpu,
+        &Provers::default(),
+    );
+    let text = ours.program.to_string();
+    assert!(text.contains("m * n + i + {(m : n)}"), "{text}");
+    for input in [[2, 3], [3, 1], [4, 5], [0, 2]] {
+        match validate(&ours.program, &ints(&input), Limits::default()) {
+            Verdict::Valid(_) => {}
+            v => panic!("{input:?}: {v:?}"),
+        }
+    }
+}
+
+#[test]
+fn kernel_variant_sizes_are_expanded_by_their_maximum() {
+    // Iteration i makes an array of i + 1 elements.
+    let src = "def main (n: int) =
+  let (res_mem: mem) = alloc n
+  let (res: [n]int @ res_mem -> R(n)) = kernel i < n do
+    let (k: int) = i + 1
+    let (t_mem: mem) = alloc k
+    let (t: [k]int @ t_mem -> R(k)) = iota k
+    let (x: int) = t[i]
+    in (x)
+  in (res)";
+    let p = parse_program(src, Lang::FunMem).unwrap();
+    for layout in [Layout::Cpu, Layout::Gpu] {
+        let out = expand(&p, layout, &Provers::default());
+        assert!(
+            allocs_in_kernels(&out.program).is_empty(),
+            "{}",
+            out.program
+        );
+        let at_most = out
+            .obligations
+            .iter()
+            .find(|(o, _)| matches!(o.claim, Claim::AtMost(..)))
+            .expect("an at-most obligation for the variant size");
+        assert_eq!(at_most.1.outcome, Outcome::Proved, "{}", at_most.0);
+        for n in [0, 1, 4] {
+            match validate(&out.program, &ints(&[n]), Limits::default()) {
+                Verdict::Valid(v) => assert_eq!(v.len(), 1),
+                v => panic!("{layout:?} n = {n}: {v:?}\n{}", out.program),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_size_that_may_be_negative_stays_in_its_branch() {
+    // Hoisting `alloc k` out of the branch would get stuck when k < 0 and
+    // the branch is not taken: the obligation 0 <= k is refuted.
+    let src = "def main (n: int) (k: int) =
+  let (res_mem: mem) = alloc n
+  let (res: [n]int @ res_mem -> R(n)) = kernel i < n do
+    let (c: int) = k > 0
+    let (x: int) = if c then
+        let (t_mem: mem) = alloc k
+        let (t: [k]int @ t_mem -> R(k)) = iota k
+        let (y: int) = t[0]
+        in (y)
+      else
+        in (i)
+    in (x)
+  in (res)";
+    let p = parse_program(src, Lang::FunMem).unwrap();
+    let out = expand(&p, Layout::Gpu, &Provers::default());
+    assert_eq!(allocs_in_kernels(&out.program).len(), 1);
+    assert!(out
+        .obligations
+        .iter()
+        .any(|(_, v)| matches!(v.outcome, Outcome::Refuted(_))));
+    match validate(&out.program, &ints(&[2, -3]), Limits::default()) {
+        Verdict::Valid(v) => assert_eq!(v.len(), 1),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn fixed_seed_campaigns_through_both_layouts_find_nothing() {
+    for passes in ["expand-gpu", "simplify,expand-cpu"] {
+        let cfg = Config {
+            seed: 8,
+            count: Some(150),
+            time: None,
+            shard: (0, 1),
+            passes: parse_list(passes).unwrap(),
+            gen: GenConfig::default(),
+            out: None,
+            threads: 2,
+            reduce_tries: 500,
+            limits: Limits {
+                fuel: 10_000_000,
+                max_heap: 1 << 24,
+            },
+        };
+        let s = campaign::run(&cfg, &()).unwrap();
+        assert_eq!(s.programs, 150);
+        assert!(s.failures.is_empty(), "{passes}: {:?}", s.failures);
+    }
+}
