@@ -4,6 +4,7 @@
 
 mod fuzz_cmd;
 mod prove_cmd;
+mod stats_cmd;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -119,6 +120,8 @@ enum Command {
     Fuzz(fuzz_cmd::Args),
     /// Discharge the proof obligations of obligation files (.obl): a line per obligation with its outcome, prover and time.
     Prove(prove_cmd::Args),
+    /// Memory a program needs before and after passes: allocations inside kernels, cells allocated, peak heap.
+    Stats(stats_cmd::Args),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -187,13 +190,14 @@ fn dispatch(cli: Cli) -> ExitCode {
         } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
         Command::Fuzz(args) => fuzz_cmd::fuzz(args),
         Command::Prove(args) => prove_cmd::prove(args),
+        Command::Stats(args) => stats_cmd::stats(args),
         Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
     };
     r.unwrap_or_else(|code| code)
 }
 
 /// Reads, parses and checks a file, reporting any problem on stderr.
-fn load(file: &str) -> Result<(Source, AnyProgram), ExitCode> {
+pub(crate) fn load(file: &str) -> Result<(Source, AnyProgram), ExitCode> {
     let text = std::fs::read_to_string(file).map_err(|e| {
         eprintln!("{file}: cannot read: {e}");
         ExitCode::from(EXIT_NOT_A_PROGRAM)
@@ -208,7 +212,7 @@ fn load(file: &str) -> Result<(Source, AnyProgram), ExitCode> {
     }
 }
 
-fn report(src: &Source, d: &Diagnostic) {
+pub(crate) fn report(src: &Source, d: &Diagnostic) {
     eprint!("{}", d.render(src, std::io::stderr().is_terminal()));
 }
 
@@ -218,7 +222,7 @@ fn eval_diagnostic(e: &EvalError) -> Diagnostic {
 }
 
 /// Reads the inputs from a file or standard input.
-fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
+pub(crate) fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
     let (name, text) = match input {
         Some(f) => match std::fs::read_to_string(f) {
             Ok(t) => (f.to_string(), t),
@@ -319,7 +323,7 @@ fn print_stats(st: &Stats, elapsed: f64) {
 }
 
 /// Parses a pass list, reporting a bad one.
-fn pass_list(list: &str) -> Result<Vec<funmem_transforms::Pass>, ExitCode> {
+pub(crate) fn pass_list(list: &str) -> Result<Vec<funmem_transforms::Pass>, ExitCode> {
     funmem_transforms::pass::parse_list(list).map_err(|e| {
         eprintln!("funmem: {e}");
         ExitCode::from(EXIT_NOT_A_PROGRAM)
@@ -327,7 +331,7 @@ fn pass_list(list: &str) -> Result<Vec<funmem_transforms::Pass>, ExitCode> {
 }
 
 /// Runs a pipeline, reporting a stage that fails.
-fn pipeline(
+pub(crate) fn pipeline(
     file: &str,
     src: &Source,
     p: &AnyProgram,

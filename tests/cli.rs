@@ -445,3 +445,50 @@ fn prove_reports_each_obligation_and_exit_codes_follow_expectations() {
     let o = funmem(&["prove", &f, "--prover", "magic"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn stats_counts_allocations_before_and_after_expansion() {
+    let o = funmem_stdin(
+        &["stats", "papers/ifl2022/sec5_kernel_alloc.fun", "--json"],
+        "4 10",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let st = &v["stages"];
+    assert_eq!(st[0]["stage"], "simplify");
+    assert_eq!(st[0]["allocs_in_kernels"], 2);
+    assert_eq!(st[0]["allocations"], 9);
+    assert_eq!(st[1]["stage"], "expand-gpu");
+    assert_eq!(st[1]["allocs_in_kernels"], 0);
+    assert_eq!(st[1]["allocations"], 3);
+    assert_eq!(st[0]["cells_allocated"], st[1]["cells_allocated"]);
+    assert_eq!(st[1]["peak_heap_cells"], 120);
+    assert_eq!(st[0]["peak_heap_cells"], 60);
+}
+
+#[test]
+fn validate_lists_each_pass_obligation_with_prover_and_time() {
+    let o = funmem_stdin(
+        &[
+            "validate",
+            "papers/ifl2022/sec5_kernel_alloc.fun",
+            "--passes",
+            "simplify,expand-gpu",
+        ],
+        "2 3",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("obligation row_mem: parts of two iterations disjoint"),
+        "{out}"
+    );
+    assert!(out.contains("proved by lmad in"), "{out}");
+    assert!(out.contains("(kernel bound)"), "{out}");
+    assert_eq!(out.matches("proved by").count(), 4, "{out}");
+}

@@ -80,3 +80,65 @@ impl Observer for Stats {
         self.iterations += 1;
     }
 }
+
+/// Memory footprint of a run, for `funmem stats`.
+///
+/// The semantics never frees a block. A block allocated inside a kernel
+/// iteration cannot outlive it, though (a kernel's results are copied out),
+/// so a sequential machine could free it when the iteration ends:
+/// [`MemProfile::peak`] is the largest number of cells live at once under
+/// that rule. A parallel machine runs every iteration at once and needs
+/// every cell: [`MemProfile::cells`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemProfile {
+    /// Allocations made.
+    pub allocations: u64,
+    /// Cells allocated in all.
+    pub cells: u64,
+    /// Most cells live at once when each iteration's blocks die with it.
+    pub peak: u64,
+    /// Allocations made inside kernel iterations.
+    pub allocations_in_kernels: u64,
+    live: u64,
+    /// Cells allocated by each iteration in progress, innermost last.
+    frames: Vec<u64>,
+}
+
+impl Observer for MemProfile {
+    fn alloc(&mut self, _: usize, cells: u64) {
+        self.allocations += 1;
+        self.cells += cells;
+        self.live += cells;
+        self.peak = self.peak.max(self.live);
+        if let Some(f) = self.frames.last_mut() {
+            *f += cells;
+            self.allocations_in_kernels += 1;
+        }
+    }
+    fn iteration_start(&mut self, _: Span, _: i64) {
+        self.frames.push(0);
+    }
+    fn iteration_end(&mut self, _: Span, _: i64) {
+        if let Some(f) = self.frames.pop() {
+            self.live -= f;
+        }
+    }
+}
+
+#[cfg(test)]
+mod mem_profile_tests {
+    use super::*;
+
+    #[test]
+    fn iterations_free_their_blocks() {
+        let mut m = MemProfile::default();
+        m.alloc(0, 10);
+        for i in 0..3 {
+            m.iteration_start(Span::DUMMY, i);
+            m.alloc(1, 4);
+            m.iteration_end(Span::DUMMY, i);
+        }
+        assert_eq!((m.allocations, m.cells, m.peak), (4, 22, 14));
+        assert_eq!(m.allocations_in_kernels, 3);
+    }
+}

@@ -1,0 +1,124 @@
+//! `funmem stats FILE --passes P --input F`: what memory a program needs,
+//! before and after the last pass of a list (the ones before it run in
+//! both): allocations left inside kernels (what a
+//! GPU cannot run), and, on the inputs, allocations made, cells allocated
+//! and the peak heap (heap semantics; see `MemProfile`).
+
+use crate::{load, pass_list, pipeline, read_inputs, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
+use funmem_lang::diag::{Diagnostic, Phase};
+use funmem_lang::parse::AnyProgram;
+use funmem_semantics::error::Limits;
+use funmem_semantics::observer::MemProfile;
+use funmem_semantics::run::{run, RunOptions, Semantics};
+use funmem_transforms::expand::allocs_in_kernels;
+use std::process::ExitCode;
+
+/// Options of `funmem stats`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The program (.fun or .funmem).
+    file: String,
+    /// The passes whose effect to measure, comma-separated.
+    #[arg(long, default_value = "simplify,expand-gpu")]
+    passes: String,
+    /// Read the inputs from this file instead of standard input.
+    #[arg(long)]
+    input: Option<String>,
+    /// Print a JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+struct Row {
+    stage: String,
+    allocs_in_kernels: usize,
+    profile: MemProfile,
+}
+
+/// Runs the command.
+pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
+    let passes = pass_list(&args.passes)?;
+    let (src, p) = load(&args.file)?;
+    if let AnyProgram::Imp(_) = p {
+        eprintln!("{}: stats takes a FUN or FUNMEM program", args.file);
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let stages = pipeline(&args.file, &src, &p, &passes, false)?;
+    let inputs = read_inputs(args.input.as_deref())?;
+    // The FUNMEM program before the last pass, and after it.
+    let is_mem = |s: &&funmem_transforms::pipeline::Stage| matches!(&s.program, AnyProgram::Fun(q) if q.lang == funmem_lang::ast::Lang::FunMem);
+    let n = stages.len();
+    let before = stages[..n.saturating_sub(1)]
+        .iter()
+        .rev()
+        .find(is_mem)
+        .unwrap_or(&stages[0]);
+    let mut rows = Vec::new();
+    for st in [before, &stages[n - 1]] {
+        let AnyProgram::Fun(q) = &st.program else {
+            continue;
+        };
+        let mut prof = MemProfile::default();
+        let opts = RunOptions {
+            limits: Limits::default(),
+            race_check: false,
+        };
+        match run(&st.program, Semantics::Heap, &inputs, opts, &mut prof) {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                eprintln!("{}: stage `{}`:", args.file, st.name);
+                report(&src, &Diagnostic::new(Phase::Eval, e.span, e.to_string()));
+                return Err(ExitCode::from(EXIT_WENT_WRONG));
+            }
+            None => return Err(ExitCode::from(EXIT_NOT_A_PROGRAM)),
+        }
+        rows.push(Row {
+            stage: st.name.clone(),
+            allocs_in_kernels: allocs_in_kernels(q).len(),
+            profile: prof,
+        });
+    }
+    if args.json {
+        let j: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "stage": r.stage,
+                    "allocs_in_kernels": r.allocs_in_kernels,
+                    "allocations": r.profile.allocations,
+                    "allocations_in_kernels_run": r.profile.allocations_in_kernels,
+                    "cells_allocated": r.profile.cells,
+                    "peak_heap_cells": r.profile.peak,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "file": args.file, "passes": args.passes, "stages": j })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let w = rows.iter().map(|r| r.stage.len()).max().unwrap_or(5).max(6);
+    println!(
+        "{:<w$}  {:>17}  {:>11}  {:>17}  {:>15}  {:>15}",
+        "stage",
+        "allocs in kernels",
+        "allocations",
+        "of them in kernels",
+        "cells allocated",
+        "peak heap cells"
+    );
+    for r in &rows {
+        println!(
+            "{:<w$}  {:>17}  {:>11}  {:>17}  {:>15}  {:>15}",
+            r.stage,
+            r.allocs_in_kernels,
+            r.profile.allocations,
+            r.profile.allocations_in_kernels,
+            r.profile.cells,
+            r.profile.peak
+        );
+    }
+    println!("(allocs in kernels: `alloc` statements inside kernel bodies; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end)");
+    Ok(ExitCode::SUCCESS)
+}
