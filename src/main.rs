@@ -401,7 +401,15 @@ fn cmd_validate(
             v.text
         );
         for (o, verdict) in &st.obligations {
-            println!("{:<width$}  obligation {}: {}", "", o.name, o.claim);
+            // Obligations of the source's own statements have positions in
+            // it; those of generated statements have none.
+            let at = if o.span.end > 0 && o.span.end <= src.text.len() {
+                let (l, c) = src.line_col(o.span.start);
+                format!(" (line {l}:{c})")
+            } else {
+                String::new()
+            };
+            println!("{:<width$}  obligation {}{at}: {}", "", o.name, o.claim);
             if !o.facts.is_empty() {
                 let facts: Vec<String> = o
                     .facts

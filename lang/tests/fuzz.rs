@@ -190,3 +190,76 @@ fn deep_nesting_is_an_error() {
     );
     assert!(front::load(&Source::new("f.fun", parens)).is_ok());
 }
+
+/// The obligation reader (`funmem prove`) never panics either: random text
+/// made of its keywords and the programs' tokens gives obligations that
+/// print and parse back, or a diagnostic inside the input.
+fn obligation_words() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "obligation",
+        "o1",
+        "\n",
+        "\n  ",
+        "given",
+        "expect",
+        "proved",
+        "refuted",
+        "disjoint",
+        "injective",
+        "in-bounds",
+        "at-most",
+        "and",
+        "within",
+        "R",
+        "(",
+        ")",
+        "{",
+        "}",
+        ":",
+        ",",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<=",
+        "<",
+        "==",
+        "!=",
+        "&&",
+        "||",
+        "!",
+        "min",
+        "max",
+        "n",
+        "m",
+        "0",
+        "1",
+        "2",
+        "--",
+        "9223372036854775808",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn obligation_files_never_panic(words in prop::collection::vec(obligation_words(), 0..40)) {
+        let text = words.join(" ");
+        match funmem_lang::obligation::parse_obligations(&text) {
+            Ok(obs) => {
+                let printed: Vec<String> = obs.iter().map(|o| o.to_string()).collect();
+                let back = funmem_lang::obligation::parse_obligations(&printed.join("\n"));
+                prop_assert_eq!(back.as_ref().ok(), Some(&obs), "{}", printed.join("\n"));
+            }
+            Err(d) => prop_assert!(d.span.start <= text.len() && d.span.end <= text.len()),
+        }
+    }
+
+    #[test]
+    fn obligation_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = funmem_lang::obligation::parse_obligations(&text);
+    }
+}

@@ -171,3 +171,38 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn large_and_odd_obligations_end_quickly_without_panics() {
+    // Many dimensions, huge literals, division, a contradiction.
+    let text = "obligation many_dims
+  given n >= 1, m >= 1
+  disjoint 0 + {(n : m) (n : m * m) (n : 1) (m : n) (m : n * n) (n : m * n) (m : 2) (n : 3)}
+       and 1 + {(n : m) (n : m * m) (n : 1) (m : n) (m : n * n) (n : m * n) (m : 2) (n : 3)}
+obligation many_dims_injective
+  given n >= 2, m >= 2
+  injective 0 + {(n : m) (n : m * m) (n : 1) (m : n) (m : n * n) (n : m * n) (m : 2)}
+obligation huge
+  given n >= 9223372036854775807
+  at-most n * n <= -9223372036854775808 * n
+obligation divides
+  given d != 0
+  in-bounds n / d + {(n % d : 1)} within n
+obligation vacuous
+  given n > 0, n < 0
+  injective 0 + {(n : 0)}
+";
+    let provers = Provers {
+        timeout_ms: 300,
+        ..Provers::default()
+    };
+    for o in parse_obligations(text).unwrap() {
+        let start = std::time::Instant::now();
+        let v = provers.prove(&o);
+        sound_on(&o, &v.outcome);
+        assert!(start.elapsed().as_secs() < 20, "{}: {v}", o.name);
+        if o.name == "vacuous" {
+            assert_eq!(v.outcome, Outcome::Proved, "{v}");
+        }
+    }
+}

@@ -53,8 +53,13 @@ pub fn prove(o: &Obligation) -> Result<(), String> {
     prove_mode(o, true).or_else(|_| prove_mode(o, false))
 }
 
+/// Most search nodes one obligation may visit in all (both modes, every
+/// case): a bound on the time the procedure spends on any input.
+const WORK_LIMIT: usize = 300_000;
+
 fn prove_mode(o: &Obligation, substitute: bool) -> Result<(), String> {
     let mut atoms = Atoms::default();
+    atoms.work = WORK_LIMIT / 2;
     let problem = Problem::build(o, &mut atoms).ok_or("a coefficient is too large")?;
     for problem in problem
         .expand(&mut atoms)
@@ -492,10 +497,11 @@ impl Cx<'_> {
         if evidently_nonneg(&q, self.atoms) {
             return true;
         }
-        if *budget == 0 {
+        if *budget == 0 || self.atoms.work == 0 {
             return false;
         }
         *budget -= 1;
+        self.atoms.work -= 1;
         // The first atom of q that has a bound and was not substituted.
         let Some(x) = q.atoms().into_iter().find(|&a| {
             !self.atoms.is_nonneg(a)

@@ -18,6 +18,8 @@ pub type Atom = u32;
 /// The atoms of one obligation.
 #[derive(Clone, Debug, Default)]
 pub struct Atoms {
+    /// Search steps left to the procedure working on these atoms.
+    pub work: usize,
     names: Vec<String>,
     nonneg: Vec<bool>,
     index: HashMap<String, Atom>,
