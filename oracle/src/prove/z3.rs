@@ -11,7 +11,7 @@ use super::smt::Query;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use z3::ast::Int;
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// The oldest Z3 this module is written against.
 pub const MIN_VERSION: (u32, u32) = (4, 8);
@@ -55,14 +55,18 @@ pub fn version() -> &'static Result<String, String> {
 
 /// Runs the query with a time limit in milliseconds.
 ///
-/// Z3 4.8's nonlinear arithmetic does not always look at its own timeout,
-/// so a watchdog thread also interrupts the query's context when the limit
-/// has passed. Each query gets a fresh context, so that an interrupt can
-/// never reach a later query.
+/// The limit is kept by a watchdog thread that interrupts the query's
+/// context, not by Z3's own `timeout` parameter: Z3 4.8's nonlinear solver
+/// does not always look at it, and its timer threads deadlock when several
+/// queries run at once (seen with two fuzzing threads). Each query gets a
+/// fresh context, so an interrupt can never reach a later query, and one
+/// query runs at a time in the process.
 pub fn solve(q: &Query, timeout_ms: u32) -> Answer {
     if let Err(e) = version() {
         return Answer::Unknown(e.clone());
     }
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let limit = std::time::Duration::from_millis(u64::from(timeout_ms.max(1)));
     z3::with_z3_config(&z3::Config::new(), || {
         let ctx = z3::Context::thread_local();
@@ -74,7 +78,7 @@ pub fn solve(q: &Query, timeout_ms: u32) -> Answer {
                     handle.interrupt();
                 }
             });
-            let answer = check(q, timeout_ms);
+            let answer = check(q);
             drop(done);
             answer
         })
@@ -82,11 +86,8 @@ pub fn solve(q: &Query, timeout_ms: u32) -> Answer {
 }
 
 /// One query in the current thread's context.
-fn check(q: &Query, timeout_ms: u32) -> Answer {
+fn check(q: &Query) -> Answer {
     let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", timeout_ms.max(1));
-    solver.set_params(&params);
     solver.from_string(q.body.as_str());
     match solver.check() {
         SatResult::Unsat => Answer::Unsat,
