@@ -14,7 +14,10 @@ use std::hint::black_box;
 fn suite(c: &mut Criterion) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/obligations");
     let files = funmem_oracle::prove::obligation_files(&[dir.into()]);
-    let provers = Provers::default();
+    let provers = Provers {
+        memo: false,
+        ..Provers::default()
+    };
     let mut g = c.benchmark_group("prove");
     g.sample_size(10);
     for f in files {

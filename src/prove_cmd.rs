@@ -36,6 +36,7 @@ pub fn prove(args: Args) -> Result<ExitCode, ExitCode> {
     let provers = Provers {
         which,
         timeout_ms: args.timeout_ms,
+        memo: false,
         ..Provers::default()
     };
     let mut all: Vec<(String, Obligation)> = Vec::new();

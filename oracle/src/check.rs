@@ -336,7 +336,11 @@ fn check_case_inner(
         return Err(fail("source", FailureKind::SourceIllTyped, d.message));
     }
     round_trip(&src).map_err(|m| fail("source", FailureKind::RoundTrip, m))?;
-    let provers = crate::prove::Provers::default();
+    // A shorter Z3 limit than interactive use: fuzzing decides thousands.
+    let provers = crate::prove::Provers {
+        timeout_ms: 250,
+        ..crate::prove::Provers::default()
+    };
     let stages =
         funmem_transforms::pipeline::stages(&src, passes, true, &provers).map_err(|e| {
             let kind = if e.output.is_some() {

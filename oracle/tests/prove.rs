@@ -206,3 +206,27 @@ obligation vacuous
         }
     }
 }
+
+#[test]
+fn the_memo_gives_the_same_verdicts_under_other_names() {
+    let p = Provers::default();
+    let a = parse_obligations(
+        "obligation a\n  given n >= 0\n  disjoint 0 + {(n : 1)} and n - 1 + {(n : 1)}\n",
+    )
+    .unwrap()
+    .remove(0);
+    let b = parse_obligations(
+        "obligation b\n  given size >= 0\n  disjoint 0 + {(size : 1)} and size - 1 + {(size : 1)}\n",
+    )
+    .unwrap()
+    .remove(0);
+    let (va, vb) = (p.prove(&a), p.prove(&b));
+    match (&va.outcome, &vb.outcome) {
+        (Outcome::Refuted(ca), Outcome::Refuted(cb)) => {
+            assert_eq!(ca.values["n"], cb.values["size"]);
+            assert!(matches!(brute::check(&b, &cb.values), Check::Fails(_)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(va.prover, vb.prover);
+}

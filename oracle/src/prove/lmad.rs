@@ -72,7 +72,7 @@ fn prove_mode(o: &Obligation, substitute: bool) -> Result<(), String> {
                 bounds: None,
                 memo: HashMap::new(),
             };
-            if !cx.claim(&case.claim) {
+            if !cx.claim(&case.claim) && !cx.infeasible() {
                 return Err(format!(
                     "the LMAD procedure could not show the claim{}",
                     if case.described.is_empty() {
@@ -434,6 +434,17 @@ impl Cx<'_> {
         self.bounds = None;
         self.memo.clear();
         std::mem::replace(&mut self.ge, ge)
+    }
+
+    /// The facts of this case contradict each other: one of them is shown
+    /// negative from all of them (so the claim holds vacuously).
+    fn infeasible(&mut self) -> bool {
+        let ge = self.ge.clone();
+        ge.iter().any(|g| {
+            g.scale(-1)
+                .and_then(|m| m.plus(-1))
+                .is_some_and(|m| self.nonneg(&m))
+        })
     }
 
     /// `p >= 0` in this case.
@@ -856,5 +867,9 @@ mod tests {
         ));
         assert!(proves("given b <= c, a >= 0\n at-most a*b <= a*c"));
         assert!(proves("given x == 2*n + 1, n >= 0\n at-most 1 <= x"));
+        // Contradictory facts: the claim holds vacuously.
+        assert!(proves(
+            "given 0 <= a, a < 1, 0 <= b, b < 1, a != b\n disjoint a + {(m : 1)} and b + {(m : 1)}"
+        ));
     }
 }

@@ -47,7 +47,7 @@ pub fn obligation_files(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf>
 }
 
 /// Which provers to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Which {
     /// The LMAD procedure, then the search, then Z3.
     All,
@@ -95,6 +95,9 @@ pub struct Provers {
     pub search_radius: i64,
     /// Most valuations the search tries.
     pub search_budget: u64,
+    /// Reuse the verdict of an obligation already decided in this thread
+    /// (equal up to the names of its variables). Off for timing.
+    pub memo: bool,
 }
 
 impl Default for Provers {
@@ -104,12 +107,134 @@ impl Default for Provers {
             timeout_ms: 1000,
             search_radius: 6,
             search_budget: 20_000,
+            memo: true,
         }
     }
 }
 
+/// Most verdicts the per-thread memo keeps before it starts afresh.
+const MEMO_LIMIT: usize = 20_000;
+
+thread_local! {
+    /// Verdicts of obligations already decided in this thread, keyed by
+    /// the obligation with its variables renamed in order of appearance
+    /// (passes state the same facts about many kernels).
+    static MEMO: std::cell::RefCell<std::collections::HashMap<(String, Which, u32), (Outcome, &'static str)>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The obligation with its variables renamed `v0, v1, ...` in order of
+/// first appearance, and the renaming.
+fn canonical(o: &Obligation) -> (String, Vec<String>) {
+    use funmem_lang::ast::{Atom, SExp};
+    let mut order: Vec<String> = Vec::new();
+    let mut note = |e: &SExp| {
+        e.for_each_var(&mut |x| {
+            let n = x.name.as_str();
+            if !order.iter().any(|y| y == n) {
+                order.push(n.to_string());
+            }
+        })
+    };
+    o.claim.for_each_sexp(&mut note);
+    for f in &o.facts {
+        note(&f.exp);
+    }
+    let map: std::collections::HashMap<&str, String> = order
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.as_str(), format!("v{k}")))
+        .collect();
+    fn rename(e: &SExp, map: &std::collections::HashMap<&str, String>) -> SExp {
+        match e {
+            SExp::Atom(Atom::Var(x)) => match map.get(x.name.as_str()) {
+                Some(v) => SExp::var(&funmem_lang::Name::new(v)),
+                None => e.clone(),
+            },
+            SExp::Atom(_) => e.clone(),
+            SExp::Bin(op, a, b, sp) => {
+                SExp::Bin(*op, Box::new(rename(a, map)), Box::new(rename(b, map)), *sp)
+            }
+            SExp::Un(op, a, sp) => SExp::Un(*op, Box::new(rename(a, map)), *sp),
+        }
+    }
+    let r = |e: &SExp| rename(e, &map);
+    let rl = |l: &funmem_lang::lmad::Lmad<SExp>| l.map(|e| rename(e, &map));
+    use funmem_lang::obligation::Claim;
+    let claim = match &o.claim {
+        Claim::Disjoint(a, b) => Claim::Disjoint(rl(a), rl(b)),
+        Claim::Injective(a) => Claim::Injective(rl(a)),
+        Claim::InBounds(a, n) => Claim::InBounds(rl(a), r(n)),
+        Claim::AtMost(a, b) => Claim::AtMost(r(a), r(b)),
+    };
+    let facts: Vec<String> = o
+        .facts
+        .iter()
+        .map(|f| funmem_lang::print::sexp_string(&r(&f.exp)))
+        .collect();
+    (format!("{claim} given {}", facts.join(", ")), order)
+}
+
 impl Prover for Provers {
     fn prove(&self, o: &Obligation) -> Verdict {
+        if !self.memo {
+            return self.decide(o);
+        }
+        let start = Instant::now();
+        let (key, order) = canonical(o);
+        let key = (key, self.which, self.timeout_ms);
+        if let Some((outcome, prover)) = MEMO.with(|m| m.borrow().get(&key).cloned()) {
+            // Counterexamples are stored with the canonical names.
+            let outcome = match outcome {
+                Outcome::Refuted(mut c) => {
+                    c.values = c
+                        .values
+                        .into_iter()
+                        .filter_map(|(k, v)| {
+                            let i: usize = k.strip_prefix('v')?.parse().ok()?;
+                            Some((order.get(i)?.clone(), v))
+                        })
+                        .collect();
+                    Outcome::Refuted(c)
+                }
+                other => other,
+            };
+            return Verdict {
+                outcome,
+                prover,
+                time: start.elapsed(),
+            };
+        }
+        let v = self.decide(o);
+        let stored = match &v.outcome {
+            Outcome::Refuted(c) => {
+                let mut c = c.clone();
+                c.values = c
+                    .values
+                    .into_iter()
+                    .filter_map(|(k, val)| {
+                        let i = order.iter().position(|n| *n == k)?;
+                        Some((format!("v{i}"), val))
+                    })
+                    .collect();
+                Outcome::Refuted(c)
+            }
+            other => other.clone(),
+        };
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MEMO_LIMIT {
+                m.clear();
+            }
+            m.insert(key, (stored, v.prover));
+        });
+        v
+    }
+}
+
+impl Provers {
+    /// Runs the provers in order (no memo).
+    fn decide(&self, o: &Obligation) -> Verdict {
         let start = Instant::now();
         let done = |outcome, prover| Verdict {
             outcome,
