@@ -702,9 +702,7 @@ fn outer_size(
                 Box::new(go(b, defs, inside, index, depth + 1)?),
                 *sp,
             ),
-            SExp::Un(op, a, sp) => {
-                SExp::Un(*op, Box::new(go(a, defs, inside, index, depth + 1)?), *sp)
-            }
+            SExp::Un(op, a, sp) => un(*op, go(a, defs, inside, index, depth + 1)?, *sp),
         })
     }
     go(se, defs, inside, index, 0)
@@ -736,11 +734,16 @@ fn subst_var(e: &SExp, x: &Name, by: &SExp) -> SExp {
             Box::new(subst_var(b, x, by)),
             *sp,
         ),
-        SExp::Un(op, a, sp) => match (op, subst_var(a, x, by)) {
-            // `-k` of a literal is the literal, as the parser reads it.
-            (UnOp::Neg, SExp::Atom(Atom::Int(k, s))) => SExp::Atom(Atom::Int(k.wrapping_neg(), s)),
-            (_, a) => SExp::Un(*op, Box::new(a), *sp),
-        },
+        SExp::Un(op, a, sp) => un(*op, subst_var(a, x, by), *sp),
+    }
+}
+
+/// `op a`, with `-k` of a literal folded to the literal `-k`, as the
+/// parser reads it (so that the program prints and parses back).
+fn un(op: UnOp, a: SExp, sp: Span) -> SExp {
+    match (op, a) {
+        (UnOp::Neg, SExp::Atom(Atom::Int(k, s))) => SExp::Atom(Atom::Int(k.wrapping_neg(), s)),
+        (_, a) => SExp::Un(op, Box::new(a), sp),
     }
 }
 
