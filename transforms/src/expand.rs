@@ -28,9 +28,9 @@
 //! Kernels are processed innermost first, so an allocation nested several
 //! kernels deep is hoisted out of each in turn and ends up before the
 //! outermost kernel, expanded by every kernel's iteration count.
-//! Allocations inside an `if` of the body are hoisted too, when their size
-//! is known to be non-negative (an obligation): hoisting one out of a
-//! branch not taken must not make the program stuck. Blocks that an `if`
+//! Allocations inside an `if` of the body are hoisted too, with size
+//! `max(se, 0)`: hoisting one out of a branch not taken must not make the
+//! program stuck. Blocks that an `if`
 //! returns are expanded together with the `if`'s own block (its pattern's
 //! LMAD is mapped the same way); in the CPU layout they share one `M`.
 //!
@@ -288,6 +288,15 @@ impl Expander<'_> {
             let mut obls = Vec::new();
             for f in &members {
                 let se = f.outer_size.clone().unwrap_or_else(|| f.size.clone());
+                // Out of a branch, a negative size must not get stuck when
+                // the branch is not taken: hoist max(se, 0). (When it is
+                // taken, the array of negative size built next gets stuck,
+                // as the allocation did.)
+                let se = if f.conds.is_empty() {
+                    se
+                } else {
+                    SExp::bin(BinOp::Max, se, SExp::int(0))
+                };
                 let variant = mentions(&se, &i.name);
                 let mut kfacts = facts.to_vec();
                 kfacts.push(Fact::new(
@@ -320,15 +329,6 @@ impl Expander<'_> {
                 } else {
                     se.clone()
                 };
-                if !f.conds.is_empty() {
-                    obls.push(Obligation::new(
-                        self.layout.pass_name(),
-                        format!("{}: size not negative (hoisted out of a branch)", f.block),
-                        Claim::AtMost(SExp::int(0), se.clone()),
-                        kfacts.clone(),
-                        f.span,
-                    ));
-                }
                 if has_division(&se) {
                     ok = false;
                 }
