@@ -115,11 +115,14 @@ impl Default for Provers {
 /// Most verdicts the per-thread memo keeps before it starts afresh.
 const MEMO_LIMIT: usize = 20_000;
 
+/// Canonical obligation, provers, time limit ↦ outcome and prover.
+type Memo = std::collections::HashMap<(String, Which, u32), (Outcome, &'static str)>;
+
 thread_local! {
     /// Verdicts of obligations already decided in this thread, keyed by
     /// the obligation with its variables renamed in order of appearance
     /// (passes state the same facts about many kernels).
-    static MEMO: std::cell::RefCell<std::collections::HashMap<(String, Which, u32), (Outcome, &'static str)>> =
+    static MEMO: std::cell::RefCell<Memo> =
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
