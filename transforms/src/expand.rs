@@ -118,6 +118,17 @@ pub fn allocs_in_kernels(p: &Program) -> Vec<(Name, Span)> {
     out
 }
 
+/// The facts `0 <= i` and `i < n` of a kernel index.
+fn index_facts(i: &SExp, n: &SExp) -> [Fact; 2] {
+    [
+        Fact::new(
+            SExp::bin(BinOp::Le, SExp::int(0), i.clone()),
+            "kernel index",
+        ),
+        Fact::new(SExp::bin(BinOp::Lt, i.clone(), n.clone()), "kernel bound"),
+    ]
+}
+
 /// `x >= 0` for every variable that is the size of an array of this type.
 fn size_facts(t: &Type, out: &mut Vec<Fact>) {
     if let Type::Array(a, _) = t {
@@ -165,16 +176,11 @@ impl Expander<'_> {
             match &s.exp.kind {
                 ExpKind::Kernel(i, n, kb) => {
                     let mut inner_facts = facts.clone();
-                    inner_facts.push(Fact {
-                        exp: SExp::bin(BinOp::Le, SExp::int(0), SExp::var(&i.name)),
-                        origin: "kernel index".into(),
-                        span: i.span,
-                    });
-                    inner_facts.push(Fact {
-                        exp: SExp::bin(BinOp::Lt, SExp::var(&i.name), SExp::Atom(n.clone())),
-                        origin: "kernel bound".into(),
-                        span: n.span(),
-                    });
+                    // The facts point at the kernel's index and bound.
+                    let [mut lo, mut hi] = index_facts(&SExp::var(&i.name), &SExp::Atom(n.clone()));
+                    lo.span = i.span;
+                    hi.span = n.span();
+                    inner_facts.extend([lo, hi]);
                     // Inner kernels first: their allocations land in this
                     // body. Then the names bound inside this kernel are
                     // those of the body as it now is.
@@ -299,14 +305,7 @@ impl Expander<'_> {
                 };
                 let variant = mentions(&se, &i.name);
                 let mut kfacts = facts.to_vec();
-                kfacts.push(Fact::new(
-                    SExp::bin(BinOp::Le, SExp::int(0), ivar.clone()),
-                    "kernel index",
-                ));
-                kfacts.push(Fact::new(
-                    SExp::bin(BinOp::Lt, ivar.clone(), nexp.clone()),
-                    "kernel bound",
-                ));
+                kfacts.extend(index_facts(&ivar, &nexp));
                 for c in &f.conds {
                     kfacts.push(Fact::new(c.clone(), "branch condition"));
                 }
@@ -389,14 +388,7 @@ impl Expander<'_> {
                 let (v1, v2) = (SExp::var(&i1.name), SExp::var(&i2.name));
                 let mut pf = facts.to_vec();
                 for v in [&v1, &v2] {
-                    pf.push(Fact::new(
-                        SExp::bin(BinOp::Le, SExp::int(0), v.clone()),
-                        "kernel index",
-                    ));
-                    pf.push(Fact::new(
-                        SExp::bin(BinOp::Lt, v.clone(), nexp.clone()),
-                        "kernel bound",
-                    ));
+                    pf.extend(index_facts(v, &nexp));
                 }
                 pf.push(Fact::new(
                     SExp::bin(BinOp::Ne, v1.clone(), v2.clone()),
@@ -410,14 +402,7 @@ impl Expander<'_> {
                     f.span,
                 ));
                 let mut bf = facts.to_vec();
-                bf.push(Fact::new(
-                    SExp::bin(BinOp::Le, SExp::int(0), ivar.clone()),
-                    "kernel index",
-                ));
-                bf.push(Fact::new(
-                    SExp::bin(BinOp::Lt, ivar.clone(), nexp.clone()),
-                    "kernel bound",
-                ));
+                bf.extend(index_facts(&ivar, &nexp));
                 obls.push(Obligation::new(
                     self.layout.pass_name(),
                     format!("{}: part inside the new block", f.block),
