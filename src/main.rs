@@ -136,6 +136,15 @@ pub(crate) const EXIT_WENT_WRONG: u8 = 1;
 pub(crate) const EXIT_NOT_A_PROGRAM: u8 = 2;
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`funmem ... | head`)
+    // ends the process quietly, as for any Unix tool, instead of making
+    // `println!` panic on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal at start-up,
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     // Front ends and interpreters recurse over trees (bounded by the
     // parser's nesting limit); give them a generous stack.
