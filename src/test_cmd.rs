@@ -161,35 +161,48 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     if let AnyProgram::Imp(_) = program {
         return Ok(vec![("source".into(), program.clone())]);
     }
-    let simplify = pass::parse_list("simplify")?;
     let provers = funmem_oracle::prove::Provers::default();
     let raw = pipeline::stages(program, &[], true, &provers).map_err(|e| e.to_string())?;
-    let simple = pipeline::stages(program, &simplify, true, &provers).map_err(|e| e.to_string())?;
+    // Each later pipeline continues from a stage already computed: simplify
+    // from the FUNMEM translation, the expansions from the simplified
+    // program.
+    let translated = raw
+        .iter()
+        .find(|s| s.name == "lower to FUNMEM")
+        .map_or_else(|| program.clone(), |s| s.program.clone());
     let mut out: Vec<(String, AnyProgram)> = raw.into_iter().map(|s| (s.name, s.program)).collect();
-    for s in simple.into_iter().skip_while(|s| s.name != "simplify") {
-        let label = if s.name == "simplify" {
-            s.name
-        } else {
-            format!("simplify, {}", s.name)
-        };
-        out.push((label, s.program));
-    }
-    for (pipe, passes) in [
-        ("gpu-mem", "simplify,expand-gpu"),
-        ("cpu-mem", "simplify,expand-cpu"),
-    ] {
-        let passes = pass::parse_list(passes)?;
-        let st = pipeline::stages(program, &passes, true, &provers).map_err(|e| e.to_string())?;
-        for s in st.into_iter().skip_while(|s| !s.name.starts_with("expand")) {
-            let label = if s.name.starts_with("expand") {
-                pipe.to_string()
-            } else {
-                format!("{pipe}, {}", s.name)
-            };
-            out.push((label, s.program));
-        }
+    let simple = continue_with(&translated, "simplify", "simplify", &provers)?;
+    let simplified = simple[0].1.clone();
+    out.extend(simple);
+    for (label, pass) in [("gpu-mem", "expand-gpu"), ("cpu-mem", "expand-cpu")] {
+        out.extend(continue_with(&simplified, pass, label, &provers)?);
     }
     Ok(out)
+}
+
+/// The stages after running `pass` on the FUNMEM program `from`, then
+/// lowering to IMP: the pass's stage labelled `label`, the IMP one
+/// `label, lower to IMP`.
+fn continue_with(
+    from: &AnyProgram,
+    pass: &str,
+    label: &str,
+    provers: &funmem_oracle::prove::Provers,
+) -> Result<Vec<(String, AnyProgram)>, String> {
+    let passes = pass::parse_list(pass)?;
+    let st = pipeline::stages(from, &passes, true, provers).map_err(|e| e.to_string())?;
+    Ok(st
+        .into_iter()
+        .skip(1)
+        .map(|s| {
+            let l = if s.name == pass {
+                label.to_string()
+            } else {
+                format!("{label}, {}", s.name)
+            };
+            (l, s.program)
+        })
+        .collect())
 }
 
 fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: &mut Tally) {

@@ -213,6 +213,56 @@ impl SExp {
         }
     }
 
+    /// `op a`, with the negation of a literal folded into the literal `-k`,
+    /// as the parser reads it (so that a built tree prints and parses
+    /// back to itself).
+    pub fn unary(op: UnOp, a: SExp, span: Span) -> SExp {
+        match (op, a) {
+            (UnOp::Neg, SExp::Atom(Atom::Int(k, _))) => {
+                SExp::Atom(Atom::Int(k.wrapping_neg(), span))
+            }
+            (_, a) => SExp::Un(op, Box::new(a), span),
+        }
+    }
+
+    /// The expression with every variable for which `f` gives `Some(e)`
+    /// replaced by `e` (negated literals folded, see [`SExp::unary`]); the
+    /// first error of `f` ends the walk.
+    pub fn try_replace_vars<E>(
+        &self,
+        f: &mut impl FnMut(&Ident) -> Result<Option<SExp>, E>,
+    ) -> Result<SExp, E> {
+        Ok(match self {
+            SExp::Atom(Atom::Var(x)) => f(x)?.unwrap_or_else(|| self.clone()),
+            SExp::Atom(Atom::Int(..)) => self.clone(),
+            SExp::Bin(op, l, r, sp) => SExp::Bin(
+                *op,
+                Box::new(l.try_replace_vars(f)?),
+                Box::new(r.try_replace_vars(f)?),
+                *sp,
+            ),
+            SExp::Un(op, x, sp) => SExp::unary(*op, x.try_replace_vars(f)?, *sp),
+        })
+    }
+
+    /// Whether the variable `x` occurs.
+    pub fn mentions(&self, x: &str) -> bool {
+        let mut found = false;
+        self.for_each_var(&mut |y| found |= y.name.as_str() == x);
+        found
+    }
+
+    /// Whether a division or remainder occurs (evaluating it may get stuck).
+    pub fn divides(&self) -> bool {
+        match self {
+            SExp::Atom(_) => false,
+            SExp::Un(_, a, _) => a.divides(),
+            SExp::Bin(op, a, b, _) => {
+                matches!(op, BinOp::Div | BinOp::Rem) || a.divides() || b.divides()
+            }
+        }
+    }
+
     /// Nesting depth of the tree (an atom has depth 1), or `None` once it
     /// exceeds `limit`; costs at most the size of the part visited.
     pub fn depth_within(&self, limit: usize) -> Option<usize> {

@@ -69,21 +69,12 @@ impl Subst {
     /// A scalar expression with the substitution applied (`-k` of a
     /// literal folded, as the parser reads it).
     pub fn sexp(&self, e: &SExp) -> SExp {
-        match e {
-            SExp::Atom(Atom::Var(x)) => match self.0.get(&x.name) {
-                Some(b) => SExp::Atom(b.clone()),
-                None => e.clone(),
-            },
-            SExp::Atom(Atom::Int(..)) => e.clone(),
-            SExp::Bin(op, l, r, sp) => {
-                SExp::Bin(*op, Box::new(self.sexp(l)), Box::new(self.sexp(r)), *sp)
-            }
-            SExp::Un(op, x, sp) => match (op, self.sexp(x)) {
-                (UnOp::Neg, SExp::Atom(Atom::Int(k, _))) => {
-                    SExp::Atom(Atom::Int(k.wrapping_neg(), *sp))
-                }
-                (_, x) => SExp::Un(*op, Box::new(x), *sp),
-            },
+        let replaced = e.try_replace_vars(&mut |x| {
+            Ok::<_, std::convert::Infallible>(self.0.get(&x.name).map(|b| SExp::Atom(b.clone())))
+        });
+        match replaced {
+            Ok(r) => r,
+            Err(never) => match never {},
         }
     }
 

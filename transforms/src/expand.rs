@@ -160,8 +160,6 @@ struct Found {
     block: Name,
     /// Its size as written.
     size: SExp,
-    /// Its size over names bound outside the kernel and the kernel index.
-    outer_size: Option<SExp>,
     /// Conditions of the `if` branches it is in (empty: unconditional).
     conds: Vec<SExp>,
     span: Span,
@@ -251,9 +249,6 @@ impl Expander<'_> {
         if found.is_empty() {
             return (Vec::new(), rebuild(kb.clone()));
         }
-        for f in &mut found {
-            f.outer_size = outer_size(&f.size, &defs, inside, &i.name);
-        }
         // Blocks returned by ifs join the classes of the blocks they alias.
         let candidates: HashSet<Name> = found.iter().map(|f| f.block.clone()).collect();
         let mut classes = Classes::default();
@@ -282,18 +277,23 @@ impl Expander<'_> {
         for g in groups {
             let members: Vec<&Found> = g.iter().map(|&k| &found[k]).collect();
             let class_names = classes.members(&members[0].block);
-            if class_names.iter().any(|m| tainted.contains(m))
-                || members.iter().any(|f| f.outer_size.is_none())
-            {
+            // Every size over names bound outside the kernel and the kernel
+            // index, and free of division (a size evaluated before a kernel
+            // of no iterations must not divide by zero where the source
+            // does not).
+            let sizes: Option<Vec<SExp>> = members
+                .iter()
+                .map(|f| outer_size(&f.size, &defs, inside, &i.name).filter(|se| !se.divides()))
+                .collect();
+            let Some(sizes) = sizes.filter(|_| !class_names.iter().any(|m| tainted.contains(m)))
+            else {
                 continue;
-            }
+            };
             // Each member's per-iteration maximum, as an expression before
             // the kernel, and its obligations.
-            let mut ok = true;
             let mut maxes = Vec::new();
             let mut obls = Vec::new();
-            for f in &members {
-                let se = f.outer_size.clone().unwrap_or_else(|| f.size.clone());
+            for (f, se) in members.iter().zip(sizes) {
                 // Out of a branch, a negative size must not get stuck when
                 // the branch is not taken: hoist max(se, 0). (When it is
                 // taken, the array of negative size built next gets stuck,
@@ -303,7 +303,7 @@ impl Expander<'_> {
                 } else {
                     SExp::bin(BinOp::Max, se, SExp::int(0))
                 };
-                let variant = mentions(&se, &i.name);
+                let variant = se.mentions(i.name.as_str());
                 let mut kfacts = facts.to_vec();
                 kfacts.extend(index_facts(&ivar, &nexp));
                 for c in &f.conds {
@@ -328,13 +328,7 @@ impl Expander<'_> {
                 } else {
                     se.clone()
                 };
-                if has_division(&se) {
-                    ok = false;
-                }
                 maxes.push(m);
-            }
-            if !ok {
-                continue;
             }
             // The per-iteration size of the parts: own maximum (GPU), or
             // the class's common maximum (CPU).
@@ -514,23 +508,17 @@ impl AddrMap {
 
 /// An LMAD in explicit form, its element counts kept as atoms.
 fn explicit(l: &LmadSyn) -> (SExp, Vec<(Atom, SExp)>) {
-    match l {
-        LmadSyn::Explicit { offset, dims, .. } => (offset.clone(), dims.clone()),
-        LmadSyn::RowMajor(shape, _) => {
-            let mut dims = Vec::with_capacity(shape.len());
-            let mut stride: Option<SExp> = None;
-            for a in shape.iter().rev() {
-                let s = stride.clone().unwrap_or_else(|| SExp::int(1));
-                dims.push((a.clone(), s.clone()));
-                stride = Some(match stride {
-                    None => SExp::Atom(a.clone()),
-                    Some(t) => SExp::bin(BinOp::Mul, SExp::Atom(a.clone()), t),
-                });
-            }
-            dims.reverse();
-            (SExp::int(0), dims)
-        }
-    }
+    let counts = match l {
+        LmadSyn::Explicit { dims, .. } => dims.iter().map(|(n, _)| n.clone()).collect(),
+        LmadSyn::RowMajor(shape, _) => shape.clone(),
+    };
+    let e = l.to_lmad();
+    let dims = counts
+        .into_iter()
+        .zip(e.dims)
+        .map(|(n, d)| (n, d.stride))
+        .collect();
+    (e.offset, dims)
 }
 
 fn scalar_stm(x: &Ident, e: SExp) -> Stm {
@@ -619,7 +607,6 @@ fn find_allocs(b: &Body, conds: &[SExp], out: &mut Vec<Found>) {
             ExpKind::Alloc(se) => out.push(Found {
                 block: s.pats[0].name.name.clone(),
                 size: se.clone(),
-                outer_size: None,
                 conds: conds.to_vec(),
                 span: s.span,
             }),
@@ -652,6 +639,9 @@ fn scalar_defs(b: &Body, out: &mut HashMap<Name, SExp>) {
     }
 }
 
+/// Deepest inlining of definitions, and deepest inlined size.
+const MAX_INLINE: usize = 64;
+
 /// A size with the body's scalar definitions inlined, if it then mentions
 /// only names bound outside the kernel and the kernel index.
 fn outer_size(
@@ -667,68 +657,30 @@ fn outer_size(
         index: &Name,
         depth: usize,
     ) -> Option<SExp> {
-        if depth > 64 {
+        if depth > MAX_INLINE {
             return None;
         }
-        Some(match e {
-            SExp::Atom(Atom::Var(x)) if &x.name == index || !inside.contains(&x.name) => e.clone(),
-            SExp::Atom(Atom::Var(x)) => {
-                let d = defs.get(&x.name)?;
-                let inl = go(d, defs, inside, index, depth + 1)?;
-                match inl {
-                    SExp::Atom(_) => inl,
-                    other => other,
-                }
+        e.try_replace_vars(&mut |x| {
+            if &x.name == index || !inside.contains(&x.name) {
+                return Ok(None);
             }
-            SExp::Atom(_) => e.clone(),
-            SExp::Bin(op, a, b, sp) => SExp::Bin(
-                *op,
-                Box::new(go(a, defs, inside, index, depth + 1)?),
-                Box::new(go(b, defs, inside, index, depth + 1)?),
-                *sp,
-            ),
-            SExp::Un(op, a, sp) => un(*op, go(a, defs, inside, index, depth + 1)?, *sp),
+            let d = defs.get(&x.name).ok_or(())?;
+            go(d, defs, inside, index, depth + 1).map(Some).ok_or(())
         })
+        .ok()
     }
-    go(se, defs, inside, index, 0)
+    // The inlined size is bounded like the trees the parser accepts.
+    go(se, defs, inside, index, 0).filter(|e| e.depth_within(MAX_INLINE).is_some())
 }
 
-fn mentions(e: &SExp, x: &Name) -> bool {
-    let mut found = false;
-    e.for_each_var(&mut |y| found |= &y.name == x);
-    found
-}
-
-fn has_division(e: &SExp) -> bool {
-    match e {
-        SExp::Atom(_) => false,
-        SExp::Un(_, a, _) => has_division(a),
-        SExp::Bin(op, a, b, _) => {
-            matches!(op, BinOp::Div | BinOp::Rem) || has_division(a) || has_division(b)
-        }
-    }
-}
-
+/// `e` with the variable `x` replaced by `by`.
 fn subst_var(e: &SExp, x: &Name, by: &SExp) -> SExp {
-    match e {
-        SExp::Atom(Atom::Var(y)) if &y.name == x => by.clone(),
-        SExp::Atom(_) => e.clone(),
-        SExp::Bin(op, a, b, sp) => SExp::Bin(
-            *op,
-            Box::new(subst_var(a, x, by)),
-            Box::new(subst_var(b, x, by)),
-            *sp,
-        ),
-        SExp::Un(op, a, sp) => un(*op, subst_var(a, x, by), *sp),
-    }
-}
-
-/// `op a`, with `-k` of a literal folded to the literal `-k`, as the
-/// parser reads it (so that the program prints and parses back).
-fn un(op: UnOp, a: SExp, sp: Span) -> SExp {
-    match (op, a) {
-        (UnOp::Neg, SExp::Atom(Atom::Int(k, s))) => SExp::Atom(Atom::Int(k.wrapping_neg(), s)),
-        (_, a) => SExp::Un(op, Box::new(a), sp),
+    let replaced = e.try_replace_vars(&mut |y| {
+        Ok::<_, std::convert::Infallible>((&y.name == x).then(|| by.clone()))
+    });
+    match replaced {
+        Ok(r) => r,
+        Err(never) => match never {},
     }
 }
 

@@ -277,7 +277,7 @@ fn plan(o: &Obligation) -> (Vec<Step>, Vec<Vec<usize>>) {
             for (x, e) in [(a, b), (b, a)] {
                 if let SExp::Atom(Atom::Var(x)) = &**x {
                     let name = x.name.as_str();
-                    if fv.iter().filter(|v| *v == name).count() == 1 && !sexp_mentions(e, name) {
+                    if fv.iter().filter(|v| *v == name).count() == 1 && !e.mentions(name) {
                         let ev: Vec<String> = fv.iter().filter(|v| *v != name).cloned().collect();
                         defs.push((name.to_string(), (**e).clone(), ev));
                         break;
@@ -341,12 +341,6 @@ fn plan(o: &Obligation) -> (Vec<Step>, Vec<Vec<usize>>) {
         checks[at].push(k);
     }
     (steps, checks)
-}
-
-fn sexp_mentions(e: &SExp, x: &str) -> bool {
-    let mut found = false;
-    e.for_each_var(&mut |y| found |= y.name.as_str() == x);
-    found
 }
 
 struct Walk<'a> {

@@ -143,26 +143,18 @@ fn canonical(o: &Obligation) -> (String, Vec<String>) {
     for f in &o.facts {
         note(&f.exp);
     }
-    let map: std::collections::HashMap<&str, String> = order
-        .iter()
-        .enumerate()
-        .map(|(k, n)| (n.as_str(), format!("v{k}")))
-        .collect();
-    fn rename(e: &SExp, map: &std::collections::HashMap<&str, String>) -> SExp {
-        match e {
-            SExp::Atom(Atom::Var(x)) => match map.get(x.name.as_str()) {
-                Some(v) => SExp::var(&funmem_lang::Name::new(v)),
-                None => e.clone(),
-            },
-            SExp::Atom(_) => e.clone(),
-            SExp::Bin(op, a, b, sp) => {
-                SExp::Bin(*op, Box::new(rename(a, map)), Box::new(rename(b, map)), *sp)
-            }
-            SExp::Un(op, a, sp) => SExp::Un(*op, Box::new(rename(a, map)), *sp),
-        }
-    }
-    let r = |e: &SExp| rename(e, &map);
-    let rl = |l: &funmem_lang::lmad::Lmad<SExp>| l.map(|e| rename(e, &map));
+    let rename = funmem_lang::subst::Subst(
+        order
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let v = funmem_lang::ast::Ident::synthetic(&format!("v{k}"));
+                (funmem_lang::Name::new(n), Atom::Var(v))
+            })
+            .collect(),
+    );
+    let r = |e: &SExp| rename.sexp(e);
+    let rl = |l: &funmem_lang::lmad::Lmad<SExp>| l.map(|e| rename.sexp(e));
     use funmem_lang::obligation::Claim;
     let claim = match &o.claim {
         Claim::Disjoint(a, b) => Claim::Disjoint(rl(a), rl(b)),

@@ -103,21 +103,9 @@ pub fn bool_term(e: &SExp) -> String {
 }
 
 fn uses_division(o: &Obligation) -> bool {
-    let mut found = false;
-    let mut visit = |e: &SExp| found |= has_div(e);
-    o.claim.for_each_sexp(&mut visit);
-    for f in &o.facts {
-        found |= has_div(&f.exp);
-    }
+    let mut found = o.facts.iter().any(|f| f.exp.divides());
+    o.claim.for_each_sexp(&mut |e| found |= e.divides());
     found
-}
-
-fn has_div(e: &SExp) -> bool {
-    match e {
-        SExp::Atom(_) => false,
-        SExp::Un(_, a, _) => has_div(a),
-        SExp::Bin(op, a, b, _) => matches!(op, BinOp::Div | BinOp::Rem) || has_div(a) || has_div(b),
-    }
 }
 
 /// Index variables of one LMAD: `|a.0|`, `|a.1|`, ... (a `.` never occurs
