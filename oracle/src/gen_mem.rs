@@ -121,6 +121,15 @@ struct Scope {
     top: bool,
 }
 
+impl Scope {
+    /// Binds the array `name` and returns it.
+    fn bind(&mut self, name: String, shape: Vec<Size>, place: Place) -> Arr {
+        let arr = Arr { name, shape, place };
+        self.arrs.push(arr.clone());
+        arr
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flavor {
     Valid,
@@ -575,13 +584,7 @@ impl Gen<'_> {
             a.name,
             ps.join(", ")
         ));
-        let arr = Arr {
-            name: y,
-            shape,
-            place,
-        };
-        sc.arrs.push(arr.clone());
-        arr
+        sc.bind(y, shape, place)
     }
 
     fn slice_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
@@ -612,13 +615,7 @@ impl Gen<'_> {
             ty(&shape, &place),
             a.name
         ));
-        let arr = Arr {
-            name: y,
-            shape,
-            place,
-        };
-        sc.arrs.push(arr.clone());
-        arr
+        sc.bind(y, shape, place)
     }
 
     fn transpose_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
@@ -699,13 +696,7 @@ impl Gen<'_> {
             }
             _ => self.kernel(sc, &x, shape, &place, haz, out),
         }
-        let arr = Arr {
-            name: x,
-            shape: shape.to_vec(),
-            place,
-        };
-        sc.arrs.push(arr.clone());
-        arr
+        sc.bind(x, shape.to_vec(), place)
     }
 
     /// `let (x: ...) = kernel i < n do ... in (r)`.

@@ -367,12 +367,8 @@ fn size_counts_statements_at_all_depths() {
     assert_eq!(size(&p), 0);
 }
 
-/// Every program of the corpus with its first test input, reduced while it
-/// gives the same outcome under the value semantics (the same results, or
-/// an error of the same rule): no panic, still well typed, the same
-/// outcome, no larger, deterministic.
-#[test]
-fn corpus_programs_reduce_keeping_their_outcome() {
+/// The files of the FUN and FUNMEM corpus and of the IFL paper, sorted.
+fn corpus_files() -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for dir in [
@@ -388,6 +384,16 @@ fn corpus_programs_reduce_keeping_their_outcome() {
         }
     }
     files.sort();
+    files
+}
+
+/// Every program of the corpus with its first test input, reduced while it
+/// gives the same outcome under the value semantics (the same results, or
+/// an error of the same rule): no panic, still well typed, the same
+/// outcome, no larger, deterministic.
+#[test]
+fn corpus_programs_reduce_keeping_their_outcome() {
+    let files = corpus_files();
     let mut done = 0;
     for f in files {
         let lang = match f.extension().and_then(|e| e.to_str()) {
@@ -454,21 +460,7 @@ fn coin(seed: u64) -> impl Fn(&Case) -> bool {
 /// its result type-checks, satisfies the predicate and is no larger.
 #[test]
 fn arbitrary_predicates_on_the_corpus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for dir in [
-        "tests/programs/fun",
-        "tests/programs/funmem",
-        "papers/ifl2022",
-    ] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            files.push(e.path());
-        }
-    }
-    files.sort();
+    let files = corpus_files();
     for f in files {
         let lang = match f.extension().and_then(|e| e.to_str()) {
             Some("fun") => Lang::Fun,
