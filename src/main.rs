@@ -3,6 +3,7 @@
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
 mod fuzz_cmd;
+mod gpu_cmd;
 mod prove_cmd;
 mod stats_cmd;
 mod test_cmd;
@@ -32,6 +33,8 @@ enum SemArg {
     Value,
     /// A heap of memory blocks (FUNMEM, IMP).
     Heap,
+    /// OpenCL on a device (through the GPU pipeline: simplify, expand-gpu, IMP).
+    Opencl,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -40,6 +43,8 @@ enum Target {
     Funmem,
     /// IMP: imperative code (§4).
     Imp,
+    /// OpenCL C kernels and the host part that launches them.
+    Opencl,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +81,10 @@ enum Command {
         /// Do not check kernels for data races (heap semantics).
         #[arg(long)]
         no_race_check: bool,
+        /// The OpenCL device (with --semantics opencl): its number in
+        /// `funmem devices`, or part of its platform's or its own name.
+        #[arg(long)]
+        device: Option<String>,
     },
     /// Translate a program to a lower language and print it.
     Lower {
@@ -85,9 +94,10 @@ enum Command {
         #[arg(long, value_enum)]
         to: Target,
         /// FUNMEM passes to run after lowering to FUNMEM, comma-separated
-        /// (`none` for the paper's translation as it is).
-        #[arg(long, default_value = "simplify")]
-        passes: String,
+        /// (`none` for the paper's translation as it is). Default:
+        /// `simplify`, and `simplify,expand-gpu` for OpenCL.
+        #[arg(long)]
+        passes: Option<String>,
     },
     /// Run FUNMEM passes and print the transformed FUNMEM program (a FUN program is lowered first).
     Opt {
@@ -99,6 +109,14 @@ enum Command {
     },
     /// List the FUNMEM passes.
     Passes,
+    /// Run a program on an OpenCL device and measure it against a copy kernel: time, bandwidth, memory, transfers.
+    Bench(gpu_cmd::BenchArgs),
+    /// List the OpenCL platforms and devices.
+    Devices {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run every stage (source, FUNMEM, each pass, IMP) and check validity (Def. 3.1) and agreement with the source.
     Validate {
         /// The program file (.fun or .funmem).
@@ -127,6 +145,10 @@ enum Command {
         /// Program files, or folders to search for them.
         #[arg(required = true)]
         paths: Vec<String>,
+        /// Also run every case on this OpenCL device (e.g. `pocl`), on the
+        /// GPU pipeline's IMP program.
+        #[arg(long)]
+        opencl: Option<String>,
     },
 }
 
@@ -175,15 +197,34 @@ fn dispatch(cli: Cli) -> ExitCode {
             max_heap,
             stats,
             no_race_check,
+            device,
         } => {
+            if let Some(SemArg::Opencl) = semantics {
+                return read_inputs(input.as_deref())
+                    .and_then(|inputs| {
+                        gpu_cmd::run(
+                            &file,
+                            device.as_deref(),
+                            &inputs,
+                            Limits { fuel, max_heap },
+                            stats,
+                        )
+                    })
+                    .unwrap_or_else(|code| code);
+            }
             let opts = RunOptions {
                 limits: Limits { fuel, max_heap },
                 race_check: !no_race_check,
             };
             cmd_run(&file, semantics, input.as_deref(), opts, stats)
         }
-        Command::Lower { file, to, passes } => cmd_lower(&file, to, &passes),
+        Command::Lower { file, to, passes } => match to {
+            Target::Opencl => gpu_cmd::lower(&file, passes.as_deref()),
+            _ => cmd_lower(&file, to, passes.as_deref().unwrap_or("simplify")),
+        },
         Command::Opt { file, passes } => cmd_lower(&file, Target::Funmem, &passes),
+        Command::Devices { json } => gpu_cmd::devices(json),
+        Command::Bench(args) => gpu_cmd::bench(args),
         Command::Passes => {
             for p in funmem_transforms::PASSES {
                 println!("{:<12} {}", p.name, p.summary);
@@ -200,7 +241,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Fuzz(args) => fuzz_cmd::fuzz(args),
         Command::Prove(args) => prove_cmd::prove(args),
         Command::Stats(args) => stats_cmd::stats(args),
-        Command::Test { paths } => Ok(test_cmd::run_tests(&paths)),
+        Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
     };
     r.unwrap_or_else(|code| code)
 }
@@ -276,6 +317,7 @@ fn cmd_run(
         None => Semantics::of(layer)[0],
         Some(SemArg::Value) => Semantics::Value,
         Some(SemArg::Heap) => Semantics::Heap,
+        Some(SemArg::Opencl) => unreachable!("dispatched to gpu_cmd::run"),
     };
     let inputs = read_inputs(input)?;
     let start = std::time::Instant::now();

@@ -11,6 +11,11 @@
 //! does not exist yet is skipped and reported as such. The cases also run
 //! on every stage of those pipelines and of the CPU one (simplify,
 //! expand-cpu). One line per failure, then `N passed, N failed`.
+//!
+//! With `--opencl DEVICE`, every case also runs on that OpenCL device, on
+//! the GPU pipeline's IMP program (an IMP file as it is): one more
+//! semantics, held to the same expectations. OpenCL does not detect races,
+//! so a case that expects a race only needs to finish there.
 
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_lang::testspec::{self, Expect, TestSpec};
@@ -43,7 +48,15 @@ impl Tally {
 }
 
 /// Runs the tests of every program under `paths`; exit 1 if any failed.
-pub fn run_tests(paths: &[String]) -> ExitCode {
+/// With `opencl`, also on that OpenCL device.
+pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
+    let device = match opencl {
+        None => None,
+        Some(name) => match crate::gpu_cmd::device(Some(name)) {
+            Ok(d) => Some(d),
+            Err(code) => return code,
+        },
+    };
     let mut files = Vec::new();
     for p in paths {
         let p = Path::new(p);
@@ -59,7 +72,7 @@ pub fn run_tests(paths: &[String]) -> ExitCode {
     files.sort();
     let mut t = Tally::default();
     for f in &files {
-        test_file(f, &mut t);
+        test_file(f, device.as_ref(), &mut t);
     }
     let skipped = if t.skipped > 0 {
         format!(", {} skipped", t.skipped)
@@ -88,7 +101,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn test_file(path: &Path, t: &mut Tally) {
+fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally) {
     let name = path.display().to_string();
     let text = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -124,6 +137,19 @@ fn test_file(path: &Path, t: &mut Tally) {
     };
     for (label, p) in &stages {
         run_cases(&name, label, p, &spec, t);
+    }
+    if let Some(dev) = device {
+        let imp = stages
+            .iter()
+            .find(|(l, _)| l == "gpu-mem, lower to IMP")
+            .or_else(|| stages.first())
+            .and_then(|(_, p)| match p {
+                AnyProgram::Imp(q) => Some(q),
+                AnyProgram::Fun(_) => None,
+            });
+        if let Some(imp) = imp {
+            run_opencl(&name, imp, dev, &spec, t);
+        }
     }
     let counted = stages
         .iter()
@@ -271,6 +297,64 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
             };
             t.check(ok, || what(sem));
         }
+    }
+}
+
+/// The cases on an OpenCL device.
+fn run_opencl(
+    name: &str,
+    imp: &funmem_lang::imp::Program,
+    dev: &funmem_gpu::DeviceInfo,
+    spec: &TestSpec,
+    t: &mut Tally,
+) {
+    let compiled = match funmem_gpu::compile(imp) {
+        Ok(c) => c,
+        Err(d) => {
+            // Allocations that expansion cannot hoist (data-dependent
+            // sizes) keep a program off the GPU.
+            t.skipped += 1;
+            println!("SKIP {name}: OpenCL: {}", d.message);
+            return;
+        }
+    };
+    let mut rt = match funmem_gpu::Runtime::new(dev, &compiled) {
+        Ok(rt) => rt,
+        Err(e) => return t.check(Err(format!("OpenCL: {e}")), || name.to_string()),
+    };
+    for (k, case) in spec.cases.iter().enumerate() {
+        let what = || {
+            format!(
+                "{name}: case {k} (input {{ {} }}), OpenCL on {}",
+                case.input,
+                dev.label()
+            )
+        };
+        let Ok(inputs) = parse_values(&case.input) else {
+            continue; // reported by the interpreters' runs
+        };
+        let result = rt.run(&inputs, funmem_semantics::error::Limits::default(), false);
+        let ok = match (&case.expect, result) {
+            (Expect::Output(o), Ok((got, _))) => match parse_values(o) {
+                Ok(want) => match first_difference(&got, &want) {
+                    None => Ok(()),
+                    Some(d) => Err(d.describe("the program", "the test")),
+                },
+                Err(_) => continue,
+            },
+            (Expect::Success, Ok(_)) => Ok(()),
+            (Expect::Error(re), Ok(_)) if re.contains("race") => Ok(()),
+            (Expect::Error(re), Ok((got, _))) => {
+                let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
+                Err(format!(
+                    "gave {}, but an error matching /{re}/ was expected",
+                    shown.join(" ")
+                ))
+            }
+            (Expect::Error(re), Err(e)) if e.is_program_error() => matches(re, &e.to_string()),
+            (_, Err(e)) => Err(format!("failed: {e}")),
+        };
+        t.check(ok, what);
     }
 }
 

@@ -1,0 +1,265 @@
+//! Benchmarks: a program's runs on a device, beside a hand-written copy
+//! kernel over the same number of bytes on the same device, so that every
+//! bandwidth comes with its ratio to the device's practical bandwidth.
+//!
+//! One run counts the kernels' reads and writes (a build with `-D
+//! FM_COUNT`, untimed); then `warmup` runs, then `runs` timed runs. Kernel
+//! times come from profiling events; wall time is the host's clock around
+//! a whole run (inputs in, kernels, results out). A kernel's bandwidth is
+//! the bytes its work-items read and wrote over its median time.
+
+use crate::device::GpuError;
+use crate::driver::{RunStats, Runtime};
+use funmem_semantics::error::Limits;
+use funmem_semantics::value::Value;
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::program::Program as ClProgram;
+use opencl3::types::{cl_long, CL_BLOCKING};
+use serde::Serialize;
+use std::ptr;
+
+/// How to benchmark.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchOptions {
+    /// Timed runs.
+    pub runs: usize,
+    /// Untimed runs first.
+    pub warmup: usize,
+    /// The interpreters' limits, applied to every run.
+    pub limits: Limits,
+}
+
+/// Minimum, median and maximum of some times, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Fastest.
+    pub min: f64,
+    /// Median (the mean of the middle two for an even count).
+    pub median: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+impl Summary {
+    /// The summary of `xs` (nanoseconds) in milliseconds.
+    pub fn of_ns(xs: &[u64]) -> Summary {
+        let mut v: Vec<f64> = xs.iter().map(|&x| x as f64 / 1e6).collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            return Summary::default();
+        }
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Summary {
+            min: v[0],
+            median,
+            max: v[n - 1],
+        }
+    }
+}
+
+/// One kernel's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelReport {
+    /// Its OpenCL name.
+    pub name: String,
+    /// Launches per run.
+    pub launches: u64,
+    /// Its time per run (all its launches).
+    pub ms: Summary,
+    /// Bytes its work-items read and wrote per run.
+    pub bytes: u64,
+    /// Bytes over median time, in GB/s (10^9 bytes per second).
+    pub gbps: f64,
+    /// `gbps` over the copy kernel's.
+    pub of_copy: f64,
+}
+
+/// The copy kernel's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct CopyReport {
+    /// Bytes read plus bytes written per launch.
+    pub bytes: u64,
+    /// Its time per launch.
+    pub ms: Summary,
+    /// Bytes over median time, in GB/s.
+    pub gbps: f64,
+}
+
+/// What `funmem bench` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// The device, `platform: name`.
+    pub device: String,
+    /// Timed runs.
+    pub runs: usize,
+    /// Time in kernels per run.
+    pub kernel_ms: Summary,
+    /// Wall time per run.
+    pub wall_ms: Summary,
+    /// Bytes read and written by all kernels per run.
+    pub bytes: u64,
+    /// `bytes` over median kernel time, in GB/s.
+    pub gbps: f64,
+    /// `gbps` over the copy kernel's.
+    pub of_copy: f64,
+    /// Each kernel.
+    pub kernels: Vec<KernelReport>,
+    /// The copy kernel over the same bytes.
+    pub copy: CopyReport,
+    /// Memory and transfers of one run.
+    pub run: RunStats,
+}
+
+const COPY: &str = "__kernel void fm_copy(__global const long *src, __global long *dst, long n) {
+  const long i = (long)get_global_id(0);
+  if (i < n) dst[i] = src[i];
+}
+";
+
+/// Benchmarks the program of `rt` on `inputs`.
+pub fn bench(
+    rt: &mut Runtime,
+    inputs: &[Value],
+    opts: BenchOptions,
+) -> Result<BenchReport, GpuError> {
+    let (_, counted) = rt.run(inputs, opts.limits, true)?;
+    let accesses = counted.accesses.clone().unwrap_or_default();
+    for _ in 0..opts.warmup {
+        rt.run(inputs, opts.limits, false)?;
+    }
+    let mut runs = Vec::new();
+    for _ in 0..opts.runs.max(1) {
+        runs.push(rt.run(inputs, opts.limits, false)?.1);
+    }
+    let kernel_bytes: Vec<u64> = (0..rt.compiled().kernels.len())
+        .map(|k| accesses.get(k).map_or(0, |(r, w)| 8 * (r + w)))
+        .collect();
+    let bytes: u64 = kernel_bytes.iter().sum();
+    let max_alloc = rt.device().max_alloc.max(16);
+    // The copy moves as many bytes: half read, half written.
+    let copy_elems = (bytes / 16).clamp(1, max_alloc / 8);
+    let copy = copy_kernel(rt.context(), rt.queue(), copy_elems, opts)?;
+    let gbps = |b: u64, ms: f64| if ms > 0.0 { b as f64 / (ms * 1e6) } else { 0.0 };
+    let of_copy = |g: f64| if copy.gbps > 0.0 { g / copy.gbps } else { 0.0 };
+    let kernel_ms = Summary::of_ns(
+        &runs
+            .iter()
+            .map(RunStats::total_kernel_ns)
+            .collect::<Vec<_>>(),
+    );
+    let last = runs.last().cloned().unwrap_or_default();
+    let kernels = rt
+        .compiled()
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(k, info)| {
+            let ms = Summary::of_ns(&runs.iter().map(|r| r.kernel_ns[k]).collect::<Vec<_>>());
+            let g = gbps(kernel_bytes[k], ms.median);
+            KernelReport {
+                name: info.name.clone(),
+                launches: last.kernel_launches[k],
+                ms,
+                bytes: kernel_bytes[k],
+                gbps: g,
+                of_copy: of_copy(g),
+            }
+        })
+        .collect();
+    let total = gbps(bytes, kernel_ms.median);
+    Ok(BenchReport {
+        device: rt.device().label(),
+        runs: runs.len(),
+        kernel_ms,
+        wall_ms: Summary::of_ns(&runs.iter().map(|r| r.wall_ns).collect::<Vec<_>>()),
+        bytes,
+        gbps: total,
+        of_copy: of_copy(total),
+        kernels,
+        copy,
+        run: last,
+    })
+}
+
+/// The copy kernel over `n` elements: `warmup` untimed launches, then
+/// `runs` timed ones.
+fn copy_kernel(
+    context: &Context,
+    queue: &CommandQueue,
+    n: u64,
+    opts: BenchOptions,
+) -> Result<CopyReport, GpuError> {
+    let program =
+        ClProgram::create_and_build_from_source(context, COPY, "").map_err(GpuError::Build)?;
+    let kernel = Kernel::create(&program, "fm_copy")
+        .map_err(|e| GpuError::cl("clCreateKernel fm_copy", e))?;
+    let mk = || {
+        // SAFETY: a fresh buffer of n elements, no host pointer.
+        unsafe {
+            Buffer::<cl_long>::create(context, CL_MEM_READ_WRITE, n as usize, ptr::null_mut())
+        }
+        .map_err(|e| {
+            GpuError::cl(
+                format!("creating the copy kernel's buffers ({} bytes each)", 8 * n),
+                e,
+            )
+        })
+    };
+    let (mut src, dst) = (mk()?, mk()?);
+    // SAFETY: the pattern is one i64 over the buffer's bytes.
+    unsafe { queue.enqueue_fill_buffer(&mut src, &[1i64], 0, 8 * n as usize, &[]) }
+        .map_err(|e| GpuError::cl("filling the copy kernel's source", e))?;
+    let group = 256usize;
+    let global = (n as usize).div_ceil(group) * group;
+    let n_arg = n as cl_long;
+    let mut times = Vec::new();
+    for k in 0..opts.warmup + opts.runs.max(1) {
+        // SAFETY: three arguments matching fm_copy's parameters.
+        let ev = unsafe {
+            ExecuteKernel::new(&kernel)
+                .set_arg(&src)
+                .set_arg(&dst)
+                .set_arg(&n_arg)
+                .set_global_work_size(global)
+                .set_local_work_size(group)
+                .enqueue_nd_range(queue)
+        }
+        .map_err(|e| GpuError::cl("launching the copy kernel", e))?;
+        ev.wait()
+            .map_err(|e| GpuError::cl("waiting for the copy kernel", e))?;
+        if k >= opts.warmup {
+            let (a, b) = (
+                ev.profiling_command_start().unwrap_or(0),
+                ev.profiling_command_end().unwrap_or(0),
+            );
+            times.push(b.saturating_sub(a));
+        }
+    }
+    // The copy must have happened, or its time means nothing.
+    let mut probe = [0i64; 1];
+    // SAFETY: reading one element of a buffer of n >= 1 elements.
+    unsafe { queue.enqueue_read_buffer(&dst, CL_BLOCKING, 8 * (n as usize - 1), &mut probe, &[]) }
+        .map_err(|e| GpuError::cl("reading the copy kernel's result", e))?;
+    if probe[0] != 1 {
+        return Err(GpuError::Cl("the copy kernel did not copy".into(), 0));
+    }
+    let ms = Summary::of_ns(&times);
+    let bytes = 16 * n;
+    Ok(CopyReport {
+        bytes,
+        ms,
+        gbps: if ms.median > 0.0 {
+            bytes as f64 / (ms.median * 1e6)
+        } else {
+            0.0
+        },
+    })
+}

@@ -1,0 +1,858 @@
+//! IMP to OpenCL C.
+//!
+//! A program splits in two. The *host part* is every statement outside a
+//! kernel; it stays a small tree ([`HostStmt`]) that the driver runs on the
+//! host. Each *top-level kernel* (a kernel not inside another kernel)
+//! becomes an OpenCL kernel over a 1-D NDRange: work-item `i` runs
+//! iteration `i`. Kernels nested inside become `for` loops in the
+//! work-item, which is exact because IMP's iterations are independent
+//! (race freedom, eq. 4). `if` becomes `if`.
+//!
+//! The generated code keeps IMP's semantics (DESIGN.md §3):
+//!
+//! - integers are `long`; `+ - *` and unary `-` wrap (they are computed on
+//!   `ulong` by `fm_add` and friends, since signed overflow is undefined in
+//!   OpenCL C); `/` and `%` truncate toward zero and wrap on `LONG_MIN / -1`;
+//! - every read and write is checked against its block's size, every
+//!   divisor against zero and every nested kernel's bound against a
+//!   negative value. A failed check records its *site* (the rule and the
+//!   IMP statement it comes from) in an error buffer and ends the work-item;
+//!   the host turns the first recorded site into the same kind of error the
+//!   interpreter gives ([`Site`]);
+//! - nested loops spend a per-work-item fuel, so that no kernel runs
+//!   forever.
+//!
+//! Free `int` variables of a kernel are passed by value, blocks as buffers
+//! with their sizes in elements. Programs that allocate inside a kernel are
+//! refused: memory expansion hoists such allocations out first.
+
+use funmem_lang::ast::{Atom, BinOp, SExp, UnOp};
+use funmem_lang::diag::{Diagnostic, Phase};
+use funmem_lang::imp::{ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
+use funmem_lang::{Name, Span};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt::Write;
+
+/// A program translated for OpenCL: the kernels' source and the host part.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// OpenCL C source of every kernel, with its prelude.
+    pub source: String,
+    /// The kernels, in the order of the source.
+    pub kernels: Vec<KernelInfo>,
+    /// The host part of the program.
+    pub host: Vec<HostStmt>,
+    /// The checks in the kernels: site `k` is `sites[k - 1]`.
+    pub sites: Vec<Site>,
+    /// The IMP program (its parameters and results).
+    pub program: Program,
+}
+
+/// One OpenCL kernel: a top-level IMP kernel.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    /// Its OpenCL name.
+    pub name: String,
+    /// The IMP kernel's index variable.
+    pub index: Name,
+    /// The number of iterations (evaluated on the host).
+    pub bound: SExp,
+    /// Free `int` variables, passed by value, in argument order.
+    pub ints: Vec<Name>,
+    /// Free blocks, passed as buffer and size, in argument order.
+    pub mems: Vec<Name>,
+    /// Whether the body has nested kernels (and so spends fuel).
+    pub loops: bool,
+    /// The IMP kernel statement.
+    pub span: Span,
+}
+
+/// A statement of the host part.
+#[derive(Clone, Debug)]
+pub enum HostStmt {
+    /// `var x : τ`.
+    Var(Name, ImpType),
+    /// `x <- se` for an `int` x.
+    Assign(Name, SExp, Span),
+    /// `m <- m'` for blocks.
+    AssignMem(Name, Name),
+    /// `m <- alloc se`: a device buffer.
+    Alloc(Name, SExp, Span),
+    /// `x <- m[se]`: a synchronous device-to-host transfer.
+    Read(Name, Name, SExp, Span),
+    /// `m[se] <- se`: a host-to-device transfer.
+    Write(Name, SExp, SExp, Span),
+    /// `if x then .. else ..`.
+    If(Name, Vec<HostStmt>, Vec<HostStmt>),
+    /// Launch kernel `k` of [`Compiled::kernels`].
+    Launch(usize),
+}
+
+/// A check in a kernel: which rule gets stuck, where, and what the two
+/// recorded values mean.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// The IMP rule (`E-IMP-READ`, ...).
+    pub rule: &'static str,
+    /// The IMP statement.
+    pub span: Span,
+    /// What failed.
+    pub what: SiteKind,
+    /// The kernel it is in.
+    pub kernel: usize,
+}
+
+/// What a failed check means.
+#[derive(Clone, Debug)]
+pub enum SiteKind {
+    /// A read or write of block `m` at an offset (value 1) outside its size
+    /// (value 2).
+    Bounds { block: Name, write: bool },
+    /// A division or remainder (value 1 is the dividend) by zero.
+    DivByZero,
+    /// A nested kernel with a negative bound (value 1).
+    NegativeBound,
+    /// The work-item spent its fuel.
+    Fuel,
+}
+
+impl Site {
+    /// The message for the values the failed check recorded.
+    pub fn message(&self, a: i64, b: i64) -> String {
+        match &self.what {
+            SiteKind::Bounds { block, write } => format!(
+                "{} out of bounds in a kernel: offset {a} of block `{block}` of size {b}",
+                if *write { "write" } else { "read" }
+            ),
+            SiteKind::DivByZero => format!("division by zero in a kernel: {a} / 0"),
+            SiteKind::NegativeBound => {
+                format!("nested kernel with a negative number of iterations: {a}")
+            }
+            SiteKind::Fuel => "out of fuel in a kernel's nested loops".to_string(),
+        }
+    }
+}
+
+const READ: &str = "E-IMP-READ";
+const WRITE: &str = "E-IMP-WRITE";
+const KERNEL: &str = "E-IMP-KERNEL";
+const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
+
+/// The prelude of every generated program: wrapping arithmetic, checks and
+/// the optional access counters (built with `-D FM_COUNT`).
+const PRELUDE: &str = r#"// Generated by funmem from IMP (funmem lower --to opencl).
+// Integers are 64-bit two's complement: + - * wrap, / and % truncate toward
+// zero. Every block access is checked against the block's size; a failed
+// check records its site in fm_err and ends the work-item.
+
+long fm_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
+long fm_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
+long fm_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
+long fm_neg(long a) { return (long)(0UL - (ulong)a); }
+long fm_div(long a, long b) { return b == -1 ? fm_neg(a) : (b == 0 ? 0 : a / b); }
+long fm_rem(long a, long b) { return (b == -1 || b == 0) ? 0 : a % b; }
+
+// The first failing work-item records its site and two values.
+void fm_fail(__global long *fm_err, int site, long a, long b) {
+  if (atomic_cmpxchg((volatile __global int *)fm_err, 0, site) == 0) {
+    fm_err[1] = a;
+    fm_err[2] = b;
+  }
+}
+
+#define FM_FAIL(site, a, b) do { fm_fail(fm_err, (site), (a), (b)); return; } while (0)
+#define FM_IN(a, n) ((ulong)(a) < (ulong)(n))
+
+#ifdef FM_COUNT
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define FM_COUNTERS long fm_reads = 0, fm_writes = 0
+#define FM_READ fm_reads++
+#define FM_WRITE fm_writes++
+#define FM_FLUSH(k) do { atom_add(&fm_count[2 * (k)], fm_reads); atom_add(&fm_count[2 * (k) + 1], fm_writes); } while (0)
+#else
+#define FM_COUNTERS
+#define FM_READ
+#define FM_WRITE
+#define FM_FLUSH(k)
+#endif
+"#;
+
+/// Words an IMP name must not become in OpenCL C.
+const RESERVED: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "bool",
+    "half",
+    "size_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "global",
+    "local",
+    "constant",
+    "private",
+    "kernel",
+    "read_only",
+    "write_only",
+    "read_write",
+    "true",
+    "false",
+    "min",
+    "max",
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "atomic_cmpxchg",
+    "atom_add",
+    "main",
+];
+
+/// C identifiers for IMP names: each name keeps its text where it can.
+struct CNames {
+    map: HashMap<Name, String>,
+    used: HashSet<String>,
+}
+
+impl CNames {
+    fn new() -> CNames {
+        CNames {
+            map: HashMap::new(),
+            used: RESERVED.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// An identifier not used yet, based on `base`.
+    fn fresh(&mut self, base: &str) -> String {
+        let mut s: String = base
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        if s.starts_with("fm_") || s.starts_with("FM_") || s.starts_with("__") {
+            s.insert(0, 'v');
+        }
+        let mut cand = s.clone();
+        let mut k = 0;
+        while self.used.contains(&cand) {
+            k += 1;
+            cand = format!("{s}_{k}");
+        }
+        self.used.insert(cand.clone());
+        cand
+    }
+
+    fn of(&mut self, x: &Name) -> String {
+        if let Some(c) = self.map.get(x) {
+            return c.clone();
+        }
+        let c = self.fresh(x.as_str());
+        self.map.insert(x.clone(), c.clone());
+        c
+    }
+}
+
+/// Translates an IMP program for OpenCL. Fails, at its position, on an
+/// allocation inside a kernel.
+pub fn compile(p: &Program) -> Result<Compiled, Diagnostic> {
+    let mut g = Gen {
+        names: CNames::new(),
+        sizes: HashMap::new(),
+        out: String::new(),
+        kernels: Vec::new(),
+        sites: Vec::new(),
+        types: HashMap::new(),
+        indent: 0,
+    };
+    // Every program name first, so that derived names avoid them all.
+    let mut all = BTreeSet::new();
+    for q in &p.params {
+        match q {
+            Param::Int(x, _) => {
+                all.insert(x.name.clone());
+            }
+            Param::Array(a) => {
+                all.insert(a.block.name.clone());
+            }
+        }
+    }
+    collect_names(&p.body, &mut all);
+    for x in &all {
+        g.names.of(x);
+    }
+    for q in &p.params {
+        match q {
+            Param::Int(x, _) => g.types.insert(x.name.clone(), ImpType::Int),
+            Param::Array(a) => g.types.insert(a.block.name.clone(), ImpType::Mem),
+        };
+    }
+    g.out.push_str(PRELUDE);
+    let host = g.host(&p.body)?;
+    Ok(Compiled {
+        source: g.out,
+        kernels: g.kernels,
+        host,
+        sites: g.sites,
+        program: p.clone(),
+    })
+}
+
+fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
+    for s in ss {
+        match &s.kind {
+            StmtKind::Var(x, _) => {
+                out.insert(x.name.clone());
+            }
+            StmtKind::If(_, a, b) => {
+                collect_names(a, out);
+                collect_names(b, out);
+            }
+            StmtKind::Kernel(i, _, b) => {
+                out.insert(i.name.clone());
+                collect_names(b, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Free variables of a kernel body: used but not declared inside.
+fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) {
+    fn sexp(e: &SExp, bound: &HashSet<Name>, free: &mut BTreeSet<Name>) {
+        match e {
+            SExp::Atom(Atom::Var(x)) => {
+                if !bound.contains(&x.name) {
+                    free.insert(x.name.clone());
+                }
+            }
+            SExp::Atom(Atom::Int(..)) => {}
+            SExp::Bin(_, l, r, _) => {
+                sexp(l, bound, free);
+                sexp(r, bound, free);
+            }
+            SExp::Un(_, e, _) => sexp(e, bound, free),
+        }
+    }
+    let name = |x: &Name, bound: &HashSet<Name>, free: &mut BTreeSet<Name>| {
+        if !bound.contains(x) {
+            free.insert(x.clone());
+        }
+    };
+    for s in ss {
+        match &s.kind {
+            StmtKind::Skip => {}
+            StmtKind::Var(x, _) => {
+                bound.insert(x.name.clone());
+            }
+            StmtKind::Assign(x, e) | StmtKind::Alloc(x, e) => {
+                name(&x.name, bound, free);
+                sexp(e, bound, free);
+            }
+            StmtKind::Read(x, m, e) => {
+                name(&x.name, bound, free);
+                name(&m.name, bound, free);
+                sexp(e, bound, free);
+            }
+            StmtKind::Write(m, i, v) => {
+                name(&m.name, bound, free);
+                sexp(i, bound, free);
+                sexp(v, bound, free);
+            }
+            StmtKind::If(c, a, b) => {
+                name(&c.name, bound, free);
+                free_vars(a, bound, free);
+                free_vars(b, bound, free);
+            }
+            StmtKind::Kernel(i, n, b) => {
+                sexp(n, bound, free);
+                bound.insert(i.name.clone());
+                free_vars(b, bound, free);
+            }
+        }
+    }
+}
+
+struct Gen {
+    names: CNames,
+    /// The size variable of each block name.
+    sizes: HashMap<Name, String>,
+    out: String,
+    kernels: Vec<KernelInfo>,
+    sites: Vec<Site>,
+    /// Types of the host's variables.
+    types: HashMap<Name, ImpType>,
+    indent: usize,
+}
+
+impl Gen {
+    fn c(&mut self, x: &Name) -> String {
+        self.names.of(x)
+    }
+
+    fn size_of(&mut self, m: &Name) -> String {
+        if let Some(s) = self.sizes.get(m) {
+            return s.clone();
+        }
+        let base = format!("{}_n", self.c(m));
+        let s = self.names.fresh(&base);
+        self.sizes.insert(m.clone(), s.clone());
+        s
+    }
+
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn site(&mut self, rule: &'static str, span: Span, what: SiteKind) -> usize {
+        self.sites.push(Site {
+            rule,
+            span,
+            what,
+            kernel: self.kernels.len(),
+        });
+        self.sites.len()
+    }
+
+    // ---- the host part ----
+
+    fn host(&mut self, ss: &[Stmt]) -> Result<Vec<HostStmt>, Diagnostic> {
+        let mut out = Vec::new();
+        for s in ss {
+            out.push(match &s.kind {
+                StmtKind::Skip => continue,
+                StmtKind::Var(x, t) => {
+                    self.types.insert(x.name.clone(), *t);
+                    HostStmt::Var(x.name.clone(), *t)
+                }
+                StmtKind::Assign(x, e) => match (self.types.get(&x.name), e) {
+                    (Some(ImpType::Mem), SExp::Atom(Atom::Var(y))) => {
+                        HostStmt::AssignMem(x.name.clone(), y.name.clone())
+                    }
+                    _ => HostStmt::Assign(x.name.clone(), e.clone(), s.span),
+                },
+                StmtKind::Alloc(x, e) => HostStmt::Alloc(x.name.clone(), e.clone(), s.span),
+                StmtKind::Read(x, m, e) => {
+                    HostStmt::Read(x.name.clone(), m.name.clone(), e.clone(), s.span)
+                }
+                StmtKind::Write(m, i, v) => {
+                    HostStmt::Write(m.name.clone(), i.clone(), v.clone(), s.span)
+                }
+                StmtKind::If(c, a, b) => HostStmt::If(c.name.clone(), self.host(a)?, self.host(b)?),
+                StmtKind::Kernel(i, n, body) => {
+                    HostStmt::Launch(self.kernel(&i.name, n, body, s.span)?)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    // ---- kernels ----
+
+    fn kernel(
+        &mut self,
+        index: &Name,
+        bound: &SExp,
+        body: &[Stmt],
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        if let Some(at) = find_alloc(body) {
+            return Err(Diagnostic::new(
+                Phase::Transform,
+                at,
+                "this allocation is inside a kernel, and OpenCL kernels cannot allocate: \
+                 run memory expansion first (--passes simplify,expand-gpu, the default for \
+                 OpenCL) or hoist the allocation by hand",
+            ));
+        }
+        let k = self.kernels.len();
+        let mut bound_names = HashSet::from([index.clone()]);
+        let mut free = BTreeSet::new();
+        free_vars(body, &mut bound_names, &mut free);
+        let (mut ints, mut mems) = (Vec::new(), Vec::new());
+        for x in free {
+            match self.types.get(&x) {
+                Some(ImpType::Mem) => mems.push(x),
+                _ => ints.push(x),
+            }
+        }
+        let loops = has_kernel(body);
+        let name = format!("k{k}");
+        let mut args = vec!["long fm_iterations".to_string()];
+        if loops {
+            args.push("long fm_fuel".to_string());
+        }
+        for x in &ints {
+            args.push(format!("long {}", self.c(x)));
+        }
+        for m in &mems {
+            let (c, n) = (self.c(m), self.size_of(m));
+            args.push(format!("__global long *{c}"));
+            args.push(format!("long {n}"));
+        }
+        args.push("__global long *fm_err".to_string());
+        args.push("__global long *fm_count".to_string());
+        let i = self.c(index);
+        self.out.push('\n');
+        let _ = writeln!(self.out, "// kernel {} < {}", index, print_sexp(bound));
+        let _ = writeln!(self.out, "__kernel void {name}({}) {{", args.join(", "));
+        self.indent = 1;
+        self.line(&format!("const long {i} = (long)get_global_id(0);"));
+        self.line(&format!("if ({i} >= fm_iterations) return;"));
+        self.line("FM_COUNTERS;");
+        self.body(body)?;
+        self.line(&format!("FM_FLUSH({k});"));
+        self.indent = 0;
+        self.out.push_str("}\n");
+        self.kernels.push(KernelInfo {
+            name,
+            index: index.clone(),
+            bound: bound.clone(),
+            ints,
+            mems,
+            loops,
+            span,
+        });
+        Ok(k)
+    }
+
+    fn body(&mut self, ss: &[Stmt]) -> Result<(), Diagnostic> {
+        for s in ss {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    /// Checks that every divisor in `es` is non-zero, innermost first.
+    fn div_checks(&mut self, es: &[&SExp], rule: &'static str, span: Span) {
+        fn walk(e: &SExp, out: &mut Vec<(SExp, SExp)>) {
+            match e {
+                SExp::Atom(_) => {}
+                SExp::Un(_, e, _) => walk(e, out),
+                SExp::Bin(op, l, r, _) => {
+                    walk(l, out);
+                    walk(r, out);
+                    if matches!(op, BinOp::Div | BinOp::Rem) {
+                        out.push(((**l).clone(), (**r).clone()));
+                    }
+                }
+            }
+        }
+        let mut divs = Vec::new();
+        for e in es {
+            walk(e, &mut divs);
+        }
+        for (l, r) in divs {
+            let site = self.site(rule, span, SiteKind::DivByZero);
+            let (lc, rc) = (self.expr(&l), self.expr(&r));
+            self.line(&format!("if ({rc} == 0) FM_FAIL({site}, {lc}, 0);"));
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::Skip => {}
+            StmtKind::Var(x, ImpType::Int) => {
+                self.types.insert(x.name.clone(), ImpType::Int);
+                let c = self.c(&x.name);
+                self.line(&format!("long {c} = 0;"));
+            }
+            StmtKind::Var(x, ImpType::Mem) => {
+                self.types.insert(x.name.clone(), ImpType::Mem);
+                let (c, n) = (self.c(&x.name), self.size_of(&x.name));
+                self.line(&format!("__global long *{c} = 0;"));
+                self.line(&format!("long {n} = 0;"));
+            }
+            StmtKind::Assign(x, e) => {
+                if let (Some(ImpType::Mem), SExp::Atom(Atom::Var(y))) = (self.types.get(&x.name), e)
+                {
+                    let (cx, nx) = (self.c(&x.name), self.size_of(&x.name));
+                    let (cy, ny) = (self.c(&y.name), self.size_of(&y.name));
+                    self.line(&format!("{cx} = {cy};"));
+                    self.line(&format!("{nx} = {ny};"));
+                } else {
+                    self.div_checks(&[e], ASSIGN_INT, s.span);
+                    let (c, v) = (self.c(&x.name), self.expr(e));
+                    self.line(&format!("{c} = {v};"));
+                }
+            }
+            StmtKind::Alloc(..) => unreachable!("refused before a kernel is generated"),
+            StmtKind::Read(x, m, e) => {
+                self.div_checks(&[e], READ, s.span);
+                let at = self.address(e);
+                let (cm, nm) = (self.c(&m.name), self.size_of(&m.name));
+                let site = self.site(
+                    READ,
+                    s.span,
+                    SiteKind::Bounds {
+                        block: m.name.clone(),
+                        write: false,
+                    },
+                );
+                let c = self.c(&x.name);
+                self.line(&format!(
+                    "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
+                ));
+                self.line(&format!("{c} = {cm}[{at}]; FM_READ;"));
+                self.close_address(e);
+            }
+            StmtKind::Write(m, i, v) => {
+                self.div_checks(&[i, v], WRITE, s.span);
+                let at = self.address(i);
+                let (cm, nm) = (self.c(&m.name), self.size_of(&m.name));
+                let site = self.site(
+                    WRITE,
+                    s.span,
+                    SiteKind::Bounds {
+                        block: m.name.clone(),
+                        write: true,
+                    },
+                );
+                let val = self.expr(v);
+                self.line(&format!(
+                    "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
+                ));
+                self.line(&format!("{cm}[{at}] = {val}; FM_WRITE;"));
+                self.close_address(i);
+            }
+            StmtKind::If(c, a, b) => {
+                let cc = self.c(&c.name);
+                self.line(&format!("if ({cc} != 0) {{"));
+                self.indent += 1;
+                self.body(a)?;
+                self.indent -= 1;
+                if b.iter().any(|s| !matches!(s.kind, StmtKind::Skip)) {
+                    self.line("} else {");
+                    self.indent += 1;
+                    self.body(b)?;
+                    self.indent -= 1;
+                }
+                self.line("}");
+            }
+            StmtKind::Kernel(i, n, body) => {
+                self.div_checks(&[n], KERNEL, s.span);
+                let ci = self.c(&i.name);
+                let cn = self.names.fresh(&format!("{ci}_iterations"));
+                let bound = self.expr(n);
+                let neg = self.site(KERNEL, s.span, SiteKind::NegativeBound);
+                let fuel = self.site(KERNEL, s.span, SiteKind::Fuel);
+                self.line(&format!("// kernel {} < {}", i.name, print_sexp(n)));
+                self.line("{");
+                self.indent += 1;
+                self.line(&format!("const long {cn} = {bound};"));
+                self.line(&format!("if ({cn} < 0) FM_FAIL({neg}, {cn}, 0);"));
+                self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
+                self.indent += 1;
+                self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
+                self.body(body)?;
+                self.indent -= 1;
+                self.line("}");
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        Ok(())
+    }
+
+    /// The code of an address: the expression itself when it is an atom,
+    /// else a temporary declared in a new C block (closed by
+    /// [`Gen::close_address`]).
+    fn address(&mut self, e: &SExp) -> String {
+        match e {
+            SExp::Atom(_) => self.expr(e),
+            _ => {
+                let v = self.expr(e);
+                self.line("{");
+                self.indent += 1;
+                self.line(&format!("const long fm_at = {v};"));
+                "fm_at".to_string()
+            }
+        }
+    }
+
+    fn close_address(&mut self, e: &SExp) {
+        if !matches!(e, SExp::Atom(_)) {
+            self.indent -= 1;
+            self.line("}");
+        }
+    }
+
+    fn expr(&mut self, e: &SExp) -> String {
+        match e {
+            SExp::Atom(Atom::Int(k, _)) => literal(*k),
+            SExp::Atom(Atom::Var(x)) => self.c(&x.name),
+            SExp::Un(UnOp::Neg, e, _) => format!("fm_neg({})", self.expr(e)),
+            SExp::Un(UnOp::Not, e, _) => format!("(long)!({})", self.expr(e)),
+            SExp::Bin(op, l, r, _) => {
+                let (a, b) = (self.expr(l), self.expr(r));
+                match op {
+                    BinOp::Add => format!("fm_add({a}, {b})"),
+                    BinOp::Sub => format!("fm_sub({a}, {b})"),
+                    BinOp::Mul => format!("fm_mul({a}, {b})"),
+                    BinOp::Div => format!("fm_div({a}, {b})"),
+                    BinOp::Rem => format!("fm_rem({a}, {b})"),
+                    BinOp::Min => format!("min({a}, {b})"),
+                    BinOp::Max => format!("max({a}, {b})"),
+                    BinOp::Lt => format!("(long)({a} < {b})"),
+                    BinOp::Le => format!("(long)({a} <= {b})"),
+                    BinOp::Gt => format!("(long)({a} > {b})"),
+                    BinOp::Ge => format!("(long)({a} >= {b})"),
+                    BinOp::Eq => format!("(long)({a} == {b})"),
+                    BinOp::Ne => format!("(long)({a} != {b})"),
+                    BinOp::And => format!("(long)({a} != 0 && {b} != 0)"),
+                    BinOp::Or => format!("(long)({a} != 0 || {b} != 0)"),
+                }
+            }
+        }
+    }
+}
+
+/// A `long` literal (`LONG_MIN` has no literal of its own in C).
+fn literal(k: i64) -> String {
+    if k == i64::MIN {
+        "(-9223372036854775807L - 1)".to_string()
+    } else if k < 0 {
+        format!("({k}L)")
+    } else {
+        format!("{k}L")
+    }
+}
+
+fn print_sexp(e: &SExp) -> String {
+    funmem_lang::print::sexp_string(e)
+}
+
+fn find_alloc(ss: &[Stmt]) -> Option<Span> {
+    ss.iter().find_map(|s| match &s.kind {
+        StmtKind::Alloc(..) => Some(s.span),
+        StmtKind::If(_, a, b) => find_alloc(a).or_else(|| find_alloc(b)),
+        StmtKind::Kernel(_, _, b) => find_alloc(b),
+        _ => None,
+    })
+}
+
+fn has_kernel(ss: &[Stmt]) -> bool {
+    ss.iter().any(|s| match &s.kind {
+        StmtKind::Kernel(..) => true,
+        StmtKind::If(_, a, b) => has_kernel(a) || has_kernel(b),
+        _ => false,
+    })
+}
+
+impl Compiled {
+    /// The whole translation as text: the host part as comments, then the
+    /// OpenCL C source.
+    pub fn print(&self) -> String {
+        let mut s = String::new();
+        s.push_str("// Host part (runs on the host; kernels are launched over 1-D ranges):\n");
+        print_host(&self.host, &self.kernels, 0, &mut s);
+        for r in &self.program.results {
+            if let ImpResult::Array(a) = r {
+                let _ = writeln!(
+                    s,
+                    "//   result {} read back from block {}",
+                    a.name.name, a.block.name
+                );
+            }
+        }
+        s.push('\n');
+        s.push_str(&self.source);
+        s
+    }
+}
+
+fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth + 1);
+    for s in ss {
+        match s {
+            HostStmt::Var(x, t) => {
+                let _ = writeln!(out, "//{pad}var {x}: {}", t.name());
+            }
+            HostStmt::Assign(x, e, _) => {
+                let _ = writeln!(out, "//{pad}{x} <- {}", print_sexp(e));
+            }
+            HostStmt::AssignMem(x, y) => {
+                let _ = writeln!(out, "//{pad}{x} <- {y}");
+            }
+            HostStmt::Alloc(x, e, _) => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}{x} <- alloc {}   (device buffer)",
+                    print_sexp(e)
+                );
+            }
+            HostStmt::Read(x, m, e, _) => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}{x} <- {m}[{}]   (synchronous device-to-host transfer)",
+                    print_sexp(e)
+                );
+            }
+            HostStmt::Write(m, i, v, _) => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}{m}[{}] <- {}   (host-to-device transfer)",
+                    print_sexp(i),
+                    print_sexp(v)
+                );
+            }
+            HostStmt::If(c, a, b) => {
+                let _ = writeln!(out, "//{pad}if {c} then");
+                print_host(a, ks, depth + 1, out);
+                let _ = writeln!(out, "//{pad}else");
+                print_host(b, ks, depth + 1, out);
+                let _ = writeln!(out, "//{pad}fi");
+            }
+            HostStmt::Launch(k) => {
+                let ki = &ks[*k];
+                let mut args: Vec<String> = ki.ints.iter().map(|x| x.to_string()).collect();
+                args.extend(ki.mems.iter().map(|m| m.to_string()));
+                let _ = writeln!(
+                    out,
+                    "//{pad}launch {}({}) over {} < {}",
+                    ki.name,
+                    args.join(", "),
+                    ki.index,
+                    print_sexp(&ki.bound)
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,845 @@
+//! The host driver: runs a [`Compiled`] program's host part on the host and
+//! its kernels on an OpenCL device, and accounts for everything.
+//!
+//! - `alloc` creates a device buffer, zero-filled as IMP's E-IMP-ALLOC
+//!   says; blocks are never freed during a run (IMP has no free), so the
+//!   peak device memory is the bytes allocated, inputs included.
+//! - Input blocks are laid out on the host by their parameters' LMADs and
+//!   copied in (one transfer per block); result blocks are copied out (one
+//!   per block).
+//! - A host read of a block element (`x <- m[i]` outside kernels) is a
+//!   synchronous device-to-host transfer; a host write, a host-to-device one.
+//! - Kernel failures are found through the error buffer, which is read at
+//!   every synchronous point and at the end of the run; those reads are
+//!   counted apart (`error_checks`), not as the program's transfers.
+
+use crate::codegen::{Compiled, HostStmt};
+use crate::device::{DeviceInfo, GpuError};
+use funmem_lang::ast::{Atom, SExp};
+use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
+use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::{Name, Span};
+use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::scalar::{binop, unop, DivByZero};
+use funmem_semantics::value::{ArrayValue, Value};
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::program::Program as ClProgram;
+use opencl3::types::{cl_long, cl_mem, CL_BLOCKING};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ptr;
+use std::time::Instant;
+
+const PROG: &str = "E-IMP-PROG";
+const ALLOC: &str = "E-IMP-ALLOC";
+const READ: &str = "E-IMP-READ";
+const WRITE: &str = "E-IMP-WRITE";
+const KERNEL: &str = "E-IMP-KERNEL";
+const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
+const TRUE: &str = "E-IMP-TRUE";
+
+/// Work-items per work-group (or the kernel's maximum, when smaller).
+const GROUP: usize = 256;
+
+/// What one run measured.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunStats {
+    /// Device buffers created (input blocks included).
+    pub allocations: u64,
+    /// Their bytes.
+    pub bytes_allocated: u64,
+    /// The most bytes live at once (nothing is freed during a run).
+    pub peak_bytes: u64,
+    /// Host-to-device transfers: input blocks and host writes.
+    pub h2d_transfers: u64,
+    /// Their bytes.
+    pub h2d_bytes: u64,
+    /// Device-to-host transfers: result blocks and host reads.
+    pub d2h_transfers: u64,
+    /// Their bytes.
+    pub d2h_bytes: u64,
+    /// Host reads of a block element: synchronous transfers.
+    pub sync_reads: u64,
+    /// Host writes of a block element.
+    pub host_writes: u64,
+    /// Kernel launches.
+    pub launches: u64,
+    /// Reads of the error buffer.
+    pub error_checks: u64,
+    /// Per kernel: launches.
+    pub kernel_launches: Vec<u64>,
+    /// Per kernel: nanoseconds on the device (profiling events), summed
+    /// over its launches.
+    pub kernel_ns: Vec<u64>,
+    /// Per kernel: elements read and written by its work-items (only when
+    /// the run counted accesses).
+    pub accesses: Option<Vec<(u64, u64)>>,
+    /// Host wall-clock nanoseconds of the whole run.
+    pub wall_ns: u64,
+}
+
+impl RunStats {
+    /// Nanoseconds in kernels.
+    pub fn total_kernel_ns(&self) -> u64 {
+        self.kernel_ns.iter().sum()
+    }
+}
+
+/// A program built for one device, ready to run any number of times.
+pub struct Runtime {
+    compiled: Compiled,
+    device: DeviceInfo,
+    context: Context,
+    queue: CommandQueue,
+    kernels: Vec<Kernel>,
+    counting: Option<Vec<Kernel>>,
+    dummy: Buffer<cl_long>,
+    group: usize,
+}
+
+/// A device block: its buffer and its size in elements.
+struct Block {
+    buf: Buffer<cl_long>,
+    len: i64,
+}
+
+impl Runtime {
+    /// Builds the program's kernels for `device`.
+    pub fn new(device: &DeviceInfo, compiled: &Compiled) -> Result<Runtime, GpuError> {
+        let dev = Device::new(device.id());
+        let context = Context::from_device(&dev).map_err(|e| GpuError::cl("clCreateContext", e))?;
+        let queue =
+            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+                .map_err(|e| GpuError::cl("clCreateCommandQueue", e))?;
+        let kernels = build(&context, compiled, "")?;
+        let group = kernels
+            .iter()
+            .filter_map(|k| k.get_work_group_size(device.id()).ok())
+            .fold(GROUP, usize::min)
+            .max(1);
+        // SAFETY: a fresh buffer of one element, no host pointer.
+        let dummy =
+            unsafe { Buffer::<cl_long>::create(&context, CL_MEM_READ_WRITE, 1, ptr::null_mut()) }
+                .map_err(|e| GpuError::cl("clCreateBuffer", e))?;
+        Ok(Runtime {
+            compiled: compiled.clone(),
+            device: device.clone(),
+            context,
+            queue,
+            kernels,
+            counting: None,
+            dummy,
+            group,
+        })
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.device
+    }
+
+    /// The translated program.
+    pub fn compiled(&self) -> &Compiled {
+        &self.compiled
+    }
+
+    pub(crate) fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub(crate) fn queue(&self) -> &CommandQueue {
+        &self.queue
+    }
+
+    /// Runs the program on `inputs` (in parameter order, as for the
+    /// interpreters); its results in `out` order, and what the run cost.
+    /// With `count`, the kernels also count their reads and writes (a
+    /// second build, slower; for bandwidth figures).
+    pub fn run(
+        &mut self,
+        inputs: &[Value],
+        limits: Limits,
+        count: bool,
+    ) -> Result<(Vec<Value>, RunStats), GpuError> {
+        if count && self.counting.is_none() {
+            self.counting = Some(build(&self.context, &self.compiled, "-D FM_COUNT")?);
+        }
+        let start = Instant::now();
+        let mut h = Host {
+            rt: self,
+            count,
+            ints: HashMap::new(),
+            mems: HashMap::new(),
+            blocks: Vec::new(),
+            stats: RunStats {
+                kernel_launches: vec![0; self.compiled.kernels.len()],
+                kernel_ns: vec![0; self.compiled.kernels.len()],
+                ..RunStats::default()
+            },
+            events: Vec::new(),
+            cells: 0,
+            limits,
+            err: None,
+            counts: None,
+        };
+        let result = h.program(inputs);
+        // Whatever happened, wait for the device before measuring.
+        let _ = h.rt.queue.finish();
+        let result = result.and_then(|v| h.check_error().map(|()| v));
+        let mut stats = std::mem::take(&mut h.stats);
+        for (k, ev) in &h.events {
+            if let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) {
+                stats.kernel_ns[*k] += b.saturating_sub(a);
+            }
+        }
+        if let (Some(c), Ok(_)) = (&h.counts, &result) {
+            let mut v = vec![0i64; 2 * stats.kernel_ns.len().max(1)];
+            // SAFETY: the buffer has exactly v.len() elements.
+            unsafe {
+                h.rt.queue
+                    .enqueue_read_buffer(c, CL_BLOCKING, 0, &mut v, &[])
+            }
+            .map_err(|e| GpuError::cl("reading the access counters", e))?;
+            stats.accesses = Some(
+                v.chunks(2)
+                    .take(stats.kernel_ns.len())
+                    .map(|c| (c[0] as u64, c[1] as u64))
+                    .collect(),
+            );
+        }
+        stats.wall_ns = start.elapsed().as_nanos() as u64;
+        result.map(|v| (v, stats))
+    }
+}
+
+fn build(context: &Context, c: &Compiled, options: &str) -> Result<Vec<Kernel>, GpuError> {
+    let program =
+        ClProgram::create_and_build_from_source(context, &c.source, options).map_err(|log| {
+            if log.contains("DLOPEN") {
+                GpuError::NoPlatform(log)
+            } else {
+                GpuError::Build(log)
+            }
+        })?;
+    c.kernels
+        .iter()
+        .map(|k| {
+            Kernel::create(&program, &k.name)
+                .map_err(|e| GpuError::cl(format!("clCreateKernel {}", k.name), e))
+        })
+        .collect()
+}
+
+/// An input block: its name, its size, and the arrays laid out in it.
+type InputBlock<'v> = (Name, i64, Vec<(&'v ArrayValue, Lmad<i64>, &'v ArrDecl)>);
+
+struct Host<'a> {
+    rt: &'a Runtime,
+    count: bool,
+    ints: HashMap<Name, i64>,
+    /// Each `mem` variable's block, `None` while unset.
+    mems: HashMap<Name, Option<usize>>,
+    blocks: Vec<Block>,
+    stats: RunStats,
+    events: Vec<(usize, Event)>,
+    /// Cells allocated, against the heap limit.
+    cells: u64,
+    limits: Limits,
+    /// The error buffer of this run.
+    err: Option<Buffer<cl_long>>,
+    /// The access counters of this run.
+    counts: Option<Buffer<cl_long>>,
+}
+
+fn stuck(rule: &'static str, span: Span, msg: impl Into<String>) -> GpuError {
+    GpuError::Program(Box::new(EvalError::stuck(rule, span, msg)))
+}
+
+impl Host<'_> {
+    fn program(&mut self, inputs: &[Value]) -> Result<Vec<Value>, GpuError> {
+        let err = self.buffer(3, "the error buffer")?;
+        self.err = Some(err);
+        if self.count {
+            let n = 2 * self.rt.compiled.kernels.len().max(1);
+            let c = self.buffer(n, "the access counters")?;
+            self.counts = Some(c);
+        }
+        self.zero_aux()?;
+        self.bind_inputs(inputs)?;
+        let host = self.rt.compiled.host.clone();
+        self.stmts(&host)?;
+        self.check_error()?;
+        self.results()
+    }
+
+    fn buffer(&self, n: usize, what: &str) -> Result<Buffer<cl_long>, GpuError> {
+        // SAFETY: a fresh buffer of n >= 1 elements, no host pointer.
+        unsafe {
+            Buffer::<cl_long>::create(
+                &self.rt.context,
+                CL_MEM_READ_WRITE,
+                n.max(1),
+                ptr::null_mut(),
+            )
+        }
+        .map_err(|e| GpuError::cl(format!("creating {what} ({} bytes)", 8 * n.max(1)), e))
+    }
+
+    fn zero_aux(&mut self) -> Result<(), GpuError> {
+        let q = &self.rt.queue;
+        for b in [self.err.as_mut(), self.counts.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            let n = b.size().unwrap_or(8);
+            // SAFETY: the pattern is one i64, n is the buffer's byte size.
+            unsafe { q.enqueue_fill_buffer(b, &[0i64], 0, n, &[]) }
+                .map_err(|e| GpuError::cl("clEnqueueFillBuffer", e))?;
+        }
+        Ok(())
+    }
+
+    /// The first failed check of any kernel so far, as the program's error.
+    fn check_error(&mut self) -> Result<(), GpuError> {
+        let Some(err) = &self.err else { return Ok(()) };
+        let mut v = [0i64; 3];
+        // SAFETY: the error buffer has three elements.
+        unsafe {
+            self.rt
+                .queue
+                .enqueue_read_buffer(err, CL_BLOCKING, 0, &mut v, &[])
+        }
+        .map_err(|e| GpuError::cl("reading the error buffer", e))?;
+        self.stats.error_checks += 1;
+        let site = (v[0] & 0xffff_ffff) as usize;
+        if site == 0 {
+            return Ok(());
+        }
+        match self.rt.compiled.sites.get(site - 1) {
+            Some(s) => {
+                let kind = if matches!(s.what, crate::codegen::SiteKind::Fuel) {
+                    ErrorKind::OutOfFuel
+                } else {
+                    ErrorKind::Stuck
+                };
+                Err(GpuError::Program(Box::new(EvalError {
+                    kind,
+                    rule: s.rule,
+                    span: s.span,
+                    message: s.message(v[1], v[2]),
+                })))
+            }
+            None => Err(GpuError::Cl(format!("unknown error site {site}"), 0)),
+        }
+    }
+
+    // ---- scalars ----
+
+    fn eval(&self, e: &SExp, rule: &'static str, span: Span) -> Result<i64, GpuError> {
+        match e {
+            SExp::Atom(Atom::Int(k, _)) => Ok(*k),
+            SExp::Atom(Atom::Var(x)) => self.ints.get(&x.name).copied().ok_or_else(|| {
+                stuck(
+                    rule,
+                    x.span,
+                    format!("`{}` is not an `int` variable in scope", x.name),
+                )
+            }),
+            SExp::Un(op, e, _) => Ok(unop(*op, self.eval(e, rule, span)?)),
+            SExp::Bin(op, l, r, _) => {
+                let (a, b) = (self.eval(l, rule, span)?, self.eval(r, rule, span)?);
+                binop(*op, a, b).map_err(|DivByZero| {
+                    stuck(
+                        rule,
+                        span,
+                        format!("division by zero: {a} {} 0", op.symbol()),
+                    )
+                })
+            }
+        }
+    }
+
+    fn block(&self, m: &Name, rule: &'static str, span: Span) -> Result<usize, GpuError> {
+        match self.mems.get(m) {
+            Some(Some(b)) => Ok(*b),
+            _ => Err(stuck(
+                rule,
+                span,
+                format!("block `{m}` is used before it is allocated"),
+            )),
+        }
+    }
+
+    // ---- statements ----
+
+    fn stmts(&mut self, ss: &[HostStmt]) -> Result<(), GpuError> {
+        for s in ss {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &HostStmt) -> Result<(), GpuError> {
+        match s {
+            HostStmt::Var(x, ImpType::Int) => {
+                self.ints.insert(x.clone(), 0);
+            }
+            HostStmt::Var(x, ImpType::Mem) => {
+                self.mems.insert(x.clone(), None);
+            }
+            HostStmt::Assign(x, e, span) => {
+                let v = self.eval(e, ASSIGN_INT, *span)?;
+                self.ints.insert(x.clone(), v);
+            }
+            HostStmt::AssignMem(x, y) => {
+                let b = self.mems.get(y).copied().flatten();
+                self.mems.insert(x.clone(), b);
+            }
+            HostStmt::Alloc(x, e, span) => {
+                let n = self.eval(e, ALLOC, *span)?;
+                let b = self.allocate(n, ALLOC, *span)?;
+                let q = &self.rt.queue;
+                let blk = &mut self.blocks[b];
+                if n > 0 {
+                    // SAFETY: pattern of one i64 over the buffer's n elements.
+                    unsafe { q.enqueue_fill_buffer(&mut blk.buf, &[0i64], 0, 8 * n as usize, &[]) }
+                        .map_err(|e| GpuError::cl("zero-filling a block", e))?;
+                }
+                self.mems.insert(x.clone(), Some(b));
+            }
+            HostStmt::Read(x, m, e, span) => {
+                let at = self.eval(e, READ, *span)?;
+                let b = self.block(m, READ, *span)?;
+                // A kernel's failure comes first: it happened earlier.
+                self.check_error()?;
+                let len = self.blocks[b].len;
+                if at < 0 || at >= len {
+                    return Err(stuck(
+                        READ,
+                        *span,
+                        format!("read out of bounds: offset {at} of block `{m}` of size {len}"),
+                    ));
+                }
+                let mut v = [0i64; 1];
+                // SAFETY: at is inside the buffer; one element is read.
+                unsafe {
+                    self.rt.queue.enqueue_read_buffer(
+                        &self.blocks[b].buf,
+                        CL_BLOCKING,
+                        8 * at as usize,
+                        &mut v,
+                        &[],
+                    )
+                }
+                .map_err(|e| GpuError::cl("a host read of a block", e))?;
+                self.stats.sync_reads += 1;
+                self.stats.d2h_transfers += 1;
+                self.stats.d2h_bytes += 8;
+                self.ints.insert(x.clone(), v[0]);
+            }
+            HostStmt::Write(m, i, e, span) => {
+                let at = self.eval(i, WRITE, *span)?;
+                let val = self.eval(e, WRITE, *span)?;
+                let b = self.block(m, WRITE, *span)?;
+                let len = self.blocks[b].len;
+                if at < 0 || at >= len {
+                    self.check_error()?;
+                    return Err(stuck(
+                        WRITE,
+                        *span,
+                        format!("write out of bounds: offset {at} of block `{m}` of size {len}"),
+                    ));
+                }
+                let q = &self.rt.queue;
+                // SAFETY: at is inside the buffer; one element is written,
+                // and the call blocks, so `val` outlives it.
+                unsafe {
+                    q.enqueue_write_buffer(
+                        &mut self.blocks[b].buf,
+                        CL_BLOCKING,
+                        8 * at as usize,
+                        &[val],
+                        &[],
+                    )
+                }
+                .map_err(|e| GpuError::cl("a host write of a block", e))?;
+                self.stats.host_writes += 1;
+                self.stats.h2d_transfers += 1;
+                self.stats.h2d_bytes += 8;
+            }
+            HostStmt::If(c, a, b) => {
+                let v = self.ints.get(c).copied().ok_or_else(|| {
+                    stuck(
+                        TRUE,
+                        Span::DUMMY,
+                        format!("`{c}` is not an `int` variable in scope"),
+                    )
+                })?;
+                if v != 0 {
+                    self.stmts(a)?;
+                } else {
+                    self.stmts(b)?;
+                }
+            }
+            HostStmt::Launch(k) => self.launch(*k)?,
+        }
+        Ok(())
+    }
+
+    fn allocate(&mut self, n: i64, rule: &'static str, span: Span) -> Result<usize, GpuError> {
+        if n < 0 {
+            self.check_error()?;
+            return Err(stuck(
+                rule,
+                span,
+                format!("allocation of a negative size: {n}"),
+            ));
+        }
+        let cells = self.cells.saturating_add(n as u64);
+        if cells > self.limits.max_heap {
+            self.check_error()?;
+            return Err(GpuError::Program(Box::new(EvalError {
+                kind: ErrorKind::OutOfHeap,
+                rule,
+                span,
+                message: format!(
+                    "allocating {n} cells exceeds the heap limit of {} cells",
+                    self.limits.max_heap
+                ),
+            })));
+        }
+        let bytes = 8 * n as u64;
+        if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {
+            return Err(GpuError::OutOfDeviceMemory(format!(
+                "a block of {n} elements ({bytes} bytes) is larger than the device's largest \
+                 buffer ({} bytes, of {} in all)",
+                self.rt.device.max_alloc, self.rt.device.global_mem
+            )));
+        }
+        let buf = self.buffer(n as usize, "a block")?;
+        self.cells = cells;
+        self.stats.allocations += 1;
+        self.stats.bytes_allocated += bytes;
+        self.stats.peak_bytes = self.stats.bytes_allocated;
+        self.blocks.push(Block { buf, len: n });
+        Ok(self.blocks.len() - 1)
+    }
+
+    fn launch(&mut self, k: usize) -> Result<(), GpuError> {
+        let info = &self.rt.compiled.kernels[k];
+        let n = self.eval(&info.bound, KERNEL, info.span)?;
+        if n < 0 {
+            self.check_error()?;
+            return Err(stuck(
+                KERNEL,
+                info.span,
+                format!("kernel with a negative number of iterations: {n}"),
+            ));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if n as u64 > self.limits.fuel {
+            self.check_error()?;
+            return Err(GpuError::Program(Box::new(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule: KERNEL,
+                span: info.span,
+                message: format!(
+                    "a kernel of {n} iterations exceeds the fuel of {}",
+                    self.limits.fuel
+                ),
+            })));
+        }
+        let kernels = match (&self.rt.counting, self.count) {
+            (Some(c), true) => c,
+            _ => &self.rt.kernels,
+        };
+        let kernel = &kernels[k];
+        let mut arg = 0u32;
+        let cl = |e| GpuError::cl(format!("setting an argument of {}", info.name), e);
+        // SAFETY: the arguments match the generated kernel's parameters in
+        // number, order and type (codegen::Gen::kernel).
+        unsafe {
+            kernel.set_arg(arg, &n).map_err(cl)?;
+            arg += 1;
+            if info.loops {
+                let fuel = (self.limits.fuel / n as u64).max(1) as i64;
+                kernel.set_arg(arg, &fuel).map_err(cl)?;
+                arg += 1;
+            }
+            for x in &info.ints {
+                let v = self.ints.get(x).copied().ok_or_else(|| {
+                    stuck(
+                        KERNEL,
+                        info.span,
+                        format!("`{x}` is not an `int` variable in scope"),
+                    )
+                })?;
+                kernel.set_arg(arg, &v).map_err(cl)?;
+                arg += 1;
+            }
+            for m in &info.mems {
+                let (mem, len): (cl_mem, i64) = match self.mems.get(m).copied().flatten() {
+                    Some(b) => (self.blocks[b].buf.get(), self.blocks[b].len),
+                    // An unset block: every access is out of bounds.
+                    None => (self.rt.dummy.get(), 0),
+                };
+                kernel.set_arg(arg, &mem).map_err(cl)?;
+                kernel.set_arg(arg + 1, &len).map_err(cl)?;
+                arg += 2;
+            }
+            let err = self
+                .err
+                .as_ref()
+                .map(|b| b.get())
+                .unwrap_or(self.rt.dummy.get());
+            kernel.set_arg(arg, &err).map_err(cl)?;
+            let count = self
+                .counts
+                .as_ref()
+                .map(|b| b.get())
+                .unwrap_or(self.rt.dummy.get());
+            kernel.set_arg(arg + 1, &count).map_err(cl)?;
+        }
+        let group = self.rt.group;
+        let global = (n as usize).div_ceil(group) * group;
+        let (g, l) = ([global], [group]);
+        // SAFETY: the kernel's arguments are all set; the sizes outlive the call.
+        let ev = unsafe {
+            self.rt.queue.enqueue_nd_range_kernel(
+                kernel.get(),
+                1,
+                ptr::null(),
+                g.as_ptr(),
+                l.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| GpuError::cl(format!("launching {}", info.name), e))?;
+        self.stats.launches += 1;
+        self.stats.kernel_launches[k] += 1;
+        self.events.push((k, ev));
+        Ok(())
+    }
+
+    // ---- inputs and results (E-IMP-PROG) ----
+
+    fn arr_layout(&self, a: &ArrDecl) -> Result<(Vec<i64>, Lmad<i64>), GpuError> {
+        let ev = |e: &SExp| self.eval(e, PROG, a.span);
+        let shape = a
+            .shape
+            .iter()
+            .map(|d| ev(&SExp::Atom(d.clone())))
+            .collect::<Result<Vec<_>, _>>()?;
+        let l = a.lmad.to_lmad();
+        let offset = ev(&l.offset)?;
+        let dims = l
+            .dims
+            .iter()
+            .map(|d| {
+                Ok(Dim {
+                    elems: ev(&d.elems)?,
+                    stride: ev(&d.stride)?,
+                })
+            })
+            .collect::<Result<Vec<_>, GpuError>>()?;
+        Ok((shape, Lmad { offset, dims }))
+    }
+
+    fn bind_inputs(&mut self, inputs: &[Value]) -> Result<(), GpuError> {
+        let p = &self.rt.compiled.program;
+        let (want, got) = (p.params.len(), inputs.len());
+        if got != want {
+            return Err(stuck(
+                PROG,
+                p.span,
+                format!("the program takes {want} inputs, but {got} were given"),
+            ));
+        }
+        // Integers first: array layouts may use any of them.
+        for (q, v) in p.params.iter().zip(inputs) {
+            if let Param::Int(x, span) = q {
+                match v {
+                    Value::Int(i) => {
+                        self.ints.insert(x.name.clone(), *i);
+                    }
+                    _ => {
+                        return Err(stuck(
+                            PROG,
+                            *span,
+                            format!(
+                                "input for parameter `{}` must be int, but {} was given",
+                                x.name,
+                                v.type_name()
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        // Each input block's size: just large enough for its arrays.
+        let mut blocks: Vec<InputBlock> = Vec::new();
+        for (q, v) in p.params.iter().zip(inputs) {
+            let Param::Array(a) = q else { continue };
+            let (shape, l) = self.arr_layout(a)?;
+            let av = match v {
+                Value::Array(av)
+                    if av.shape.len() == shape.len()
+                        && av.shape.iter().zip(&shape).all(|(&d, &s)| d as i64 == s)
+                        && av.shape.iter().product::<usize>() == av.data.len() =>
+                {
+                    av
+                }
+                _ => {
+                    return Err(stuck(
+                        PROG,
+                        a.span,
+                        format!(
+                        "input for parameter `{}` must be an array of shape {:?}, but {} was given",
+                        a.name.name,
+                        shape,
+                        v.type_name()
+                    ),
+                    ))
+                }
+            };
+            let need = match l.min_max() {
+                Some((lo, _)) if lo < 0 => {
+                    return Err(stuck(
+                        PROG,
+                        a.span,
+                        format!(
+                            "array parameter `{}` has address {lo} in its block, below 0",
+                            a.name.name
+                        ),
+                    ))
+                }
+                Some((_, hi)) => hi.saturating_add(1),
+                None => 0,
+            };
+            match blocks.iter_mut().find(|(m, _, _)| *m == a.block.name) {
+                Some(b) => {
+                    b.1 = b.1.max(need);
+                    b.2.push((av, l, a));
+                }
+                None => blocks.push((a.block.name.clone(), need, vec![(av, l, a)])),
+            }
+        }
+        for (m, size, arrays) in blocks {
+            let mut data = vec![0i64; size as usize];
+            for (av, l, _) in &arrays {
+                let mut it = av.data.iter();
+                let _ = l.for_each_address(|addr| {
+                    if let Some(&x) = it.next() {
+                        data[addr as usize] = x;
+                    }
+                    Ok::<(), ()>(())
+                });
+            }
+            let span = arrays
+                .first()
+                .map(|(_, _, a)| a.span)
+                .unwrap_or(Span::DUMMY);
+            let b = self.allocate(size, PROG, span)?;
+            if size > 0 {
+                let q = &self.rt.queue;
+                // SAFETY: data has exactly the buffer's size; the write blocks.
+                unsafe {
+                    q.enqueue_write_buffer(&mut self.blocks[b].buf, CL_BLOCKING, 0, &data, &[])
+                }
+                .map_err(|e| GpuError::cl("copying an input block to the device", e))?;
+                self.stats.h2d_transfers += 1;
+                self.stats.h2d_bytes += 8 * size as u64;
+            }
+            self.mems.insert(m, Some(b));
+        }
+        Ok(())
+    }
+
+    fn results(&mut self) -> Result<Vec<Value>, GpuError> {
+        let p = &self.rt.compiled.program;
+        let mut host_copies: HashMap<usize, Vec<i64>> = HashMap::new();
+        let mut out = Vec::new();
+        for r in &p.results {
+            match r {
+                ImpResult::Scalar(x) => out.push(Value::Int(
+                    self.ints.get(&x.name).copied().unwrap_or_default(),
+                )),
+                ImpResult::Array(a) => {
+                    let (shape, l) = self.arr_layout(a)?;
+                    if let Some(&d) = shape.iter().find(|&&d| d < 0) {
+                        return Err(stuck(
+                            PROG,
+                            a.span,
+                            format!("result `{}` has a negative size: {d}", a.name.name),
+                        ));
+                    }
+                    let len = shape.iter().try_fold(1u64, |p, &d| p.checked_mul(d as u64));
+                    if len.is_none_or(|n| n > self.limits.max_heap) {
+                        return Err(GpuError::Program(Box::new(EvalError {
+                            kind: ErrorKind::OutOfHeap,
+                            rule: PROG,
+                            span: a.span,
+                            message: format!(
+                                "result `{}` has more elements than the heap limit",
+                                a.name.name
+                            ),
+                        })));
+                    }
+                    let b = self.block(&a.block.name, PROG, a.span)?;
+                    if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
+                        let blk = &self.blocks[b];
+                        let mut v = vec![0i64; blk.len as usize];
+                        if !v.is_empty() {
+                            // SAFETY: v has exactly the buffer's size.
+                            unsafe {
+                                self.rt.queue.enqueue_read_buffer(
+                                    &blk.buf,
+                                    CL_BLOCKING,
+                                    0,
+                                    &mut v,
+                                    &[],
+                                )
+                            }
+                            .map_err(|e| GpuError::cl("copying a result block to the host", e))?;
+                            self.stats.d2h_transfers += 1;
+                            self.stats.d2h_bytes += 8 * v.len() as u64;
+                        }
+                        slot.insert(v);
+                    }
+                    let block = &host_copies[&b];
+                    let mut data = Vec::with_capacity(len.unwrap_or(0) as usize);
+                    l.for_each_address(|addr| {
+                        match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
+                            Some(&x) => {
+                                data.push(x);
+                                Ok(())
+                            }
+                            None => Err(stuck(
+                                PROG,
+                                a.span,
+                                format!(
+                                    "result `{}` reads out of bounds: offset {addr} of block `{}` of size {}",
+                                    a.name.name,
+                                    a.block.name,
+                                    block.len()
+                                ),
+                            )),
+                        }
+                    })?;
+                    out.push(Value::Array(ArrayValue {
+                        shape: shape.iter().map(|&d| d as usize).collect(),
+                        data,
+                    }));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
