@@ -91,15 +91,18 @@ impl RunStats {
 }
 
 /// A program built for one device, ready to run any number of times.
+///
+/// Fields drop in order: kernels and buffers before the queue, the queue
+/// before the context.
 pub struct Runtime {
     compiled: Compiled,
     device: DeviceInfo,
-    context: Context,
-    queue: CommandQueue,
     kernels: Vec<Kernel>,
     counting: Option<Vec<Kernel>>,
     dummy: Buffer<cl_long>,
     group: usize,
+    queue: CommandQueue,
+    context: Context,
 }
 
 /// A device block: its buffer and its size in elements.
@@ -218,6 +221,11 @@ impl Runtime {
 }
 
 fn build(context: &Context, c: &Compiled, options: &str) -> Result<Vec<Kernel>, GpuError> {
+    // Nothing to build for a program without kernels (and NVIDIA's OpenCL
+    // crashes when asked for the kernel names of a program that has none).
+    if c.kernels.is_empty() {
+        return Ok(Vec::new());
+    }
     let program =
         ClProgram::create_and_build_from_source(context, &c.source, options).map_err(|log| {
             if log.contains("DLOPEN") {
@@ -814,7 +822,16 @@ impl Host<'_> {
                         slot.insert(v);
                     }
                     let block = &host_copies[&b];
-                    let mut data = Vec::with_capacity(len.unwrap_or(0) as usize);
+                    let n = len.unwrap_or(0) as usize;
+                    // A row-major array at offset 0 is a prefix of its block.
+                    if l == Lmad::row_major(&shape) && n <= block.len() {
+                        out.push(Value::Array(ArrayValue {
+                            shape: shape.iter().map(|&d| d as usize).collect(),
+                            data: block[..n].to_vec(),
+                        }));
+                        continue;
+                    }
+                    let mut data = Vec::with_capacity(n);
                     l.for_each_address(|addr| {
                         match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
                             Some(&x) => {
