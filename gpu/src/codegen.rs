@@ -289,7 +289,14 @@ impl CNames {
 /// Translates an IMP program for OpenCL. Fails, at its position, on an
 /// allocation inside a kernel.
 pub fn compile(p: &Program) -> Result<Compiled, Diagnostic> {
+    compile_with_prefix(p, "")
+}
+
+/// As [`compile`], with every kernel's name starting with `prefix`, so that
+/// several programs can share one OpenCL program.
+pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagnostic> {
     let mut g = Gen {
+        prefix: prefix.to_string(),
         names: CNames::new(),
         sizes: HashMap::new(),
         out: String::new(),
@@ -407,6 +414,8 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
 }
 
 struct Gen {
+    /// Starts every kernel name.
+    prefix: String,
     names: CNames,
     /// The size variable of each block name.
     sizes: HashMap<Name, String>,
@@ -514,7 +523,7 @@ impl Gen {
             }
         }
         let loops = has_kernel(body);
-        let name = format!("k{k}");
+        let name = format!("{}k{k}", self.prefix);
         let mut args = vec!["long fm_iterations".to_string()];
         if loops {
             args.push("long fm_fuel".to_string());
@@ -777,6 +786,16 @@ fn has_kernel(ss: &[Stmt]) -> bool {
 }
 
 impl Compiled {
+    /// The kernels without the prelude (that every source starts with).
+    pub fn kernels_source(&self) -> &str {
+        self.source.strip_prefix(PRELUDE).unwrap_or(&self.source)
+    }
+
+    /// The prelude every generated source starts with.
+    pub fn prelude() -> &'static str {
+        PRELUDE
+    }
+
     /// The whole translation as text: the host part as comments, then the
     /// OpenCL C source.
     pub fn print(&self) -> String {
@@ -854,5 +873,84 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::parse::parse_imp;
+
+    fn source(text: &str) -> Compiled {
+        compile(&parse_imp(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn top_level_kernels_become_kernels_and_nested_ones_loops() {
+        let c = source(
+            "def main (n: int) =
+               var m: mem; m <- alloc n * n;
+               kernel i < n do kernel j < n do m[i * n + j] <- i done done
+             out (r: [n][n]int @ m -> R(n, n))",
+        );
+        assert_eq!(c.kernels.len(), 1);
+        let k = &c.kernels[0];
+        assert_eq!((k.ints.len(), k.mems.len(), k.loops), (1, 1, true));
+        assert!(c.source.contains("__kernel void k0("), "{}", c.source);
+        assert!(c.source.contains("for (long j = 0; j < j_iterations; j++)"));
+        assert!(matches!(
+            c.host[..],
+            [HostStmt::Var(..), HostStmt::Alloc(..), HostStmt::Launch(0)]
+        ));
+        // Three checks: the nested bound, the fuel and the write.
+        assert_eq!(c.sites.len(), 3);
+    }
+
+    #[test]
+    fn names_that_are_c_words_are_renamed() {
+        let c = source(
+            "def main (long: int) (float: int) =
+               var global: mem; global <- alloc long;
+               kernel k' < long do global[k'] <- float done
+             out (r: [long]int @ global -> R(long))",
+        );
+        for bad in ["long long,", "long float,", "*global,"] {
+            assert!(!c.source.contains(bad), "{bad}: {}", c.source);
+        }
+        for good in ["long float_1,", "*global_1,", "const long k_ ="] {
+            assert!(c.source.contains(good), "{good}: {}", c.source);
+        }
+    }
+
+    #[test]
+    fn literals_and_wrapping_operators() {
+        assert_eq!(literal(i64::MIN), "(-9223372036854775807L - 1)");
+        assert_eq!(literal(-3), "(-3L)");
+        assert_eq!(literal(7), "7L");
+        let c = source(
+            "def main (n: int) =
+               var m: mem; m <- alloc n;
+               kernel i < n do m[i] <- (i * 2 - 1) / n % 3 done
+             out (r: [n]int @ m -> R(n))",
+        );
+        assert!(
+            c.source
+                .contains("fm_rem(fm_div(fm_sub(fm_mul(i, 2L), 1L), n), 3L)"),
+            "{}",
+            c.source
+        );
+        // Both divisors are checked, innermost first.
+        let d = c.source.find("if (n == 0)").unwrap();
+        let r = c.source.find("if (3L == 0)").unwrap();
+        assert!(d < r);
+    }
+
+    #[test]
+    fn allocations_in_kernels_are_refused() {
+        let p =
+            parse_imp("def main (n: int) = kernel i < n do var m: mem; m <- alloc 2 done out (n)")
+                .unwrap();
+        let d = compile(&p).unwrap_err();
+        assert!(d.message.contains("memory expansion"), "{}", d.message);
     }
 }

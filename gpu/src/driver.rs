@@ -33,6 +33,7 @@ use opencl3::types::{cl_long, cl_mem, CL_BLOCKING};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ptr;
+use std::rc::Rc;
 use std::time::Instant;
 
 const PROG: &str = "E-IMP-PROG";
@@ -101,6 +102,11 @@ pub struct Runtime {
     counting: Option<Vec<Kernel>>,
     dummy: Buffer<cl_long>,
     group: usize,
+    shared: Rc<Shared>,
+}
+
+/// A context and its queue, shared by the runtimes of one batch.
+struct Shared {
     queue: CommandQueue,
     context: Context,
 }
@@ -114,30 +120,73 @@ struct Block {
 impl Runtime {
     /// Builds the program's kernels for `device`.
     pub fn new(device: &DeviceInfo, compiled: &Compiled) -> Result<Runtime, GpuError> {
-        let dev = Device::new(device.id());
-        let context = Context::from_device(&dev).map_err(|e| GpuError::cl("clCreateContext", e))?;
-        let queue =
-            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
-                .map_err(|e| GpuError::cl("clCreateCommandQueue", e))?;
-        let kernels = build(&context, compiled, "")?;
+        let shared = Rc::new(Shared::new(device)?);
+        let kernels = build(&shared.context, compiled, "")?;
+        Runtime::with_kernels(device, compiled.clone(), kernels, shared)
+    }
+
+    /// Builds several IMP programs for `device` with one OpenCL build (much
+    /// faster than one build each where compiling dominates, as on PoCL).
+    /// A program that cannot run on OpenCL gets its diagnostic.
+    pub fn batch(
+        device: &DeviceInfo,
+        programs: &[funmem_lang::imp::Program],
+    ) -> Result<Vec<Result<Runtime, funmem_lang::diag::Diagnostic>>, GpuError> {
+        let compiled: Vec<_> = programs
+            .iter()
+            .enumerate()
+            .map(|(j, p)| crate::codegen::compile_with_prefix(p, &format!("p{j}_")))
+            .collect();
+        let mut source = Compiled::prelude().to_string();
+        for c in compiled.iter().flatten() {
+            source.push_str(c.kernels_source());
+        }
+        let shared = Rc::new(Shared::new(device)?);
+        let has_kernels = compiled.iter().flatten().any(|c| !c.kernels.is_empty());
+        let program = if has_kernels {
+            Some(build_source(&shared.context, &source, "")?)
+        } else {
+            None
+        };
+        compiled
+            .into_iter()
+            .map(|c| match c {
+                Err(d) => Ok(Err(d)),
+                Ok(c) => {
+                    let kernels = match &program {
+                        Some(p) => kernels_of(p, &c)?,
+                        None => Vec::new(),
+                    };
+                    Runtime::with_kernels(device, c, kernels, shared.clone()).map(Ok)
+                }
+            })
+            .collect()
+    }
+
+    fn with_kernels(
+        device: &DeviceInfo,
+        compiled: Compiled,
+        kernels: Vec<Kernel>,
+        shared: Rc<Shared>,
+    ) -> Result<Runtime, GpuError> {
         let group = kernels
             .iter()
             .filter_map(|k| k.get_work_group_size(device.id()).ok())
             .fold(GROUP, usize::min)
             .max(1);
         // SAFETY: a fresh buffer of one element, no host pointer.
-        let dummy =
-            unsafe { Buffer::<cl_long>::create(&context, CL_MEM_READ_WRITE, 1, ptr::null_mut()) }
-                .map_err(|e| GpuError::cl("clCreateBuffer", e))?;
+        let dummy = unsafe {
+            Buffer::<cl_long>::create(&shared.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
+        }
+        .map_err(|e| GpuError::cl("clCreateBuffer", e))?;
         Ok(Runtime {
-            compiled: compiled.clone(),
+            compiled,
             device: device.clone(),
-            context,
-            queue,
             kernels,
             counting: None,
             dummy,
             group,
+            shared,
         })
     }
 
@@ -152,11 +201,11 @@ impl Runtime {
     }
 
     pub(crate) fn context(&self) -> &Context {
-        &self.context
+        &self.shared.context
     }
 
     pub(crate) fn queue(&self) -> &CommandQueue {
-        &self.queue
+        &self.shared.queue
     }
 
     /// Runs the program on `inputs` (in parameter order, as for the
@@ -170,7 +219,7 @@ impl Runtime {
         count: bool,
     ) -> Result<(Vec<Value>, RunStats), GpuError> {
         if count && self.counting.is_none() {
-            self.counting = Some(build(&self.context, &self.compiled, "-D FM_COUNT")?);
+            self.counting = Some(build(&self.shared.context, &self.compiled, "-D FM_COUNT")?);
         }
         let start = Instant::now();
         let mut h = Host {
@@ -192,7 +241,7 @@ impl Runtime {
         };
         let result = h.program(inputs);
         // Whatever happened, wait for the device before measuring.
-        let _ = h.rt.queue.finish();
+        let _ = h.rt.shared.queue.finish();
         let result = result.and_then(|v| h.check_error().map(|()| v));
         let mut stats = std::mem::take(&mut h.stats);
         for (k, ev) in &h.events {
@@ -204,7 +253,8 @@ impl Runtime {
             let mut v = vec![0i64; 2 * stats.kernel_ns.len().max(1)];
             // SAFETY: the buffer has exactly v.len() elements.
             unsafe {
-                h.rt.queue
+                h.rt.shared
+                    .queue
                     .enqueue_read_buffer(c, CL_BLOCKING, 0, &mut v, &[])
             }
             .map_err(|e| GpuError::cl("reading the access counters", e))?;
@@ -220,24 +270,44 @@ impl Runtime {
     }
 }
 
+impl Shared {
+    fn new(device: &DeviceInfo) -> Result<Shared, GpuError> {
+        let dev = Device::new(device.id());
+        let context = Context::from_device(&dev).map_err(|e| GpuError::cl("clCreateContext", e))?;
+        let queue =
+            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+                .map_err(|e| GpuError::cl("clCreateCommandQueue", e))?;
+        Ok(Shared { queue, context })
+    }
+}
+
 fn build(context: &Context, c: &Compiled, options: &str) -> Result<Vec<Kernel>, GpuError> {
     // Nothing to build for a program without kernels (and NVIDIA's OpenCL
     // crashes when asked for the kernel names of a program that has none).
     if c.kernels.is_empty() {
         return Ok(Vec::new());
     }
-    let program =
-        ClProgram::create_and_build_from_source(context, &c.source, options).map_err(|log| {
-            if log.contains("DLOPEN") {
-                GpuError::NoPlatform(log)
-            } else {
-                GpuError::Build(log)
-            }
-        })?;
+    kernels_of(&build_source(context, &c.source, options)?, c)
+}
+
+fn build_source(context: &Context, source: &str, options: &str) -> Result<ClProgram, GpuError> {
+    // `-w`: the generated code has unused variables and parameters by
+    // design; errors still reach the build log.
+    let options = format!("-w {options}");
+    ClProgram::create_and_build_from_source(context, source, &options).map_err(|log| {
+        if log.contains("DLOPEN") {
+            GpuError::NoPlatform(log)
+        } else {
+            GpuError::Build(log)
+        }
+    })
+}
+
+fn kernels_of(program: &ClProgram, c: &Compiled) -> Result<Vec<Kernel>, GpuError> {
     c.kernels
         .iter()
         .map(|k| {
-            Kernel::create(&program, &k.name)
+            Kernel::create(program, &k.name)
                 .map_err(|e| GpuError::cl(format!("clCreateKernel {}", k.name), e))
         })
         .collect()
@@ -289,7 +359,7 @@ impl Host<'_> {
         // SAFETY: a fresh buffer of n >= 1 elements, no host pointer.
         unsafe {
             Buffer::<cl_long>::create(
-                &self.rt.context,
+                &self.rt.shared.context,
                 CL_MEM_READ_WRITE,
                 n.max(1),
                 ptr::null_mut(),
@@ -299,7 +369,7 @@ impl Host<'_> {
     }
 
     fn zero_aux(&mut self) -> Result<(), GpuError> {
-        let q = &self.rt.queue;
+        let q = &self.rt.shared.queue;
         for b in [self.err.as_mut(), self.counts.as_mut()]
             .into_iter()
             .flatten()
@@ -319,6 +389,7 @@ impl Host<'_> {
         // SAFETY: the error buffer has three elements.
         unsafe {
             self.rt
+                .shared
                 .queue
                 .enqueue_read_buffer(err, CL_BLOCKING, 0, &mut v, &[])
         }
@@ -411,7 +482,7 @@ impl Host<'_> {
             HostStmt::Alloc(x, e, span) => {
                 let n = self.eval(e, ALLOC, *span)?;
                 let b = self.allocate(n, ALLOC, *span)?;
-                let q = &self.rt.queue;
+                let q = &self.rt.shared.queue;
                 let blk = &mut self.blocks[b];
                 if n > 0 {
                     // SAFETY: pattern of one i64 over the buffer's n elements.
@@ -436,7 +507,7 @@ impl Host<'_> {
                 let mut v = [0i64; 1];
                 // SAFETY: at is inside the buffer; one element is read.
                 unsafe {
-                    self.rt.queue.enqueue_read_buffer(
+                    self.rt.shared.queue.enqueue_read_buffer(
                         &self.blocks[b].buf,
                         CL_BLOCKING,
                         8 * at as usize,
@@ -463,7 +534,7 @@ impl Host<'_> {
                         format!("write out of bounds: offset {at} of block `{m}` of size {len}"),
                     ));
                 }
-                let q = &self.rt.queue;
+                let q = &self.rt.shared.queue;
                 // SAFETY: at is inside the buffer; one element is written,
                 // and the call blocks, so `val` outlives it.
                 unsafe {
@@ -620,7 +691,7 @@ impl Host<'_> {
         let (g, l) = ([global], [group]);
         // SAFETY: the kernel's arguments are all set; the sizes outlive the call.
         let ev = unsafe {
-            self.rt.queue.enqueue_nd_range_kernel(
+            self.rt.shared.queue.enqueue_nd_range_kernel(
                 kernel.get(),
                 1,
                 ptr::null(),
@@ -756,7 +827,7 @@ impl Host<'_> {
                 .unwrap_or(Span::DUMMY);
             let b = self.allocate(size, PROG, span)?;
             if size > 0 {
-                let q = &self.rt.queue;
+                let q = &self.rt.shared.queue;
                 // SAFETY: data has exactly the buffer's size; the write blocks.
                 unsafe {
                     q.enqueue_write_buffer(&mut self.blocks[b].buf, CL_BLOCKING, 0, &data, &[])
@@ -807,7 +878,7 @@ impl Host<'_> {
                         if !v.is_empty() {
                             // SAFETY: v has exactly the buffer's size.
                             unsafe {
-                                self.rt.queue.enqueue_read_buffer(
+                                self.rt.shared.queue.enqueue_read_buffer(
                                     &blk.buf,
                                     CL_BLOCKING,
                                     0,
