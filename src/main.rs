@@ -317,7 +317,8 @@ fn cmd_run(
         None => Semantics::of(layer)[0],
         Some(SemArg::Value) => Semantics::Value,
         Some(SemArg::Heap) => Semantics::Heap,
-        Some(SemArg::Opencl) => unreachable!("dispatched to gpu_cmd::run"),
+        // Dispatched to gpu_cmd::run before this.
+        Some(SemArg::Opencl) => return Err(ExitCode::from(EXIT_NOT_A_PROGRAM)),
     };
     let inputs = read_inputs(input)?;
     let start = std::time::Instant::now();
