@@ -497,3 +497,124 @@ fn validate_lists_each_pass_obligation_with_prover_and_time() {
     assert!(out.contains("(kernel bound)"), "{out}");
     assert_eq!(out.matches("proved by").count(), 4, "{out}");
 }
+
+/// The OpenCL commands need PoCL (scripts/install-deps installs it);
+/// `FUNMEM_SKIP_OPENCL=1` skips them.
+fn opencl() -> bool {
+    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
+}
+
+#[test]
+fn lower_to_opencl_prints_kernels_and_refuses_kernel_allocations() {
+    let o = funmem(&[
+        "lower",
+        "tests/programs/design_example.fun",
+        "--to",
+        "opencl",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("__kernel void k0("), "{out}");
+    assert!(
+        out.contains("//  launch k0(xs_mem, ys_mem) over i < n"),
+        "{out}"
+    );
+    // Without expansion the paper's §5 example allocates inside a kernel.
+    let o = funmem(&[
+        "lower",
+        "papers/ifl2022/sec5_kernel_alloc.fun",
+        "--to",
+        "opencl",
+        "--passes",
+        "simplify",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("run memory expansion"), "{err}");
+    assert!(err.contains("sec5_kernel_alloc.fun:"), "{err}");
+}
+
+#[test]
+fn run_and_bench_on_pocl() {
+    if !opencl() {
+        return;
+    }
+    let o = funmem_stdin(
+        &[
+            "run",
+            "tests/programs/design_example.fun",
+            "--semantics",
+            "opencl",
+            "--device",
+            "pocl",
+        ],
+        "3 [1, 2, 3]",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "[2i64, 5i64, 8i64]\n");
+    // An index out of bounds: exit 1.
+    let o = funmem_stdin(
+        &[
+            "run",
+            "tests/programs/fun/index2d.fun",
+            "--semantics",
+            "opencl",
+            "--device",
+            "pocl",
+        ],
+        "1 1 [[5]] 3 0",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = funmem_stdin(
+        &[
+            "bench",
+            "benches/programs/map.fun",
+            "--device",
+            "pocl",
+            "--runs",
+            "2",
+            "--json",
+        ],
+        "1000",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runs"], 2);
+    assert_eq!(v["bytes"], 8 * 3000);
+    assert_eq!(v["kernels"][1]["bytes"], 8 * 2000);
+    assert_eq!(v["copy"]["bytes"], 8 * 3000);
+    assert_eq!(v["run"]["allocations"], 2);
+    assert_eq!(v["run"]["d2h_bytes"], 8 * 1000);
+    assert!(v["kernel_ms"]["median"].as_f64().unwrap() > 0.0);
+    // No such device: exit 2 and the list.
+    let o = funmem_stdin(
+        &[
+            "bench",
+            "benches/programs/map.fun",
+            "--device",
+            "no-such-device",
+        ],
+        "10",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no OpenCL device matches"));
+    let o = funmem(&["devices", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!v.as_array().unwrap().is_empty());
+}
