@@ -592,7 +592,7 @@ impl Host<'_> {
                 ),
             })));
         }
-        let bytes = 8 * n as u64;
+        let bytes = (n as u64).saturating_mul(8);
         if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {
             return Err(GpuError::OutOfDeviceMemory(format!(
                 "a block of {n} elements ({bytes} bytes) is larger than the device's largest \
@@ -771,7 +771,8 @@ impl Host<'_> {
                 Value::Array(av)
                     if av.shape.len() == shape.len()
                         && av.shape.iter().zip(&shape).all(|(&d, &s)| d as i64 == s)
-                        && av.shape.iter().product::<usize>() == av.data.len() =>
+                        && av.shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d))
+                            == Some(av.data.len()) =>
                 {
                     av
                 }
@@ -811,21 +812,23 @@ impl Host<'_> {
             }
         }
         for (m, size, arrays) in blocks {
-            let mut data = vec![0i64; size as usize];
-            for (av, l, _) in &arrays {
-                let mut it = av.data.iter();
-                let _ = l.for_each_address(|addr| {
-                    if let Some(&x) = it.next() {
-                        data[addr as usize] = x;
-                    }
-                    Ok::<(), ()>(())
-                });
-            }
             let span = arrays
                 .first()
                 .map(|(_, _, a)| a.span)
                 .unwrap_or(Span::DUMMY);
+            // The limits first: the block is laid out on the host too.
             let b = self.allocate(size, PROG, span)?;
+            let mut data = vec![0i64; size as usize];
+            for (av, l, _) in &arrays {
+                let mut it = av.data.iter();
+                let _ = l.for_each_address(|addr| {
+                    // Addresses are in [0, size) by construction of size.
+                    if let (Some(&x), Some(cell)) = (it.next(), data.get_mut(addr as usize)) {
+                        *cell = x;
+                    }
+                    Ok::<(), ()>(())
+                });
+            }
             if size > 0 {
                 let q = &self.rt.shared.queue;
                 // SAFETY: data has exactly the buffer's size; the write blocks.
