@@ -618,3 +618,17 @@ fn run_and_bench_on_pocl() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(!v.as_array().unwrap().is_empty());
 }
+
+#[test]
+fn no_opencl_platform_is_a_clear_error() {
+    // ocl-icd (Debian's OpenCL loader) reads its vendors from this folder.
+    let o = Command::new(env!("CARGO_BIN_EXE_funmem"))
+        .args(["devices"])
+        .env("OCL_ICD_VENDORS", "/nonexistent-funmem-vendors")
+        .output()
+        .expect("the funmem binary runs");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no OpenCL platform"), "{err}");
+    assert!(err.contains("scripts/install-deps"), "{err}");
+}
