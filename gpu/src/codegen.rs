@@ -502,15 +502,6 @@ impl Gen {
         body: &[Stmt],
         span: Span,
     ) -> Result<usize, Diagnostic> {
-        if let Some(at) = find_alloc(body) {
-            return Err(Diagnostic::new(
-                Phase::Transform,
-                at,
-                "this allocation is inside a kernel, and OpenCL kernels cannot allocate: \
-                 run memory expansion first (--passes simplify,expand-gpu, the default for \
-                 OpenCL) or hoist the allocation by hand",
-            ));
-        }
         let k = self.kernels.len();
         let mut bound_names = HashSet::from([index.clone()]);
         let mut free = BTreeSet::new();
@@ -622,42 +613,20 @@ impl Gen {
                     self.line(&format!("{c} = {v};"));
                 }
             }
-            StmtKind::Alloc(..) => unreachable!("refused before a kernel is generated"),
+            StmtKind::Alloc(..) => return Err(alloc_in_kernel(s.span)),
             StmtKind::Read(x, m, e) => {
                 self.div_checks(&[e], READ, s.span);
                 let at = self.address(e);
-                let (cm, nm) = (self.c(&m.name), self.size_of(&m.name));
-                let site = self.site(
-                    READ,
-                    s.span,
-                    SiteKind::Bounds {
-                        block: m.name.clone(),
-                        write: false,
-                    },
-                );
+                let cm = self.bounds_check(READ, s.span, &m.name, &at, false);
                 let c = self.c(&x.name);
-                self.line(&format!(
-                    "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
-                ));
                 self.line(&format!("{c} = {cm}[{at}]; FM_READ;"));
                 self.close_address(e);
             }
             StmtKind::Write(m, i, v) => {
                 self.div_checks(&[i, v], WRITE, s.span);
                 let at = self.address(i);
-                let (cm, nm) = (self.c(&m.name), self.size_of(&m.name));
-                let site = self.site(
-                    WRITE,
-                    s.span,
-                    SiteKind::Bounds {
-                        block: m.name.clone(),
-                        write: true,
-                    },
-                );
+                let cm = self.bounds_check(WRITE, s.span, &m.name, &at, true);
                 let val = self.expr(v);
-                self.line(&format!(
-                    "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
-                ));
                 self.line(&format!("{cm}[{at}] = {val}; FM_WRITE;"));
                 self.close_address(i);
             }
@@ -698,6 +667,24 @@ impl Gen {
             }
         }
         Ok(())
+    }
+
+    /// Checks that `at` is inside block `m`; the block's C name.
+    fn bounds_check(
+        &mut self,
+        rule: &'static str,
+        span: Span,
+        m: &Name,
+        at: &str,
+        write: bool,
+    ) -> String {
+        let (cm, nm) = (self.c(m), self.size_of(m));
+        let block = m.clone();
+        let site = self.site(rule, span, SiteKind::Bounds { block, write });
+        self.line(&format!(
+            "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
+        ));
+        cm
     }
 
     /// The code of an address: the expression itself when it is an atom,
@@ -768,13 +755,14 @@ fn print_sexp(e: &SExp) -> String {
     funmem_lang::print::sexp_string(e)
 }
 
-fn find_alloc(ss: &[Stmt]) -> Option<Span> {
-    ss.iter().find_map(|s| match &s.kind {
-        StmtKind::Alloc(..) => Some(s.span),
-        StmtKind::If(_, a, b) => find_alloc(a).or_else(|| find_alloc(b)),
-        StmtKind::Kernel(_, _, b) => find_alloc(b),
-        _ => None,
-    })
+fn alloc_in_kernel(at: Span) -> Diagnostic {
+    Diagnostic::new(
+        Phase::Transform,
+        at,
+        "this allocation is inside a kernel, and OpenCL kernels cannot allocate: \
+         run memory expansion first (--passes simplify,expand-gpu, the default for \
+         OpenCL) or hoist the allocation by hand",
+    )
 }
 
 fn has_kernel(ss: &[Stmt]) -> bool {
