@@ -13,8 +13,9 @@ use std::time::Duration;
 #[derive(clap::Args)]
 pub struct Args {
     /// FUNMEM passes after lowering, comma-separated (`none` for none).
-    #[arg(long, default_value = "simplify")]
-    passes: String,
+    /// Default: simplify (with --opencl: simplify,expand-gpu).
+    #[arg(long)]
+    passes: Option<String>,
     /// Programs in the whole campaign (all shards); default 1000 unless --time is given.
     #[arg(long, conflicts_with = "time")]
     count: Option<u64>,
@@ -51,6 +52,11 @@ pub struct Args {
     /// Share of programs that may go wrong at run time (0 to 1).
     #[arg(long, default_value_t = GenConfig::default().fail_share)]
     fail_share: f64,
+    /// Instead of the pipeline's checks: run every program's IMP (after
+    /// --passes, default simplify,expand-gpu here) on this OpenCL device
+    /// and compare with the IMP interpreter.
+    #[arg(long, conflicts_with_all = ["merge", "time"])]
+    opencl: Option<String>,
 }
 
 /// Default campaign size when neither --count nor --time is given.
@@ -98,8 +104,12 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         }
         return Ok(report(&s, a.json));
     }
-    let passes = funmem_transforms::pass::parse_list(&a.passes).map_err(bad)?;
     let shard = parse_shard(&a.shard).map_err(bad)?;
+    if let Some(dev) = &a.opencl {
+        return fuzz_opencl(&a, dev, shard);
+    }
+    let passes = funmem_transforms::pass::parse_list(a.passes.as_deref().unwrap_or("simplify"))
+        .map_err(bad)?;
     let gen = GenConfig {
         max_stms: a.max_stms,
         max_depth: a.max_depth,
@@ -195,4 +205,130 @@ fn report(s: &Summary, json: bool) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Programs in one OpenCL build (PoCL spends about a second a build).
+const OPENCL_BATCH: u64 = 100;
+
+/// `funmem fuzz --opencl DEVICE`: generated programs (both generators, in
+/// turn) through the passes to IMP, each run by the IMP interpreter and on
+/// the device; disagreements are listed and saved, not reduced.
+fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, ExitCode> {
+    use funmem_gpu::agree::{check_batch, Agreement};
+    use funmem_lang::parse::AnyProgram;
+    let passes_text = a.passes.as_deref().unwrap_or(crate::gpu_cmd::GPU_PASSES);
+    let passes = funmem_transforms::pass::parse_list(passes_text).map_err(bad)?;
+    let gen = GenConfig {
+        max_stms: a.max_stms,
+        max_depth: a.max_depth,
+        max_size: a.max_size,
+        fail_share: a.fail_share.clamp(0.0, 1.0),
+    };
+    let dev = crate::gpu_cmd::device(Some(device))?;
+    let count = a.count.unwrap_or(DEFAULT_COUNT);
+    let limits = Limits {
+        fuel: 10_000_000,
+        max_heap: 1 << 24,
+    };
+    let provers = funmem_oracle::prove::Provers::default();
+    let ks: Vec<u64> = (shard.0..count).step_by(shard.1 as usize).collect();
+    let bar = ProgressBar::new(ks.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} {bar:30} {pos} programs ({per_sec}) {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = std::time::Instant::now();
+    let mut tally = [0u64; 6]; // results, both wrong, race, limit, refused, not lowered
+    let mut failures = Vec::new();
+    for chunk in ks.chunks(OPENCL_BATCH as usize) {
+        let mut lowered = Vec::new();
+        let mut sources = Vec::new();
+        for &k in chunk {
+            let case = if k % 2 == 0 {
+                campaign::case_for(a.seed, k, &gen)
+            } else {
+                funmem_oracle::gen_mem::gen_funmem(&mut campaign::rng_for(a.seed, k), &gen)
+            };
+            let st = funmem_transforms::pipeline::stages(
+                &AnyProgram::Fun(case.program.clone()),
+                &passes,
+                true,
+                &provers,
+            );
+            match st.ok().and_then(|st| st.into_iter().last()) {
+                Some(funmem_transforms::pipeline::Stage {
+                    program: AnyProgram::Imp(q),
+                    ..
+                }) => {
+                    lowered.push((q, case.inputs.clone()));
+                    sources.push((k, case));
+                }
+                // The pipeline's own checks are `funmem fuzz` without --opencl.
+                _ => tally[5] += 1,
+            }
+        }
+        let verdicts = check_batch(&dev, &lowered, limits).map_err(|e| {
+            eprintln!("funmem fuzz: {e}");
+            ExitCode::from(2)
+        })?;
+        for ((k, case), v) in sources.into_iter().zip(verdicts) {
+            match v {
+                Agreement::Results => tally[0] += 1,
+                Agreement::BothWrong => tally[1] += 1,
+                Agreement::Race => tally[2] += 1,
+                Agreement::Limit => tally[3] += 1,
+                Agreement::Refused(_) => tally[4] += 1,
+                Agreement::Disagree(why) => failures.push((k, case, why)),
+            }
+        }
+        bar.inc(chunk.len() as u64);
+        bar.set_message(format!("{} disagreements", failures.len()));
+    }
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "seed {}, shard {}/{}, passes {passes_text}, OpenCL on {}: {} programs in {secs:.1} s; \
+         {} agreed on results, {} went wrong on both, {} racy (not compared), {} over limits, \
+         {} refused (allocation in a kernel), {} not lowered; {} disagreement{}",
+        a.seed,
+        shard.0,
+        shard.1,
+        dev.label(),
+        ks.len(),
+        tally[0],
+        tally[1],
+        tally[2],
+        tally[3],
+        tally[4],
+        tally[5],
+        failures.len(),
+        if failures.len() == 1 { "" } else { "s" }
+    );
+    for (k, case, why) in &failures {
+        println!("FAIL program {k}: {why}");
+        if let Some(out) = &a.out {
+            let dir = PathBuf::from(out);
+            std::fs::create_dir_all(&dir).map_err(|e| bad(format!("{out}: {e}")))?;
+            let ext = match case.program.lang {
+                funmem_lang::ast::Lang::Fun => "fun",
+                funmem_lang::ast::Lang::FunMem => "funmem",
+            };
+            let prog = dir.join(format!("opencl-{}-{k}.{ext}", a.seed));
+            let input = dir.join(format!("opencl-{}-{k}.in", a.seed));
+            let text: Vec<String> = case.inputs.iter().map(ToString::to_string).collect();
+            std::fs::write(&prog, case.program.to_string())
+                .and_then(|()| std::fs::write(&input, text.join(" ")))
+                .map_err(|e| bad(format!("{out}: {e}")))?;
+            println!(
+                "  reproduce: funmem run {} --semantics opencl --device {device} --input {}",
+                prog.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

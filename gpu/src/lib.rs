@@ -8,6 +8,7 @@
 //! limits and errors, so that the OpenCL backend is one more semantics of
 //! IMP.
 
+pub mod agree;
 pub mod bench;
 pub mod codegen;
 pub mod device;

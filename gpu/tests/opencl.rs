@@ -8,14 +8,13 @@
 //! `FUNMEM_SKIP_OPENCL=1` skips them on a machine without OpenCL;
 //! `FUNMEM_OPENCL_SAMPLE=N` sets the number of generated programs (120).
 
+use funmem_gpu::agree::{check_batch, Agreement};
 use funmem_gpu::{compile, select, DeviceInfo, GpuError, Runtime};
 use funmem_lang::ast::Lang;
 use funmem_lang::parse::{parse_imp, parse_program, AnyProgram};
 use funmem_oracle::prove::Provers;
 use funmem_oracle::{GenConfig, Rng};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
-use funmem_semantics::imp::run_imp;
-use funmem_semantics::observer::NoObserver;
 use funmem_semantics::value::{ArrayValue, Value};
 use funmem_transforms::pass::parse_list;
 use funmem_transforms::pipeline::stages;
@@ -111,41 +110,30 @@ fn generated_programs_agree_with_the_imp_interpreter() {
             }
         })
         .collect();
-    let imps: Vec<_> = cases
+    let lowered: Vec<_> = cases
         .iter()
-        .map(|c| gpu_imp(AnyProgram::Fun(c.program.clone())))
+        .map(|c| {
+            (
+                gpu_imp(AnyProgram::Fun(c.program.clone())),
+                c.inputs.clone(),
+            )
+        })
         .collect();
     // One OpenCL build for all of them: PoCL spends about a second a build.
-    let runtimes = Runtime::batch(&dev, &imps).unwrap();
-    for (seed, ((case, imp), rt)) in cases.iter().zip(&imps).zip(runtimes).enumerate() {
-        let mut rt = match rt {
-            Ok(rt) => rt,
-            Err(d) => {
-                assert!(d.message.contains("memory expansion"), "{}", d.message);
+    let verdicts = check_batch(&dev, &lowered, limits).unwrap();
+    for (seed, ((imp, inputs), v)) in lowered.iter().zip(verdicts).enumerate() {
+        match v {
+            Agreement::Results => agreed_ok += 1,
+            Agreement::BothWrong => agreed_err += 1,
+            Agreement::Race => racy += 1,
+            Agreement::Limit => {}
+            Agreement::Refused(why) => {
+                assert!(why.contains("memory expansion"), "{why}");
                 refused += 1;
-                continue;
             }
-        };
-        let want = run_imp(imp, &case.inputs, limits, true, &mut NoObserver);
-        let got = rt.run(&case.inputs, limits, false).map(|(v, _)| v);
-        let show = || format!("seed {seed}:\n{}\ninputs {:?}", imp_text(imp), case.inputs);
-        match (want, got) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(a, b, "{}", show());
-                agreed_ok += 1;
+            Agreement::Disagree(why) => {
+                panic!("seed {seed}: {why}\n{}\ninputs {inputs:?}", imp_text(imp))
             }
-            (Err(e), _) if matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap) => {}
-            // OpenCL does not detect races: any result will do.
-            (Err(e), _) if matches!(e.kind, ErrorKind::Race(_)) => racy += 1,
-            (Err(_), Err(g)) => {
-                assert!(g.is_program_error(), "{g}\n{}", show());
-                agreed_err += 1;
-            }
-            (Ok(a), Err(g)) => panic!("the interpreter gives {a:?}, OpenCL fails: {g}\n{}", show()),
-            (Err(e), Ok(b)) => panic!(
-                "the interpreter fails ({e}), OpenCL gives {b:?}\n{}",
-                show()
-            ),
         }
     }
     eprintln!(

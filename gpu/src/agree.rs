@@ -1,0 +1,97 @@
+//! The OpenCL backend as an oracle's semantics: does a run on a device agree
+//! with the IMP interpreter on the same program and inputs?
+
+use crate::device::{DeviceInfo, GpuError};
+use crate::driver::Runtime;
+use funmem_lang::imp::Program;
+use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::imp::run_imp;
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::value::Value;
+
+/// How a device run compares with the interpreter's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Agreement {
+    /// The same results.
+    Results,
+    /// Both went wrong (not necessarily at the same place: work-items run
+    /// in any order, the interpreter in index order).
+    BothWrong,
+    /// The interpreter found a race; OpenCL does not look for races, so any
+    /// outcome will do.
+    Race,
+    /// The interpreter ran out of fuel or heap; nothing to compare.
+    Limit,
+    /// The program cannot run on OpenCL (an allocation inside a kernel).
+    Refused(String),
+    /// They differ: a bug of the backend (or of the interpreter).
+    Disagree(String),
+}
+
+impl Agreement {
+    /// Whether this is a disagreement.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Agreement::Disagree(_))
+    }
+}
+
+fn show(v: &[Value]) -> String {
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Compares the interpreter's outcome with the device's.
+pub fn compare(
+    want: Result<Vec<Value>, EvalError>,
+    got: Result<Vec<Value>, GpuError>,
+) -> Agreement {
+    match (want, got) {
+        (Ok(a), Ok(b)) if a == b => Agreement::Results,
+        (Ok(a), Ok(b)) => Agreement::Disagree(format!(
+            "the interpreter gives {}, OpenCL gives {}",
+            show(&a),
+            show(&b)
+        )),
+        (Err(e), _) if matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap) => {
+            Agreement::Limit
+        }
+        (Err(e), _) if matches!(e.kind, ErrorKind::Race(_)) => Agreement::Race,
+        (Err(_), Err(g)) if g.is_program_error() => Agreement::BothWrong,
+        (Err(e), Err(g)) => Agreement::Disagree(format!(
+            "the interpreter went wrong ({e}), and OpenCL failed: {g}"
+        )),
+        (Ok(a), Err(g)) => Agreement::Disagree(format!(
+            "the interpreter gives {}, OpenCL fails: {g}",
+            show(&a)
+        )),
+        (Err(e), Ok(b)) => Agreement::Disagree(format!(
+            "the interpreter went wrong ({e}), OpenCL gives {}",
+            show(&b)
+        )),
+    }
+}
+
+/// Runs each program on its inputs with the interpreter (races checked)
+/// and on `device` (one OpenCL build for all), and compares.
+pub fn check_batch(
+    device: &DeviceInfo,
+    cases: &[(Program, Vec<Value>)],
+    limits: Limits,
+) -> Result<Vec<Agreement>, GpuError> {
+    let programs: Vec<Program> = cases.iter().map(|(p, _)| p.clone()).collect();
+    let runtimes = Runtime::batch(device, &programs)?;
+    Ok(cases
+        .iter()
+        .zip(runtimes)
+        .map(|((p, inputs), rt)| match rt {
+            Err(d) => Agreement::Refused(d.message),
+            Ok(mut rt) => {
+                let want = run_imp(p, inputs, limits, true, &mut NoObserver);
+                let got = rt.run(inputs, limits, false).map(|(v, _)| v);
+                compare(want, got)
+            }
+        })
+        .collect())
+}
