@@ -197,8 +197,10 @@ fn copy_kernel(
     n: u64,
     opts: BenchOptions,
 ) -> Result<CopyReport, GpuError> {
-    let program =
-        ClProgram::create_and_build_from_source(context, COPY, "").map_err(GpuError::Build)?;
+    let program = {
+        let _setup = crate::device::setup_lock();
+        ClProgram::create_and_build_from_source(context, COPY, "").map_err(GpuError::Build)?
+    };
     let kernel = Kernel::create(&program, "fm_copy")
         .map_err(|e| GpuError::cl("clCreateKernel fm_copy", e))?;
     let mk = || {

@@ -125,8 +125,20 @@ impl DeviceInfo {
     }
 }
 
+/// Serialises the OpenCL calls that set things up (platform discovery,
+/// contexts, builds): the ICD loader's lazy initialisation and PoCL's
+/// compiler are not safe to enter from several threads at once.
+pub(crate) static SETUP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds [`SETUP`] (a panic elsewhere while holding it poisons nothing
+/// that matters).
+pub(crate) fn setup_lock() -> std::sync::MutexGuard<'static, ()> {
+    SETUP.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Every device of every platform.
 pub fn devices() -> Result<Vec<DeviceInfo>, GpuError> {
+    let _setup = setup_lock();
     let platforms = get_platforms().map_err(|e| GpuError::cl("clGetPlatformIDs", e))?;
     if platforms.is_empty() {
         return Err(GpuError::NoPlatform(no_platform_hint(

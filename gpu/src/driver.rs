@@ -272,6 +272,7 @@ impl Runtime {
 
 impl Shared {
     fn new(device: &DeviceInfo) -> Result<Shared, GpuError> {
+        let _setup = crate::device::setup_lock();
         let dev = Device::new(device.id());
         let context = Context::from_device(&dev).map_err(|e| GpuError::cl("clCreateContext", e))?;
         let queue =
@@ -294,6 +295,7 @@ fn build_source(context: &Context, source: &str, options: &str) -> Result<ClProg
     // `-w`: the generated code has unused variables and parameters by
     // design; errors still reach the build log.
     let options = format!("-w {options}");
+    let _setup = crate::device::setup_lock();
     ClProgram::create_and_build_from_source(context, source, &options).map_err(|log| {
         if log.contains("DLOPEN") {
             GpuError::NoPlatform(log)

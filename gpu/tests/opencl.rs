@@ -21,6 +21,15 @@ use funmem_transforms::pipeline::stages;
 use rand::SeedableRng;
 use std::path::Path;
 
+/// One test at a time on the device: PoCL compiles kernels at their first
+/// launch in its own threads, and a segfault was once seen with tests in
+/// parallel on a cold cache.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn device() -> Option<DeviceInfo> {
     static CACHE: std::sync::Once = std::sync::Once::new();
     CACHE.call_once(|| {
@@ -87,6 +96,7 @@ fn program_error(r: Result<(Vec<Value>, funmem_gpu::RunStats), GpuError>) -> Eva
 
 #[test]
 fn generated_programs_agree_with_the_imp_interpreter() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     let limits = Limits {
         fuel: 200_000,
@@ -153,6 +163,7 @@ fn imp_text(p: &funmem_lang::imp::Program) -> String {
 
 #[test]
 fn kernel_failures_name_their_rule_and_values() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     // A read past the block, in one work-item of many.
     let p = parse_imp(
@@ -208,6 +219,7 @@ fn kernel_failures_name_their_rule_and_values() {
 
 #[test]
 fn host_reads_are_counted_as_synchronous_transfers() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     let imp = fun(&read("benches/programs/host_read.fun"));
     let (v, st) = run_on(&dev, &imp, &ints(&[4])).unwrap();
@@ -224,6 +236,7 @@ fn host_reads_are_counted_as_synchronous_transfers() {
 
 #[test]
 fn inputs_are_copied_in_and_accesses_counted_exactly() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     let imp = fun(&read("tests/programs/design_example.fun"));
     let c = compile(&imp).unwrap();
@@ -247,6 +260,7 @@ fn inputs_are_copied_in_and_accesses_counted_exactly() {
 
 #[test]
 fn both_expansion_layouts_run_and_agree() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     let src = read("benches/programs/per_iteration.fun");
     let p = AnyProgram::Fun(parse_program(&src, Lang::Fun).unwrap());
@@ -280,6 +294,7 @@ fn allocations_in_kernels_are_refused_with_advice() {
 
 #[test]
 fn setup_errors_are_clear() {
+    let _serial = serial();
     let Some(dev) = device() else { return };
     // A build failure shows the compiler's log.
     let mut c = compile(&fun(&read("tests/programs/design_example.fun"))).unwrap();
