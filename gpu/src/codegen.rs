@@ -42,6 +42,9 @@ pub struct Compiled {
     pub kernels: Vec<KernelInfo>,
     /// The host part of the program.
     pub host: Vec<HostStmt>,
+    /// For each statement of [`Compiled::host`]'s top level: the `mem`
+    /// variables not used after it (their blocks may be freed then).
+    pub dying: Vec<Vec<Name>>,
     /// The checks in the kernels: site `k` is `sites[k - 1]`.
     pub sites: Vec<Site>,
     /// The IMP program (its parameters and results).
@@ -329,13 +332,77 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
     }
     g.out.push_str(PRELUDE);
     let host = g.host(&p.body)?;
+    let dying = last_uses(&host, &g.kernels, p);
     Ok(Compiled {
         source: g.out,
         kernels: g.kernels,
         host,
+        dying,
         sites: g.sites,
         program: p.clone(),
     })
+}
+
+/// The `mem` variables a host statement uses and defines (an `if`: those
+/// of its branches).
+fn mem_uses_defs(
+    s: &HostStmt,
+    kernels: &[KernelInfo],
+    uses: &mut BTreeSet<Name>,
+    defs: &mut BTreeSet<Name>,
+) {
+    match s {
+        // A declaration holds no block yet.
+        HostStmt::Alloc(x, _, _) => {
+            defs.insert(x.clone());
+        }
+        HostStmt::AssignMem(x, y) => {
+            defs.insert(x.clone());
+            uses.insert(y.clone());
+        }
+        HostStmt::Read(_, m, _, _) | HostStmt::Write(m, _, _, _) => {
+            uses.insert(m.clone());
+        }
+        HostStmt::If(_, a, b) => {
+            for t in a.iter().chain(b) {
+                mem_uses_defs(t, kernels, uses, defs);
+            }
+        }
+        HostStmt::Launch(k) => uses.extend(kernels[*k].mems.iter().cloned()),
+        HostStmt::Var(..) | HostStmt::Assign(..) => {}
+    }
+}
+
+/// Backward liveness over the host part's top level: after statement `j`,
+/// the `mem` variables it touches that no later statement (nor a result)
+/// uses. An `if` counts as one statement whose definitions may not happen,
+/// so it kills nothing.
+fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<Name>> {
+    let mut live: BTreeSet<Name> = p
+        .results
+        .iter()
+        .filter_map(|r| match r {
+            ImpResult::Array(a) => Some(a.block.name.clone()),
+            ImpResult::Scalar(_) => None,
+        })
+        .collect();
+    let mut dying = vec![Vec::new(); host.len()];
+    for (j, s) in host.iter().enumerate().rev() {
+        let (mut uses, mut defs) = (BTreeSet::new(), BTreeSet::new());
+        mem_uses_defs(s, kernels, &mut uses, &mut defs);
+        dying[j] = uses
+            .union(&defs)
+            .filter(|x| !live.contains(*x))
+            .cloned()
+            .collect();
+        if !matches!(s, HostStmt::If(..)) {
+            for d in &defs {
+                live.remove(d);
+            }
+        }
+        live.extend(uses);
+    }
+    dying
 }
 
 fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
@@ -789,7 +856,17 @@ impl Compiled {
     pub fn print(&self) -> String {
         let mut s = String::new();
         s.push_str("// Host part (runs on the host; kernels are launched over 1-D ranges):\n");
-        print_host(&self.host, &self.kernels, 0, &mut s);
+        for (st, dying) in self.host.iter().zip(&self.dying) {
+            print_host(std::slice::from_ref(st), &self.kernels, 0, &mut s);
+            if !dying.is_empty() {
+                let names: Vec<&str> = dying.iter().map(|x| x.as_str()).collect();
+                let _ = writeln!(
+                    s,
+                    "//  (last use of {}: blocks no longer held are freed)",
+                    names.join(", ")
+                );
+            }
+        }
         for r in &self.program.results {
             if let ImpResult::Array(a) = r {
                 let _ = writeln!(

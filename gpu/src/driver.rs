@@ -2,8 +2,11 @@
 //! its kernels on an OpenCL device, and accounts for everything.
 //!
 //! - `alloc` creates a device buffer, zero-filled as IMP's E-IMP-ALLOC
-//!   says; blocks are never freed during a run (IMP has no free), so the
-//!   peak device memory is the bytes allocated, inputs included.
+//!   says. A block is freed once no variable that holds it is used again
+//!   on the host (by a statement, a launch or a result:
+//!   [`Compiled::dying`]), as a real runtime frees memory after its last
+//!   use; the peak device memory is the most bytes live at once, input
+//!   blocks included.
 //! - Input blocks are laid out on the host by their parameters' LMADs and
 //!   copied in (one transfer per block); result blocks are copied out (one
 //!   per block).
@@ -54,7 +57,7 @@ pub struct RunStats {
     pub allocations: u64,
     /// Their bytes.
     pub bytes_allocated: u64,
-    /// The most bytes live at once (nothing is freed during a run).
+    /// The most bytes live at once (blocks are freed after their last use).
     pub peak_bytes: u64,
     /// Host-to-device transfers: input blocks and host writes.
     pub h2d_transfers: u64,
@@ -228,6 +231,8 @@ impl Runtime {
             ints: HashMap::new(),
             mems: HashMap::new(),
             blocks: Vec::new(),
+            holders: Vec::new(),
+            live_bytes: 0,
             stats: RunStats {
                 kernel_launches: vec![0; self.compiled.kernels.len()],
                 kernel_ns: vec![0; self.compiled.kernels.len()],
@@ -324,7 +329,12 @@ struct Host<'a> {
     ints: HashMap<Name, i64>,
     /// Each `mem` variable's block, `None` while unset.
     mems: HashMap<Name, Option<usize>>,
-    blocks: Vec<Block>,
+    /// Every block made in this run; `None` once freed.
+    blocks: Vec<Option<Block>>,
+    /// How many `mem` variables hold each block.
+    holders: Vec<u32>,
+    /// Bytes of the blocks not freed yet.
+    live_bytes: u64,
     stats: RunStats,
     events: Vec<(usize, Event)>,
     /// Cells allocated, against the heap limit.
@@ -334,6 +344,13 @@ struct Host<'a> {
     err: Option<Buffer<cl_long>>,
     /// The access counters of this run.
     counts: Option<Buffer<cl_long>>,
+}
+
+fn freed() -> GpuError {
+    GpuError::Cl(
+        "internal error: a block was used after it was freed".into(),
+        0,
+    )
 }
 
 fn stuck(rule: &'static str, span: Span, msg: impl Into<String>) -> GpuError {
@@ -351,8 +368,13 @@ impl Host<'_> {
         }
         self.zero_aux()?;
         self.bind_inputs(inputs)?;
-        let host = self.rt.compiled.host.clone();
-        self.stmts(&host)?;
+        // Blocks are freed after their last use on the host, as a real
+        // runtime does, so that the peak is the most memory live at once.
+        let rt = self.rt;
+        for (s, dying) in rt.compiled.host.iter().zip(&rt.compiled.dying) {
+            self.stmt(s)?;
+            self.release(dying);
+        }
         self.check_error()?;
         self.results()
     }
@@ -470,35 +492,41 @@ impl Host<'_> {
             HostStmt::Var(x, ImpType::Int) => {
                 self.ints.insert(x.clone(), 0);
             }
-            HostStmt::Var(x, ImpType::Mem) => {
-                self.mems.insert(x.clone(), None);
-            }
+            HostStmt::Var(x, ImpType::Mem) => self.hold(x, None),
             HostStmt::Assign(x, e, span) => {
                 let v = self.eval(e, ASSIGN_INT, *span)?;
                 self.ints.insert(x.clone(), v);
             }
             HostStmt::AssignMem(x, y) => {
                 let b = self.mems.get(y).copied().flatten();
-                self.mems.insert(x.clone(), b);
+                self.hold(x, b);
             }
             HostStmt::Alloc(x, e, span) => {
                 let n = self.eval(e, ALLOC, *span)?;
                 let b = self.allocate(n, ALLOC, *span)?;
-                let q = &self.rt.shared.queue;
-                let blk = &mut self.blocks[b];
+                let rt = self.rt;
+                let blk = self.blk_mut(b)?;
                 if n > 0 {
                     // SAFETY: pattern of one i64 over the buffer's n elements.
-                    unsafe { q.enqueue_fill_buffer(&mut blk.buf, &[0i64], 0, 8 * n as usize, &[]) }
-                        .map_err(|e| GpuError::cl("zero-filling a block", e))?;
+                    unsafe {
+                        rt.shared.queue.enqueue_fill_buffer(
+                            &mut blk.buf,
+                            &[0i64],
+                            0,
+                            8 * n as usize,
+                            &[],
+                        )
+                    }
+                    .map_err(|e| GpuError::cl("zero-filling a block", e))?;
                 }
-                self.mems.insert(x.clone(), Some(b));
+                self.hold(x, Some(b));
             }
             HostStmt::Read(x, m, e, span) => {
                 let at = self.eval(e, READ, *span)?;
                 let b = self.block(m, READ, *span)?;
                 // A kernel's failure comes first: it happened earlier.
                 self.check_error()?;
-                let len = self.blocks[b].len;
+                let len = self.blk(b)?.len;
                 if at < 0 || at >= len {
                     return Err(stuck(
                         READ,
@@ -510,7 +538,7 @@ impl Host<'_> {
                 // SAFETY: at is inside the buffer; one element is read.
                 unsafe {
                     self.rt.shared.queue.enqueue_read_buffer(
-                        &self.blocks[b].buf,
+                        &self.blk(b)?.buf,
                         CL_BLOCKING,
                         8 * at as usize,
                         &mut v,
@@ -527,7 +555,7 @@ impl Host<'_> {
                 let at = self.eval(i, WRITE, *span)?;
                 let val = self.eval(e, WRITE, *span)?;
                 let b = self.block(m, WRITE, *span)?;
-                let len = self.blocks[b].len;
+                let len = self.blk(b)?.len;
                 if at < 0 || at >= len {
                     self.check_error()?;
                     return Err(stuck(
@@ -536,12 +564,13 @@ impl Host<'_> {
                         format!("write out of bounds: offset {at} of block `{m}` of size {len}"),
                     ));
                 }
-                let q = &self.rt.shared.queue;
+                let rt = self.rt;
+                let blk = self.blk_mut(b)?;
                 // SAFETY: at is inside the buffer; one element is written,
                 // and the call blocks, so `val` outlives it.
                 unsafe {
-                    q.enqueue_write_buffer(
-                        &mut self.blocks[b].buf,
+                    rt.shared.queue.enqueue_write_buffer(
+                        &mut blk.buf,
                         CL_BLOCKING,
                         8 * at as usize,
                         &[val],
@@ -606,9 +635,57 @@ impl Host<'_> {
         self.cells = cells;
         self.stats.allocations += 1;
         self.stats.bytes_allocated += bytes;
-        self.stats.peak_bytes = self.stats.bytes_allocated;
-        self.blocks.push(Block { buf, len: n });
+        self.live_bytes += bytes;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(self.live_bytes);
+        self.blocks.push(Some(Block { buf, len: n }));
+        self.holders.push(0);
         Ok(self.blocks.len() - 1)
+    }
+
+    fn blk(&self, b: usize) -> Result<&Block, GpuError> {
+        self.blocks
+            .get(b)
+            .and_then(Option::as_ref)
+            .ok_or_else(freed)
+    }
+
+    fn blk_mut(&mut self, b: usize) -> Result<&mut Block, GpuError> {
+        self.blocks
+            .get_mut(b)
+            .and_then(Option::as_mut)
+            .ok_or_else(freed)
+    }
+
+    /// Makes `x` hold block `b` (or none), letting go of what it held.
+    fn hold(&mut self, x: &Name, b: Option<usize>) {
+        if let Some(b) = b {
+            self.holders[b] += 1;
+        }
+        if let Some(Some(old)) = self.mems.insert(x.clone(), b) {
+            self.let_go(old);
+        }
+    }
+
+    /// One holder fewer for block `b`; freed when none is left.
+    fn let_go(&mut self, b: usize) {
+        self.holders[b] = self.holders[b].saturating_sub(1);
+        if self.holders[b] == 0 {
+            if let Some(blk) = self.blocks[b].take() {
+                self.live_bytes -= 8 * blk.len as u64;
+                // Dropping the buffer releases it; OpenCL keeps it until
+                // the commands that use it have finished.
+                drop(blk);
+            }
+        }
+    }
+
+    /// The variables in `dying` are not used again: their blocks may go.
+    fn release(&mut self, dying: &[Name]) {
+        for x in dying {
+            if let Some(Some(b)) = self.mems.remove(x) {
+                self.let_go(b);
+            }
+        }
     }
 
     fn launch(&mut self, k: usize) -> Result<(), GpuError> {
@@ -667,7 +744,10 @@ impl Host<'_> {
             }
             for m in &info.mems {
                 let (mem, len): (cl_mem, i64) = match self.mems.get(m).copied().flatten() {
-                    Some(b) => (self.blocks[b].buf.get(), self.blocks[b].len),
+                    Some(b) => {
+                        let blk = self.blk(b)?;
+                        (blk.buf.get(), blk.len)
+                    }
                     // An unset block: every access is out of bounds.
                     None => (self.rt.dummy.get(), 0),
                 };
@@ -832,16 +912,19 @@ impl Host<'_> {
                 });
             }
             if size > 0 {
-                let q = &self.rt.shared.queue;
+                let rt = self.rt;
+                let blk = self.blk_mut(b)?;
                 // SAFETY: data has exactly the buffer's size; the write blocks.
                 unsafe {
-                    q.enqueue_write_buffer(&mut self.blocks[b].buf, CL_BLOCKING, 0, &data, &[])
+                    rt.shared
+                        .queue
+                        .enqueue_write_buffer(&mut blk.buf, CL_BLOCKING, 0, &data, &[])
                 }
                 .map_err(|e| GpuError::cl("copying an input block to the device", e))?;
                 self.stats.h2d_transfers += 1;
                 self.stats.h2d_bytes += 8 * size as u64;
             }
-            self.mems.insert(m, Some(b));
+            self.hold(&m, Some(b));
         }
         Ok(())
     }
@@ -878,7 +961,7 @@ impl Host<'_> {
                     }
                     let b = self.block(&a.block.name, PROG, a.span)?;
                     if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
-                        let blk = &self.blocks[b];
+                        let blk = self.blk(b)?;
                         let mut v = vec![0i64; blk.len as usize];
                         if !v.is_empty() {
                             // SAFETY: v has exactly the buffer's size.

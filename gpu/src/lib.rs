@@ -1,7 +1,7 @@
 //! The OpenCL backend: IMP to OpenCL C ([`codegen`]), devices
 //! ([`device`]), a host driver that runs programs and accounts for time,
 //! memory and transfers ([`driver`]), and benchmarks against a copy kernel
-//! ([`bench`]).
+//! ([`mod@bench`]).
 //!
 //! Architecture invariant: this crate sits beside the oracle, on top of
 //! lang, semantics and transforms; it reuses the interpreters' values,

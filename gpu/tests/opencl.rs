@@ -229,9 +229,45 @@ fn host_reads_are_counted_as_synchronous_transfers() {
     assert_eq!(st.d2h_transfers, st.sync_reads + 1);
     assert_eq!(st.d2h_bytes, 8 * st.sync_reads + 8 * 3);
     assert_eq!(st.launches, 2);
-    // The bounds block, xs and ys.
+    // The bounds block, xs and ys; the first two are freed after their
+    // last use, before ys is allocated.
     assert_eq!(st.allocations, 3);
-    assert_eq!(st.peak_bytes, 8 * (1 + 4 + 3));
+    assert_eq!(st.bytes_allocated, 8 * (1 + 4 + 3));
+    assert_eq!(st.peak_bytes, 8 * (1 + 4));
+}
+
+#[test]
+fn blocks_are_freed_after_their_last_use_and_kept_while_held() {
+    let _serial = serial();
+    let Some(dev) = device() else { return };
+    // `a` is last used by the first kernel, but `b` holds its block on.
+    let p = parse_imp(
+        "def main (n: int) =
+           var a: mem; a <- alloc n;
+           var b: mem; b <- a;
+           kernel i < n do a[i] <- i done;
+           var c: mem; c <- alloc n;
+           kernel i < n do var x: int; x <- b[i]; c[i] <- x * 2 done
+         out (r: [n]int @ b -> R(n), s: [n]int @ c -> R(n))",
+    )
+    .unwrap();
+    let (v, st) = run_on(&dev, &p, &ints(&[3])).unwrap();
+    assert_eq!(v, vec![arr(&[0, 1, 2]), arr(&[0, 2, 4])]);
+    assert_eq!((st.bytes_allocated, st.peak_bytes), (48, 48));
+    // `a` is freed after the host reads it, before `c` is allocated.
+    let p = parse_imp(
+        "def main (n: int) =
+           var a: mem; a <- alloc n;
+           kernel i < n do a[i] <- i + 5 done;
+           var x: int; x <- a[0];
+           var c: mem; c <- alloc n;
+           kernel i < n do c[i] <- x done
+         out (s: [n]int @ c -> R(n))",
+    )
+    .unwrap();
+    let (v, st) = run_on(&dev, &p, &ints(&[3])).unwrap();
+    assert_eq!(v, vec![arr(&[5, 5, 5])]);
+    assert_eq!((st.bytes_allocated, st.peak_bytes), (48, 24));
 }
 
 #[test]
