@@ -11,6 +11,16 @@ fn funmem(args: &[&str]) -> Output {
         .expect("the funmem binary runs")
 }
 
+/// Asserts the exit code, showing standard error when it differs.
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 fn write_temp(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("funmem-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -188,12 +198,7 @@ fn validate_reports_valid_races_and_invalid_programs() {
         &["validate", "papers/ifl2022/fig07_if_sizes.funmem"],
         "1 3 2",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 0);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("source "), "{out}");
     assert!(
@@ -321,12 +326,7 @@ fn lower_prints_each_target_and_refuses_what_it_cannot_lower() {
 fn validate_runs_every_stage_of_a_fun_program() {
     let f = "papers/ifl2022/fig02_if_sizes.fun";
     let o = funmem_stdin(&["validate", f, "--passes", "simplify"], "0 3 2");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 0);
     let out = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
@@ -457,12 +457,7 @@ fn stats_counts_allocations_before_and_after_expansion() {
         &["stats", "papers/ifl2022/sec5_kernel_alloc.fun", "--json"],
         "4 10",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let st = &v["stages"];
     assert_eq!(st[0]["stage"], "simplify");
@@ -550,12 +545,7 @@ fn run_and_bench_on_pocl() {
         ],
         "3 [1, 2, 3]",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 0);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "[2i64, 5i64, 8i64]\n");
     // An index out of bounds: exit 1.
     let o = funmem_stdin(
@@ -569,12 +559,7 @@ fn run_and_bench_on_pocl() {
         ],
         "1 1 [[5]] 3 0",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 1);
     let o = funmem_stdin(
         &[
             "bench",
@@ -587,12 +572,7 @@ fn run_and_bench_on_pocl() {
         ],
         "1000",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_exit(&o, 0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["runs"], 2);
     assert_eq!(v["bytes"], 8 * 3000);
