@@ -210,12 +210,80 @@ fn report(s: &Summary, json: bool) -> ExitCode {
 /// Programs in one OpenCL build (PoCL spends about a second a build).
 const OPENCL_BATCH: u64 = 100;
 
+/// Most candidates tried when reducing an OpenCL disagreement (one OpenCL
+/// build each).
+const OPENCL_REDUCE_TRIES: usize = 300;
+
+/// A generated case through `passes` to IMP, if the pipeline takes it.
+fn lower_to_imp(
+    case: &funmem_oracle::Case,
+    passes: &[funmem_transforms::Pass],
+    provers: &funmem_oracle::prove::Provers,
+) -> Option<funmem_lang::imp::Program> {
+    use funmem_lang::parse::AnyProgram;
+    let st = funmem_transforms::pipeline::stages(
+        &AnyProgram::Fun(case.program.clone()),
+        passes,
+        true,
+        provers,
+    )
+    .ok()?;
+    match st.into_iter().last()?.program {
+        AnyProgram::Imp(q) => Some(q),
+        AnyProgram::Fun(_) => None,
+    }
+}
+
+/// Whether `case` still makes the device disagree with the IMP
+/// interpreter. `tamper` changes the generated code before it is built (the
+/// identity, except in tests that plant a fault).
+fn disagrees(
+    case: &funmem_oracle::Case,
+    passes: &[funmem_transforms::Pass],
+    dev: &funmem_gpu::DeviceInfo,
+    limits: Limits,
+    tamper: &dyn Fn(&mut funmem_gpu::Compiled),
+) -> bool {
+    let provers = funmem_oracle::prove::Provers::default();
+    let Some(imp) = lower_to_imp(case, passes, &provers) else {
+        return false;
+    };
+    let Ok(mut compiled) = funmem_gpu::compile(&imp) else {
+        return false;
+    };
+    tamper(&mut compiled);
+    let Ok(mut rt) = funmem_gpu::Runtime::new(dev, &compiled) else {
+        return false;
+    };
+    let want = funmem_semantics::imp::run_imp(
+        &imp,
+        &case.inputs,
+        limits,
+        true,
+        &mut funmem_semantics::observer::NoObserver,
+    );
+    let got = rt.run(&case.inputs, limits, false).map(|(v, _)| v);
+    funmem_gpu::agree::compare(want, got).is_failure()
+}
+
+/// Shrinks a case on which the device disagrees with the interpreter.
+fn reduce_opencl(
+    case: &funmem_oracle::Case,
+    passes: &[funmem_transforms::Pass],
+    dev: &funmem_gpu::DeviceInfo,
+    limits: Limits,
+    tries: usize,
+    tamper: &dyn Fn(&mut funmem_gpu::Compiled),
+) -> funmem_oracle::Case {
+    let mut still = |c: &funmem_oracle::Case| disagrees(c, passes, dev, limits, tamper);
+    funmem_oracle::reduce::reduce(case, &mut still, tries)
+}
+
 /// `funmem fuzz --opencl DEVICE`: generated programs (both generators, in
 /// turn) through the passes to IMP, each run by the IMP interpreter and on
-/// the device; disagreements are listed and saved, not reduced.
+/// the device; disagreements are reduced, listed and saved.
 fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, ExitCode> {
     use funmem_gpu::agree::{check_batch, Agreement};
-    use funmem_lang::parse::AnyProgram;
     let passes_text = a.passes.as_deref().unwrap_or(crate::gpu_cmd::GPU_PASSES);
     let passes = funmem_transforms::pass::parse_list(passes_text).map_err(bad)?;
     let gen = GenConfig {
@@ -232,6 +300,7 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
     };
     let provers = funmem_oracle::prove::Provers::default();
     let ks: Vec<u64> = (shard.0..count).step_by(shard.1 as usize).collect();
+    let identity = |_: &mut funmem_gpu::Compiled| {};
     let bar = ProgressBar::new(ks.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} {bar:30} {pos} programs ({per_sec}) {msg}")
@@ -249,22 +318,13 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
             } else {
                 funmem_oracle::gen_mem::gen_funmem(&mut campaign::rng_for(a.seed, k), &gen)
             };
-            let st = funmem_transforms::pipeline::stages(
-                &AnyProgram::Fun(case.program.clone()),
-                &passes,
-                true,
-                &provers,
-            );
-            match st.ok().and_then(|st| st.into_iter().last()) {
-                Some(funmem_transforms::pipeline::Stage {
-                    program: AnyProgram::Imp(q),
-                    ..
-                }) => {
+            match lower_to_imp(&case, &passes, &provers) {
+                Some(q) => {
                     lowered.push((q, case.inputs.clone()));
                     sources.push((k, case));
                 }
                 // The pipeline's own checks are `funmem fuzz` without --opencl.
-                _ => tally[5] += 1,
+                None => tally[5] += 1,
             }
         }
         let verdicts = check_batch(&dev, &lowered, limits).map_err(|e| {
@@ -278,7 +338,12 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
                 Agreement::Race => tally[2] += 1,
                 Agreement::Limit => tally[3] += 1,
                 Agreement::Refused(_) => tally[4] += 1,
-                Agreement::Disagree(why) => failures.push((k, case, why)),
+                Agreement::Disagree(why) => {
+                    bar.set_message(format!("reducing program {k}"));
+                    let small =
+                        reduce_opencl(&case, &passes, &dev, limits, OPENCL_REDUCE_TRIES, &identity);
+                    failures.push((k, small, why));
+                }
             }
         }
         bar.inc(chunk.len() as u64);
@@ -331,4 +396,63 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::ast::Lang;
+    use funmem_lang::parse::parse_program;
+    use funmem_semantics::value::{ArrayValue, Value};
+
+    /// A planted fault in the generated code (`%` computed as `/`) is a
+    /// disagreement, and the reducer shrinks the program around it.
+    #[test]
+    fn opencl_disagreements_are_reduced() {
+        if std::env::var_os("FUNMEM_SKIP_OPENCL").is_some() {
+            return;
+        }
+        crate::gpu_cmd::default_pocl_cache();
+        let dev = funmem_gpu::select(Some("pocl")).expect("PoCL (scripts/install-deps)");
+        let program = parse_program(
+            "def main (n: int) (xs: [n]int) =
+               let (a: int) = n + 1
+               let (b: int) = a * 2
+               let (ys: [n]int) = kernel i < n do
+                   let (x: int) = xs[i]
+                   let (y: int) = x % 3
+                   let (z: int) = y + b
+                   in (z)
+               let (c: int) = b - a
+               in (ys, c)",
+            Lang::Fun,
+        )
+        .unwrap();
+        let case = funmem_oracle::Case {
+            program,
+            inputs: vec![
+                Value::Int(2),
+                Value::Array(ArrayValue {
+                    shape: vec![2],
+                    data: vec![7, 8],
+                }),
+            ],
+        };
+        let passes = funmem_transforms::pass::parse_list("simplify,expand-gpu").unwrap();
+        let limits = Limits::default();
+        let plant = |c: &mut funmem_gpu::Compiled| {
+            c.source = c.source.replace("= fm_rem(", "= fm_div(");
+        };
+        assert!(!disagrees(&case, &passes, &dev, limits, &|_| {}));
+        assert!(disagrees(&case, &passes, &dev, limits, &plant));
+        let small = reduce_opencl(&case, &passes, &dev, limits, 40, &plant);
+        eprintln!("reduced to:\n{}", small.program);
+        assert!(disagrees(&small, &passes, &dev, limits, &plant));
+        let size = funmem_oracle::reduce::size;
+        assert!(
+            size(&small.program) < size(&case.program),
+            "not reduced:\n{}",
+            small.program
+        );
+    }
 }
