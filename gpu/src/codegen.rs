@@ -856,6 +856,16 @@ impl Compiled {
     pub fn print(&self) -> String {
         let mut s = String::new();
         s.push_str("// Host part (runs on the host; kernels are launched over 1-D ranges):\n");
+        for q in &self.program.params {
+            let _ = match q {
+                Param::Int(x, _) => writeln!(s, "//   input {}", x.name),
+                Param::Array(a) => writeln!(
+                    s,
+                    "//   input {} copied into block {}",
+                    a.name.name, a.block.name
+                ),
+            };
+        }
         for (st, dying) in self.host.iter().zip(&self.dying) {
             print_host(std::slice::from_ref(st), &self.kernels, 0, &mut s);
             if !dying.is_empty() {
