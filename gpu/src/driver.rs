@@ -23,6 +23,7 @@ use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::prog;
 use funmem_semantics::scalar::{binop, unop, DivByZero};
 use funmem_semantics::value::{ArrayValue, Value};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -39,7 +40,7 @@ use std::ptr;
 use std::rc::Rc;
 use std::time::Instant;
 
-const PROG: &str = "E-IMP-PROG";
+use funmem_semantics::prog::PROG;
 const ALLOC: &str = "E-IMP-ALLOC";
 const READ: &str = "E-IMP-READ";
 const WRITE: &str = "E-IMP-WRITE";
@@ -344,6 +345,10 @@ struct Host<'a> {
     err: Option<Buffer<cl_long>>,
     /// The access counters of this run.
     counts: Option<Buffer<cl_long>>,
+}
+
+fn program(e: EvalError) -> GpuError {
+    GpuError::Program(Box::new(e))
 }
 
 fn freed() -> GpuError {
@@ -813,84 +818,43 @@ impl Host<'_> {
         Ok((shape, Lmad { offset, dims }))
     }
 
+    /// Parameters bound to inputs, input blocks laid out and copied in, by
+    /// E-IMP-PROG's shared checks (`funmem_semantics::prog`), in parameter
+    /// order as the interpreter does.
     fn bind_inputs(&mut self, inputs: &[Value]) -> Result<(), GpuError> {
         let p = &self.rt.compiled.program;
-        let (want, got) = (p.params.len(), inputs.len());
-        if got != want {
-            return Err(stuck(
-                PROG,
-                p.span,
-                format!("the program takes {want} inputs, but {got} were given"),
-            ));
-        }
-        // Integers first: array layouts may use any of them.
-        for (q, v) in p.params.iter().zip(inputs) {
-            if let Param::Int(x, span) = q {
-                match v {
-                    Value::Int(i) => {
-                        self.ints.insert(x.name.clone(), *i);
-                    }
-                    _ => {
-                        return Err(stuck(
-                            PROG,
-                            *span,
-                            format!(
-                                "input for parameter `{}` must be int, but {} was given",
-                                x.name,
-                                v.type_name()
-                            ),
-                        ))
-                    }
-                }
-            }
-        }
-        // Each input block's size: just large enough for its arrays.
+        let want = p.params.len();
+        prog::check_not_too_many(want, inputs.len(), p.span).map_err(program)?;
+        // Each input block: its size (just large enough for its arrays) and
+        // the arrays laid out in it, in order of first appearance.
         let mut blocks: Vec<InputBlock> = Vec::new();
-        for (q, v) in p.params.iter().zip(inputs) {
-            let Param::Array(a) = q else { continue };
-            let (shape, l) = self.arr_layout(a)?;
-            let av = match v {
-                Value::Array(av)
-                    if av.shape.len() == shape.len()
-                        && av.shape.iter().zip(&shape).all(|(&d, &s)| d as i64 == s)
-                        && av.shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d))
-                            == Some(av.data.len()) =>
-                {
-                    av
+        for (k, q) in p.params.iter().enumerate() {
+            match q {
+                Param::Int(x, span) => {
+                    let name = x.name.as_str();
+                    let v = prog::input_of(inputs, k, want, name, "int", *span).map_err(program)?;
+                    let &Value::Int(i) = v else {
+                        return Err(program(prog::mismatch(name, "int", &v.type_name(), *span)));
+                    };
+                    self.ints.insert(x.name.clone(), i);
                 }
-                _ => {
-                    return Err(stuck(
-                        PROG,
-                        a.span,
-                        format!(
-                        "input for parameter `{}` must be an array of shape {:?}, but {} was given",
-                        a.name.name,
-                        shape,
-                        v.type_name()
-                    ),
-                    ))
+                Param::Array(a) => {
+                    let (shape, l) = self.arr_layout(a)?;
+                    let name = a.name.name.as_str();
+                    let expected = prog::type_of_shape(&shape);
+                    let v = prog::input_of(inputs, k, want, name, &expected, a.span)
+                        .map_err(program)?;
+                    let (av, need) =
+                        prog::array_input(v, name, a.span, &shape, &l).map_err(program)?;
+                    let need = need.unwrap_or(0);
+                    match blocks.iter_mut().find(|(m, _, _)| *m == a.block.name) {
+                        Some(b) => {
+                            b.1 = b.1.max(need);
+                            b.2.push((av, l, a));
+                        }
+                        None => blocks.push((a.block.name.clone(), need, vec![(av, l, a)])),
+                    }
                 }
-            };
-            let need = match l.min_max() {
-                Some((lo, _)) if lo < 0 => {
-                    return Err(stuck(
-                        PROG,
-                        a.span,
-                        format!(
-                            "array parameter `{}` has address {lo} in its block, below 0",
-                            a.name.name
-                        ),
-                    ))
-                }
-                Some((_, hi)) => hi.saturating_add(1),
-                None => 0,
-            };
-            match blocks.iter_mut().find(|(m, _, _)| *m == a.block.name) {
-                Some(b) => {
-                    b.1 = b.1.max(need);
-                    b.2.push((av, l, a));
-                }
-                None => blocks.push((a.block.name.clone(), need, vec![(av, l, a)])),
             }
         }
         for (m, size, arrays) in blocks {
@@ -901,15 +865,8 @@ impl Host<'_> {
             // The limits first: the block is laid out on the host too.
             let b = self.allocate(size, PROG, span)?;
             let mut data = vec![0i64; size as usize];
-            for (av, l, _) in &arrays {
-                let mut it = av.data.iter();
-                let _ = l.for_each_address(|addr| {
-                    // Addresses are in [0, size) by construction of size.
-                    if let (Some(&x), Some(cell)) = (it.next(), data.get_mut(addr as usize)) {
-                        *cell = x;
-                    }
-                    Ok::<(), ()>(())
-                });
+            for (av, l, a) in &arrays {
+                prog::lay_out(&mut data, av, l, a.name.name.as_str(), a.span).map_err(program)?;
             }
             if size > 0 {
                 let rt = self.rt;
@@ -929,6 +886,8 @@ impl Host<'_> {
         Ok(())
     }
 
+    /// The results, read back by E-IMP-PROG's shared checks; each result
+    /// block is copied to the host once.
     fn results(&mut self) -> Result<Vec<Value>, GpuError> {
         let p = &self.rt.compiled.program;
         let mut host_copies: HashMap<usize, Vec<i64>> = HashMap::new();
@@ -940,25 +899,9 @@ impl Host<'_> {
                 )),
                 ImpResult::Array(a) => {
                     let (shape, l) = self.arr_layout(a)?;
-                    if let Some(&d) = shape.iter().find(|&&d| d < 0) {
-                        return Err(stuck(
-                            PROG,
-                            a.span,
-                            format!("result `{}` has a negative size: {d}", a.name.name),
-                        ));
-                    }
-                    let len = shape.iter().try_fold(1u64, |p, &d| p.checked_mul(d as u64));
-                    if len.is_none_or(|n| n > self.limits.max_heap) {
-                        return Err(GpuError::Program(Box::new(EvalError {
-                            kind: ErrorKind::OutOfHeap,
-                            rule: PROG,
-                            span: a.span,
-                            message: format!(
-                                "result `{}` has more elements than the heap limit",
-                                a.name.name
-                            ),
-                        })));
-                    }
+                    let name = a.name.name.as_str();
+                    let dims = prog::result_shape(name, a.span, &shape, self.limits.max_heap)
+                        .map_err(program)?;
                     let b = self.block(&a.block.name, PROG, a.span)?;
                     if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
                         let blk = self.blk(b)?;
@@ -980,39 +923,11 @@ impl Host<'_> {
                         }
                         slot.insert(v);
                     }
-                    let block = &host_copies[&b];
-                    let n = len.unwrap_or(0) as usize;
-                    // A row-major array at offset 0 is a prefix of its block.
-                    if l == Lmad::row_major(&shape) && n <= block.len() {
-                        out.push(Value::Array(ArrayValue {
-                            shape: shape.iter().map(|&d| d as usize).collect(),
-                            data: block[..n].to_vec(),
-                        }));
-                        continue;
-                    }
-                    let mut data = Vec::with_capacity(n);
-                    l.for_each_address(|addr| {
-                        match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
-                            Some(&x) => {
-                                data.push(x);
-                                Ok(())
-                            }
-                            None => Err(stuck(
-                                PROG,
-                                a.span,
-                                format!(
-                                    "result `{}` reads out of bounds: offset {addr} of block `{}` of size {}",
-                                    a.name.name,
-                                    a.block.name,
-                                    block.len()
-                                ),
-                            )),
-                        }
-                    })?;
-                    out.push(Value::Array(ArrayValue {
-                        shape: shape.iter().map(|&d| d as usize).collect(),
-                        data,
-                    }));
+                    let label = format!("block `{}`", a.block.name);
+                    out.push(
+                        prog::read_back(name, a.span, dims, &l, &host_copies[&b], &label)
+                            .map_err(program)?,
+                    );
                 }
             }
         }

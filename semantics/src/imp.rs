@@ -45,6 +45,7 @@
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
 use crate::observer::{NoObserver, Observer};
+use crate::prog;
 use crate::race::{describe, RaceDetector};
 use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
@@ -548,12 +549,6 @@ fn race_error(r: Box<Race>) -> Box<EvalError> {
     })
 }
 
-/// `[a][b]int`, from sizes.
-fn type_of_shape(shape: &[i64]) -> String {
-    let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
-    format!("{dims}int")
-}
-
 impl<O: Observer> Machine<'_, O> {
     /// One unit of fuel for a statement evaluated by `rule`.
     #[inline(always)]
@@ -801,85 +796,47 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     /// E-IMP-PROG, first half: parameters bound to inputs, input blocks
-    /// allocated and filled.
+    /// allocated and filled (the checks are [`crate::prog`]'s).
     fn bind_inputs(&mut self, inputs: &[Value], span: Span) -> R<()> {
         let code = self.code;
-        let (want, got) = (code.params.len(), inputs.len());
-        if got > want {
-            return Err(stuck(
-                PROG,
-                span,
-                format!("too many inputs: the program takes {want}, but {got} were given"),
-            ));
-        }
+        let want = code.params.len();
+        prog::check_not_too_many(want, inputs.len(), span)?;
         // Array inputs with their layouts, and each block's size.
         let mut arrays: Vec<(&ArrayValue, usize, Lmad<i64>, &ArrCode)> = Vec::new();
         let mut sizes: Vec<Option<i64>> = vec![None; code.mem_names.len()];
         let mut order: Vec<usize> = Vec::new();
         for (k, q) in code.params.iter().enumerate() {
-            let (name, pspan, expected) = match q {
-                ParamCode::Int(x, _, s) => (x, *s, "int".to_string()),
-                ParamCode::Array(a) => (&a.name, a.span, type_of_shape(&self.arr_layout(a)?.0)),
-            };
-            let mismatch = |found: &str| {
-                stuck(
-                    PROG,
-                    pspan,
-                    format!(
-                        "input for parameter `{name}` must be {expected}, but {found} was given"
-                    ),
-                )
-            };
-            let Some(v) = inputs.get(k) else {
-                return Err(stuck(
-                    PROG,
-                    pspan,
-                    format!("too few inputs: parameter `{name}` ({expected}) has none; the program takes {want}, but {got} were given"),
-                ));
-            };
-            match (q, v) {
-                (ParamCode::Int(_, x, _), Value::Int(i)) => self.ints[*x] = *i,
-                (ParamCode::Array(a), Value::Array(av)) => {
-                    let (shape, l) = self.arr_layout(a)?;
-                    let fits = av.shape.len() == shape.len()
-                        && av
-                            .shape
-                            .iter()
-                            .zip(&shape)
-                            .all(|(&d, &s)| i64::try_from(d) == Ok(s));
-                    if !fits {
-                        return Err(mismatch(&v.type_name()));
-                    }
-                    let len = av.shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d));
-                    if len != Some(av.data.len()) {
-                        return Err(mismatch(&format!(
-                            "a malformed array ({} elements for {})",
-                            av.data.len(),
-                            v.type_name()
-                        )));
-                    }
-                    if let Some((lo, hi)) = l.min_max() {
-                        if lo < 0 {
-                            return Err(stuck(
-                                PROG,
-                                pspan,
-                                format!("array parameter `{name}` has address {lo} in its block, below 0"),
-                            ));
+            match q {
+                ParamCode::Int(x, slot, pspan) => {
+                    let v = prog::input_of(inputs, k, want, x.as_str(), "int", *pspan)?;
+                    match v {
+                        Value::Int(i) => self.ints[*slot] = *i,
+                        _ => {
+                            return Err(Box::new(prog::mismatch(
+                                x.as_str(),
+                                "int",
+                                &v.type_name(),
+                                *pspan,
+                            )))
                         }
-                        let need = hi.checked_add(1).ok_or_else(|| {
-                            stuck(PROG, pspan, format!("array parameter `{name}` has address {hi}, too large for a block"))
-                        })?;
-                        let s = &mut sizes[a.block];
-                        *s = Some(s.map_or(need, |s| s.max(need)));
-                    } else if sizes[a.block].is_none() {
-                        sizes[a.block] = Some(0);
                     }
+                }
+                ParamCode::Array(a) => {
+                    let (shape, l) = self.arr_layout(a)?;
+                    let expected = prog::type_of_shape(&shape);
+                    let v = prog::input_of(inputs, k, want, a.name.as_str(), &expected, a.span)?;
+                    let (av, need) = prog::array_input(v, a.name.as_str(), a.span, &shape, &l)?;
+                    let s = &mut sizes[a.block];
+                    *s = match (*s, need) {
+                        (Some(s), Some(n)) => Some(s.max(n)),
+                        (None, n) => Some(n.unwrap_or(0)),
+                        (s, None) => s,
+                    };
                     if !order.contains(&a.block) {
                         order.push(a.block);
                     }
                     arrays.push((av, a.block, l, a));
                 }
-                _ => return Err(mismatch(&v.type_name())),
             }
         }
         for m in order {
@@ -889,25 +846,7 @@ impl<O: Observer> Machine<'_, O> {
         }
         for (av, m, l, a) in arrays {
             let b = self.mems[m];
-            let block = &mut self.blocks[b];
-            let mut data = av.data.iter();
-            l.for_each_address(|addr| {
-                // Addresses are in [0, size) by construction of the block.
-                if let (Ok(o), Some(&x)) = (usize::try_from(addr), data.next()) {
-                    if let Some(cell) = block.get_mut(o) {
-                        *cell = x;
-                        return Ok(());
-                    }
-                }
-                Err(stuck(
-                    PROG,
-                    a.span,
-                    format!(
-                        "array parameter `{}`: address {addr} outside its block",
-                        a.name
-                    ),
-                ))
-            })?;
+            prog::lay_out(&mut self.blocks[b], av, &l, a.name.as_str(), a.span)?;
         }
         Ok(())
     }
@@ -927,67 +866,13 @@ impl<O: Observer> Machine<'_, O> {
 
     fn read_back(&mut self, a: &ArrCode) -> R<Value> {
         let (shape, l) = self.arr_layout(a)?;
-        let name = &a.name;
-        let dims = shape
-            .iter()
-            .map(|&d| usize::try_from(d))
-            .collect::<Result<Vec<usize>, _>>()
-            .map_err(|_| {
-                stuck(
-                    PROG,
-                    a.span,
-                    format!(
-                        "result `{name}` has a negative size: {}",
-                        type_of_shape(&shape)
-                    ),
-                )
-            })?;
-        let len = dims.iter().try_fold(1usize, |p, &d| p.checked_mul(d));
-        let len = match len.and_then(|n| u64::try_from(n).ok()) {
-            Some(n) if n <= self.limits.max_heap => n as usize,
-            _ => {
-                return Err(Box::new(EvalError {
-                    kind: ErrorKind::OutOfHeap,
-                    rule: PROG,
-                    span: a.span,
-                    message: format!(
-                    "result `{name}` of type {} has more elements than the heap limit of {} cells",
-                    type_of_shape(&shape),
-                    self.limits.max_heap
-                ),
-                }))
-            }
-        };
+        let dims = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)?;
         let m = a.block;
         let b = self.block_of(m, PROG, a.span)?;
-        let block = &self.blocks[b];
-        let mut data = Vec::new();
-        data.try_reserve_exact(len).map_err(|_| {
-            stuck(
-                PROG,
-                a.span,
-                format!("result `{name}` does not fit in memory"),
-            )
-        })?;
-        l.for_each_address(|addr| match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
-            Some(&x) => {
-                data.push(x);
-                Ok(())
-            }
-            None => Err(addr),
-        })
-        .map_err(|addr| {
-            let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
-            stuck(
-                PROG,
-                a.span,
-                format!(
-                    "result `{name}`: read out of bounds: offset {addr} of block {b} (`{bname}`), which has size {}",
-                    block.len()
-                ),
-            )
-        })?;
-        Ok(Value::Array(ArrayValue { shape: dims, data }))
+        let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
+        let label = format!("block {b} (`{bname}`)");
+        let v = prog::read_back(a.name.as_str(), a.span, dims, &l, &self.blocks[b], &label)?;
+        Ok(v)
     }
 }
 

@@ -21,6 +21,7 @@ pub mod fun;
 pub mod heap;
 pub mod imp;
 pub mod observer;
+pub mod prog;
 pub mod race;
 pub mod run;
 pub mod scalar;
