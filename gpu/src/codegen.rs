@@ -427,19 +427,11 @@ fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
 /// Free variables of a kernel body: used but not declared inside.
 fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) {
     fn sexp(e: &SExp, bound: &HashSet<Name>, free: &mut BTreeSet<Name>) {
-        match e {
-            SExp::Atom(Atom::Var(x)) => {
-                if !bound.contains(&x.name) {
-                    free.insert(x.name.clone());
-                }
+        e.for_each_var(&mut |x| {
+            if !bound.contains(&x.name) {
+                free.insert(x.name.clone());
             }
-            SExp::Atom(Atom::Int(..)) => {}
-            SExp::Bin(_, l, r, _) => {
-                sexp(l, bound, free);
-                sexp(r, bound, free);
-            }
-            SExp::Un(_, e, _) => sexp(e, bound, free),
-        }
+        });
     }
     let name = |x: &Name, bound: &HashSet<Name>, free: &mut BTreeSet<Name>| {
         if !bound.contains(x) {
