@@ -24,6 +24,7 @@ use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
 use funmem_semantics::textual::parse_values;
 use funmem_semantics::validity::first_difference;
+use funmem_semantics::value::Value;
 use funmem_transforms::{pass, pipeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -276,25 +277,12 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
             ) else {
                 continue;
             };
-            let ok = match (&case.expect, result) {
-                (Expect::Output(_), Ok(got)) => {
-                    let want = expected.as_deref().unwrap_or_default();
-                    match first_difference(&got, want) {
-                        None => Ok(()),
-                        Some(d) => Err(d.describe("the program", "the test")),
-                    }
-                }
-                (Expect::Success, Ok(_)) => Ok(()),
-                (Expect::Error(re), Ok(got)) => {
-                    let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
-                    Err(format!(
-                        "gave {}, but an error matching /{re}/ was expected",
-                        shown.join(" ")
-                    ))
-                }
-                (Expect::Error(re), Err(e)) => matches(re, &e.to_string()),
-                (_, Err(e)) => Err(format!("failed: {e}")),
-            };
+            let want = expected.as_deref().unwrap_or_default();
+            let ok = judge(
+                &case.expect,
+                want,
+                result.map_err(|e| (e.to_string(), true)),
+            );
             t.check(ok, || what(sem));
         }
     }
@@ -334,27 +322,51 @@ fn run_opencl(
             continue; // reported by the interpreters' runs
         };
         let result = rt.run(&inputs, funmem_semantics::error::Limits::default(), false);
-        let ok = match (&case.expect, result) {
-            (Expect::Output(o), Ok((got, _))) => match parse_values(o) {
-                Ok(want) => match first_difference(&got, &want) {
-                    None => Ok(()),
-                    Some(d) => Err(d.describe("the program", "the test")),
-                },
-                Err(_) => continue,
+        let want = match &case.expect {
+            Expect::Output(o) => match parse_values(o) {
+                Ok(v) => v,
+                Err(_) => continue, // reported by the interpreters' runs
             },
-            (Expect::Success, Ok(_)) => Ok(()),
+            _ => Vec::new(),
+        };
+        let ok = match (&case.expect, result) {
+            // OpenCL does not detect races: a racy case only has to finish.
             (Expect::Error(re), Ok(_)) if re.contains("race") => Ok(()),
-            (Expect::Error(re), Ok((got, _))) => {
-                let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
-                Err(format!(
-                    "gave {}, but an error matching /{re}/ was expected",
-                    shown.join(" ")
-                ))
-            }
-            (Expect::Error(re), Err(e)) if e.is_program_error() => matches(re, &e.to_string()),
-            (_, Err(e)) => Err(format!("failed: {e}")),
+            (expect, result) => judge(
+                expect,
+                &want,
+                result
+                    .map(|(v, _)| v)
+                    .map_err(|e| (e.to_string(), e.is_program_error())),
+            ),
         };
         t.check(ok, what);
+    }
+}
+
+/// A case's outcome against its expectation. `got` is the results, or the
+/// error's text and whether the program went wrong (else the run itself
+/// failed, which no expectation accepts).
+fn judge(
+    expect: &Expect,
+    want: &[Value],
+    got: Result<Vec<Value>, (String, bool)>,
+) -> Result<(), String> {
+    match (expect, got) {
+        (Expect::Output(_), Ok(got)) => match first_difference(&got, want) {
+            None => Ok(()),
+            Some(d) => Err(d.describe("the program", "the test")),
+        },
+        (Expect::Success, Ok(_)) => Ok(()),
+        (Expect::Error(re), Ok(got)) => {
+            let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
+            Err(format!(
+                "gave {}, but an error matching /{re}/ was expected",
+                shown.join(" ")
+            ))
+        }
+        (Expect::Error(re), Err((e, true))) => matches(re, &e),
+        (_, Err((e, _))) => Err(format!("failed: {e}")),
     }
 }
 
