@@ -180,73 +180,13 @@ void fm_fail(__global long *fm_err, int site, long a, long b) {
 #endif
 "#;
 
-/// Words an IMP name must not become in OpenCL C.
-const RESERVED: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "bool",
-    "half",
-    "size_t",
-    "ptrdiff_t",
-    "intptr_t",
-    "uintptr_t",
-    "uchar",
-    "ushort",
-    "uint",
-    "ulong",
-    "global",
-    "local",
-    "constant",
-    "private",
-    "kernel",
-    "read_only",
-    "write_only",
-    "read_write",
-    "true",
-    "false",
-    "min",
-    "max",
-    "get_global_id",
-    "get_local_id",
-    "get_group_id",
-    "atomic_cmpxchg",
-    "atom_add",
-    "main",
-];
-
-/// C identifiers for IMP names: each name keeps its text where it can.
+/// C identifiers for IMP names. Every user name gets the prefix `v_` and
+/// every identifier of ours starts with `fm_`, `FM_` or is a kernel name
+/// (`k0`, ...); no OpenCL C keyword, type, built-in function or predefined
+/// macro starts with `v_` (the vector built-ins are `vload*`, `vstore*` and
+/// `vec_step`), so no program's names can clash with the language or with
+/// us, whatever the next OpenCL version adds. Names that become equal once
+/// their non-C characters (`'`) are replaced get a numeric suffix.
 struct CNames {
     map: HashMap<Name, String>,
     used: HashSet<String>,
@@ -256,19 +196,16 @@ impl CNames {
     fn new() -> CNames {
         CNames {
             map: HashMap::new(),
-            used: RESERVED.iter().map(|s| s.to_string()).collect(),
+            used: HashSet::new(),
         }
     }
 
-    /// An identifier not used yet, based on `base`.
+    /// An identifier not used yet, based on `base` (already prefixed).
     fn fresh(&mut self, base: &str) -> String {
-        let mut s: String = base
+        let s: String = base
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        if s.starts_with("fm_") || s.starts_with("FM_") || s.starts_with("__") {
-            s.insert(0, 'v');
-        }
         let mut cand = s.clone();
         let mut k = 0;
         while self.used.contains(&cand) {
@@ -283,7 +220,7 @@ impl CNames {
         if let Some(c) = self.map.get(x) {
             return c.clone();
         }
-        let c = self.fresh(x.as_str());
+        let c = self.fresh(&format!("v_{}", x.as_str()));
         self.map.insert(x.clone(), c.clone());
         c
     }
@@ -964,7 +901,9 @@ mod tests {
         let k = &c.kernels[0];
         assert_eq!((k.ints.len(), k.mems.len(), k.loops), (1, 1, true));
         assert!(c.source.contains("__kernel void k0("), "{}", c.source);
-        assert!(c.source.contains("for (long j = 0; j < j_iterations; j++)"));
+        assert!(c
+            .source
+            .contains("for (long v_j = 0; v_j < v_j_iterations; v_j++)"));
         assert!(matches!(
             c.host[..],
             [HostStmt::Var(..), HostStmt::Alloc(..), HostStmt::Launch(0)]
@@ -984,7 +923,7 @@ mod tests {
         for bad in ["long long,", "long float,", "*global,"] {
             assert!(!c.source.contains(bad), "{bad}: {}", c.source);
         }
-        for good in ["long float_1,", "*global_1,", "const long k_ ="] {
+        for good in ["long v_float,", "*v_global,", "const long v_k_ ="] {
             assert!(c.source.contains(good), "{good}: {}", c.source);
         }
     }
@@ -1002,12 +941,12 @@ mod tests {
         );
         assert!(
             c.source
-                .contains("fm_rem(fm_div(fm_sub(fm_mul(i, 2L), 1L), n), 3L)"),
+                .contains("fm_rem(fm_div(fm_sub(fm_mul(v_i, 2L), 1L), v_n), 3L)"),
             "{}",
             c.source
         );
         // Both divisors are checked, innermost first.
-        let d = c.source.find("if (n == 0)").unwrap();
+        let d = c.source.find("if (v_n == 0)").unwrap();
         let r = c.source.find("if (3L == 0)").unwrap();
         assert!(d < r);
     }
