@@ -41,7 +41,16 @@ pub fn prove(args: Args) -> Result<ExitCode, ExitCode> {
     };
     let mut all: Vec<(String, Obligation)> = Vec::new();
     let paths: Vec<std::path::PathBuf> = args.paths.iter().map(Into::into).collect();
-    for file in funmem_oracle::prove::obligation_files(&paths) {
+    let walk = funmem_lang::files::walk(&paths, funmem_oracle::prove::is_obligation_file).map_err(
+        |m| {
+            eprintln!("{m}");
+            ExitCode::from(EXIT_NOT_A_PROGRAM)
+        },
+    )?;
+    for s in &walk.skipped {
+        eprintln!("{s}");
+    }
+    for file in walk.files {
         let file = file.to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&file).map_err(|e| {
             eprintln!("{file}: cannot read: {e}");

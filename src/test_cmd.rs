@@ -58,19 +58,21 @@ pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
             Err(code) => return code,
         },
     };
-    let mut files = Vec::new();
-    for p in paths {
-        let p = Path::new(p);
-        if p.is_dir() {
-            collect(p, &mut files);
-        } else if p.exists() {
-            files.push(p.to_path_buf());
-        } else {
-            eprintln!("{}: no such file or folder", p.display());
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    let files = match funmem_lang::files::walk(&paths, |p| {
+        Layer::from_path(&p.to_string_lossy()).is_some()
+    }) {
+        Ok(w) => {
+            for s in &w.skipped {
+                eprintln!("{s}");
+            }
+            w.files
+        }
+        Err(m) => {
+            eprintln!("{m}");
             return ExitCode::from(2);
         }
-    }
-    files.sort();
+    };
     let mut t = Tally::default();
     for f in &files {
         test_file(f, device.as_ref(), &mut t);
@@ -85,20 +87,6 @@ pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if Layer::from_path(&p.to_string_lossy()).is_some() {
-            out.push(p);
-        }
     }
 }
 

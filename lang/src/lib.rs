@@ -10,6 +10,7 @@ pub mod ast;
 pub mod check;
 pub mod count;
 pub mod diag;
+pub mod files;
 pub mod front;
 pub mod imp;
 pub mod lmad;

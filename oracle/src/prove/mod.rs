@@ -24,25 +24,24 @@ pub mod z3;
 use funmem_lang::obligation::{Obligation, Outcome, Prover, Verdict};
 use std::time::Instant;
 
+/// Whether `p` names an obligation file.
+pub fn is_obligation_file(p: &std::path::Path) -> bool {
+    p.extension().is_some_and(|x| x == "obl")
+}
+
 /// Every obligation file (`.obl`) among `paths` and under the folders among
-/// them, sorted.
+/// them, sorted, each real file once (see [`funmem_lang::files`]); a path
+/// that does not exist is left in, for the reader to report.
 pub fn obligation_files(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
-    let mut stack: Vec<std::path::PathBuf> = paths.to_vec();
-    while let Some(p) = stack.pop() {
-        if p.is_dir() {
-            if let Ok(rd) = std::fs::read_dir(&p) {
-                stack.extend(
-                    rd.flatten()
-                        .map(|e| e.path())
-                        .filter(|q| q.is_dir() || q.extension().is_some_and(|x| x == "obl")),
-                );
-            }
-        } else {
-            out.push(p);
+    for p in paths {
+        match funmem_lang::files::walk(std::slice::from_ref(p), is_obligation_file) {
+            Ok(w) => out.extend(w.files),
+            Err(_) => out.push(p.clone()),
         }
     }
     out.sort();
+    out.dedup();
     out
 }
 

@@ -1,0 +1,187 @@
+//! Regression tests for what a new or hostile user met: walks that loop,
+//! names that clash with OpenCL C, and the small command-line faults.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn funmem_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_funmem"));
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+/// Runs funmem with `stdin`, killing it after `limit` (a hang is a failure).
+fn funmem_within(args: &[&str], stdin: &str, limit: Duration) -> Output {
+    let mut child = funmem_cmd(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the funmem binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("stdin written");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("funmem {args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn funmem(args: &[&str], stdin: &str) -> Output {
+    funmem_within(args, stdin, Duration::from_secs(120))
+}
+
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("funmem-rel-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temp path")
+}
+
+/// OpenCL tests need PoCL (scripts/install-deps installs it);
+/// `FUNMEM_SKIP_OPENCL=1` skips them.
+fn opencl() -> bool {
+    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
+}
+
+#[test]
+fn link_loops_are_walked_once_and_reported() {
+    let d = temp_dir("links");
+    std::fs::create_dir_all(d.join("x")).unwrap();
+    std::fs::copy("tests/programs/design_example.fun", d.join("a.fun")).unwrap();
+    std::fs::copy("tests/obligations/lmad_basics.obl", d.join("a.obl")).unwrap();
+    for l in ["l1", "l2", "l3"] {
+        std::os::unix::fs::symlink("..", d.join("x").join(l)).unwrap();
+    }
+    let alone = funmem(&["test", "tests/programs/design_example.fun"], "");
+    assert_exit(&alone, 0);
+    let o = funmem_within(&["test", s(&d)], "", Duration::from_secs(60));
+    assert_exit(&o, 0);
+    // The file's cases once, not once per path through the links.
+    assert_eq!(text(&o.stdout), text(&alone.stdout));
+    let err = text(&o.stderr);
+    assert_eq!(
+        err.matches("skipped, a link to a folder already walked")
+            .count(),
+        3,
+        "{err}"
+    );
+    assert!(err.contains("x/l1: skipped"), "{err}");
+    let alone = funmem(&["prove", "tests/obligations/lmad_basics.obl"], "");
+    let o = funmem_within(&["prove", s(&d)], "", Duration::from_secs(60));
+    assert_exit(&o, 0);
+    let last = |o: &Output| {
+        let t = text(&o.stdout);
+        t.lines()
+            .last()
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(last(&o), last(&alone));
+    assert_eq!(text(&o.stderr).matches("skipped").count(), 3);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Names that are keywords, types, built-ins or macros of C or OpenCL C.
+const C_WORDS: &[&str] = &[
+    "NULL",
+    "INFINITY",
+    "NAN",
+    "LONG_MAX",
+    "INT_MIN",
+    "M_E",
+    "M_PI_F",
+    "FLT_EPSILON",
+    "CLK_LOCAL_MEM_FENCE",
+    "CL_VERSION_1_0",
+    "cl_khr_fp64",
+    "generic",
+    "pipe",
+    "image2d_t",
+    "_Bool",
+    "__kernel",
+    "__FILE__",
+    "__OPENCL_VERSION__",
+    "MAXFLOAT",
+    "HUGE_VALF",
+    "CHAR_BIT",
+    "DBL_MAX",
+    "sampler_t",
+    "event_t",
+    "float4",
+    "barrier",
+    "printf",
+    "vload4",
+    "get_global_id",
+    "long",
+    "double",
+    "half",
+    "restrict",
+    "fm_add",
+    "k0",
+    "v_k0",
+];
+
+#[test]
+fn names_that_are_opencl_words_run_on_opencl() {
+    // A kernel whose body binds each word in turn.
+    let mut body = String::new();
+    let mut prev = "w0".to_string();
+    for w in C_WORDS {
+        body.push_str(&format!("        let ({w}: int) = {prev} + 1\n"));
+        prev = w.to_string();
+    }
+    let prog = format!(
+        "def main (n: int) (xs: [n]int) =\n  let (ys: [n]int) = kernel i < n do\n        let (w0: int) = xs[i]\n{body}        in ({prev})\n  in (ys)\n"
+    );
+    let d = temp_dir("words");
+    let f = d.join("words.fun");
+    std::fs::write(&f, prog).unwrap();
+    let o = funmem(&["lower", s(&f), "--to", "opencl"], "");
+    assert_exit(&o, 0);
+    let want = format!("[{0}i64, {1}i64]\n", 5 + C_WORDS.len(), 7 + C_WORDS.len());
+    let o = funmem(&["run", s(&f)], "2 [5, 7]");
+    assert_exit(&o, 0);
+    assert_eq!(text(&o.stdout), want);
+    if opencl() {
+        let o = funmem(
+            &["run", s(&f), "--semantics", "opencl", "--device", "pocl"],
+            "2 [5, 7]",
+        );
+        assert_exit(&o, 0);
+        assert_eq!(text(&o.stdout), want);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
