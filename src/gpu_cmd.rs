@@ -114,6 +114,11 @@ pub fn devices(json: bool) -> Result<ExitCode, ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A ratio to the copy kernel as a percentage, `-` when there is none.
+fn percent(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".to_string(), |r| format!("{:.0}%", 100.0 * r))
+}
+
 /// Bytes for people: `1.5 GiB`.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -201,9 +206,9 @@ pub struct BenchArgs {
     /// FUNMEM passes before lowering to IMP.
     #[arg(long, default_value = GPU_PASSES)]
     passes: String,
-    /// Timed runs.
-    #[arg(long, default_value_t = 10)]
-    runs: usize,
+    /// Timed runs (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    runs: u64,
     /// Untimed runs before them.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
@@ -219,7 +224,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
     let dev = device(args.device.as_deref())?;
     let mut rt = funmem_gpu::Runtime::new(&dev, &c).map_err(|e| gpu_failure(&src, &e))?;
     let opts = funmem_gpu::bench::BenchOptions {
-        runs: args.runs.max(1),
+        runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
         warmup: args.warmup,
         limits: funmem_semantics::error::Limits::default(),
     };
@@ -255,23 +260,23 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
     );
     for k in &r.kernels {
         println!(
-            "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>7.0}%",
+            "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}",
             k.name,
             k.launches,
             k.ms.median,
             bytes(k.bytes),
             k.gbps,
-            100.0 * k.of_copy
+            percent(k.of_copy)
         );
     }
     println!(
-        "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>7.0}%",
+        "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}",
         "all",
         s.launches,
         r.kernel_ms.median,
         bytes(r.bytes),
         r.gbps,
-        100.0 * r.of_copy
+        percent(r.of_copy)
     );
     println!(
         "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>7.0}%",
@@ -282,6 +287,12 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         r.copy.gbps,
         100.0
     );
+    if r.of_copy.is_none() || r.kernels.iter().any(|k| k.of_copy.is_none()) {
+        println!(
+            "(of copy: shown for kernels that move at least {}; below that a launch's latency, not bandwidth, decides its time)",
+            bytes(funmem_gpu::bench::MIN_RATIO_BYTES)
+        );
+    }
     println!();
     println!("peak device memory:  {}", bytes(s.peak_bytes));
     println!(

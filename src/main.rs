@@ -199,6 +199,10 @@ fn dispatch(cli: Cli) -> ExitCode {
             no_race_check,
             device,
         } => {
+            if device.is_some() && !matches!(semantics, Some(SemArg::Opencl)) {
+                eprintln!("funmem: --device chooses an OpenCL device; it needs --semantics opencl");
+                return ExitCode::from(EXIT_NOT_A_PROGRAM);
+            }
             if let Some(SemArg::Opencl) = semantics {
                 return read_inputs(input.as_deref())
                     .and_then(|inputs| {

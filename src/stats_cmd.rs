@@ -45,16 +45,22 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     }
     let stages = pipeline(&args.file, &src, &p, &passes, false)?;
     let inputs = read_inputs(args.input.as_deref())?;
-    // The FUNMEM program before the last pass, and after it.
-    let is_mem = |s: &&funmem_transforms::pipeline::Stage| matches!(&s.program, AnyProgram::Fun(q) if q.lang == funmem_lang::ast::Lang::FunMem);
-    let n = stages.len();
-    let before = stages[..n.saturating_sub(1)]
+    // The FUNMEM program before the last pass, and after it; with no
+    // passes, the FUNMEM program alone.
+    let mem: Vec<&funmem_transforms::pipeline::Stage> = stages
         .iter()
-        .rev()
-        .find(is_mem)
-        .unwrap_or(&stages[0]);
+        .filter(|s| matches!(&s.program, AnyProgram::Fun(q) if q.lang == funmem_lang::ast::Lang::FunMem))
+        .collect();
+    let shown: Vec<&funmem_transforms::pipeline::Stage> = match mem.as_slice() {
+        [] => {
+            eprintln!("{}: no FUNMEM stage to measure", args.file);
+            return Err(ExitCode::from(EXIT_WENT_WRONG));
+        }
+        [one] => vec![*one],
+        [.., before, after] => vec![*before, *after],
+    };
     let mut rows = Vec::new();
-    for st in [before, &stages[n - 1]] {
+    for st in shown {
         let AnyProgram::Fun(q) = &st.program else {
             continue;
         };
@@ -70,7 +76,13 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
                 report(&src, &Diagnostic::new(Phase::Eval, e.span, e.to_string()));
                 return Err(ExitCode::from(EXIT_WENT_WRONG));
             }
-            None => return Err(ExitCode::from(EXIT_NOT_A_PROGRAM)),
+            None => {
+                eprintln!(
+                    "{}: stage `{}` has no heap semantics to measure",
+                    args.file, st.name
+                );
+                return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+            }
         }
         rows.push(Row {
             stage: st.name.clone(),

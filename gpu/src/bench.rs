@@ -24,7 +24,7 @@ use std::ptr;
 /// How to benchmark.
 #[derive(Clone, Copy, Debug)]
 pub struct BenchOptions {
-    /// Timed runs.
+    /// Timed runs (0 counts as 1).
     pub runs: usize,
     /// Untimed runs first.
     pub warmup: usize,
@@ -78,9 +78,16 @@ pub struct KernelReport {
     pub bytes: u64,
     /// Bytes over median time, in GB/s (10^9 bytes per second).
     pub gbps: f64,
-    /// `gbps` over the copy kernel's.
-    pub of_copy: f64,
+    /// `gbps` over the copy kernel's; none when the kernel moves fewer
+    /// than [`MIN_RATIO_BYTES`].
+    pub of_copy: Option<f64>,
 }
+
+/// The fewest bytes a kernel must move for its bandwidth to be set beside
+/// the copy kernel's. Below this a launch's fixed latency, not memory,
+/// decides its time, and the ratio means nothing (tiny inputs gave
+/// "500% of copy").
+pub const MIN_RATIO_BYTES: u64 = 16 << 20;
 
 /// The copy kernel's figures.
 #[derive(Clone, Debug, Serialize)]
@@ -108,8 +115,9 @@ pub struct BenchReport {
     pub bytes: u64,
     /// `bytes` over median kernel time, in GB/s.
     pub gbps: f64,
-    /// `gbps` over the copy kernel's.
-    pub of_copy: f64,
+    /// `gbps` over the copy kernel's; none when the kernels move fewer
+    /// than [`MIN_RATIO_BYTES`].
+    pub of_copy: Option<f64>,
     /// Each kernel.
     pub kernels: Vec<KernelReport>,
     /// The copy kernel over the same bytes.
@@ -148,7 +156,7 @@ pub fn bench(
     let copy_elems = (bytes / 16).clamp(1, max_alloc / 8);
     let copy = copy_kernel(rt.context(), rt.queue(), copy_elems, opts)?;
     let gbps = |b: u64, ms: f64| if ms > 0.0 { b as f64 / (ms * 1e6) } else { 0.0 };
-    let of_copy = |g: f64| if copy.gbps > 0.0 { g / copy.gbps } else { 0.0 };
+    let of_copy = |b: u64, g: f64| (b >= MIN_RATIO_BYTES && copy.gbps > 0.0).then(|| g / copy.gbps);
     let kernel_ms = Summary::of_ns(
         &runs
             .iter()
@@ -170,7 +178,7 @@ pub fn bench(
                 ms,
                 bytes: kernel_bytes[k],
                 gbps: g,
-                of_copy: of_copy(g),
+                of_copy: of_copy(kernel_bytes[k], g),
             }
         })
         .collect();
@@ -182,7 +190,7 @@ pub fn bench(
         wall_ms: Summary::of_ns(&runs.iter().map(|r| r.wall_ns).collect::<Vec<_>>()),
         bytes,
         gbps: total,
-        of_copy: of_copy(total),
+        of_copy: of_copy(bytes, total),
         kernels,
         copy,
         run: last,

@@ -67,7 +67,14 @@ impl fmt::Display for GpuError {
             GpuError::NoPlatform(m) => write!(f, "{m}"),
             GpuError::NoDevice { wanted, available } => write!(
                 f,
-                "no OpenCL device matches `{wanted}`; there are: {}",
+                "{}; there are: {}",
+                if wanted.trim().is_empty() {
+                    "an empty device name matches no device: give a number from \
+                     `funmem devices` or part of a device's name"
+                        .to_string()
+                } else {
+                    format!("no OpenCL device matches `{wanted}`")
+                },
                 if available.is_empty() {
                     "none".to_string()
                 } else {
@@ -191,6 +198,9 @@ pub fn select(wanted: Option<&str>) -> Result<DeviceInfo, GpuError> {
     let all = devices()?;
     let found = match wanted {
         None => all.iter().find(|d| d.kind == "gpu").or_else(|| all.first()),
+        // An empty name is part of every name: refuse it rather than
+        // take whichever device comes first.
+        Some(w) if w.trim().is_empty() => None,
         Some(w) => {
             let lw = w.to_lowercase();
             match w.parse::<usize>() {
