@@ -5,7 +5,7 @@ use funmem_oracle::campaign::{self, Config, Progress, Summary};
 use funmem_oracle::GenConfig;
 use funmem_semantics::error::Limits;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -105,6 +105,10 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         return Ok(report(&s, a.json));
     }
     let shard = parse_shard(&a.shard).map_err(bad)?;
+    // A folder that cannot be made fails now, not after the campaign.
+    if let Some(out) = &a.out {
+        campaign::create_out(Path::new(out)).map_err(|e| bad(e.to_string()))?;
+    }
     if let Some(dev) = &a.opencl {
         return fuzz_opencl(&a, dev, shard);
     }

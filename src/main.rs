@@ -294,6 +294,7 @@ pub(crate) fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
             ("<stdin>".to_string(), t)
         }
     };
+    let text = funmem_lang::span::without_bom(text);
     funmem_semantics::textual::parse_values(&text).map_err(|e| {
         let src = Source::new(name, text.clone());
         report(

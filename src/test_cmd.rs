@@ -93,7 +93,7 @@ pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
 fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally) {
     let name = path.display().to_string();
     let text = match std::fs::read_to_string(path) {
-        Ok(s) => s,
+        Ok(s) => funmem_lang::span::without_bom(s),
         Err(e) => return t.check(Err(format!("cannot read: {e}")), || name.clone()),
     };
     let src = Source::new(name.clone(), text.clone());

@@ -57,10 +57,20 @@ pub struct Source {
     line_starts: Vec<usize>,
 }
 
+/// The text without a leading UTF-8 byte-order mark (U+FEFF), which some
+/// editors write at the start of a file and which means nothing here.
+pub fn without_bom(text: String) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
 impl Source {
-    /// A source named `name` with text `text`.
+    /// A source named `name` with text `text` (a byte-order mark at its
+    /// start is dropped; positions count from after it).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
-        let text = text.into();
+        let text = without_bom(text.into());
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Source {

@@ -161,7 +161,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     let passes: Vec<&str> = cfg.passes.iter().map(|p| p.name).collect();
     let passes = passes.join(",");
     if let Some(dir) = &cfg.out {
-        std::fs::create_dir_all(dir)?;
+        create_out(dir)?;
     }
     let mut records = Vec::new();
     for (k, case, f) in failures {
@@ -208,7 +208,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     };
     if let Some(dir) = &cfg.out {
         let json = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join(summary_file(shard, shards)), json)?;
+        write(&dir.join(summary_file(shard, shards)), json)?;
     }
     Ok(summary)
 }
@@ -250,13 +250,55 @@ fn save(
         reproduce_command(Some(dir), &name, passes)
     ));
     text.push_str(&funmem_lang::print::program(&case.program));
-    std::fs::write(dir.join(&name), text)?;
-    std::fs::write(dir.join(format!("{stem}.in")), inputs.join(" ") + "\n")?;
-    std::fs::write(
-        dir.join(format!("{stem}.cmd")),
+    write(&dir.join(&name), text)?;
+    write(&dir.join(format!("{stem}.in")), inputs.join(" ") + "\n")?;
+    write(
+        &dir.join(format!("{stem}.cmd")),
         reproduce_command(Some(dir), &name, passes) + "\n",
     )?;
     Ok(name)
+}
+
+/// An I/O error that names its path.
+fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Writes a file; an error names it.
+fn write(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
+    std::fs::write(path, text).map_err(at(path))
+}
+
+/// Creates the output folder `dir` (and its parents); an error names it.
+pub fn create_out(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir).map_err(at(dir))
+}
+
+fn invalid(msg: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, msg)
+}
+
+/// The shard numbers of a summary's `i/n` strings, and their common n.
+fn shard_set(shards: &[String], path: &Path) -> std::io::Result<(Vec<u64>, u64)> {
+    let mut out = Vec::new();
+    let mut of = None;
+    for sh in shards {
+        let parsed = sh
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+        let Some((i, n)) = parsed.filter(|(i, n)| i < n) else {
+            return Err(invalid(format!("{}: `{sh}` is not a shard i/n", path.display())));
+        };
+        if of.is_some_and(|m| m != n) {
+            return Err(invalid(format!(
+                "{}: shards of different counts in one summary",
+                path.display()
+            )));
+        }
+        of = Some(n);
+        out.push(i);
+    }
+    Ok((out, of.unwrap_or(1)))
 }
 
 /// Combines the summaries of the given folders (every `summary-*.json` in
@@ -264,7 +306,8 @@ fn save(
 pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
     let mut all: Option<Summary> = None;
     for d in dirs {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(d)?
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(at(d))?
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
@@ -284,7 +327,7 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
             ));
         }
         for path in entries {
-            let text = std::fs::read_to_string(&path)?;
+            let text = std::fs::read_to_string(&path).map_err(at(&path))?;
             let mut s: Summary = serde_json::from_str(&text).map_err(|e| {
                 std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
@@ -312,9 +355,28 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
                             ),
                         ));
                     }
+                    let (taken, n_of) = shard_set(&a.shards, &path)?;
+                    let (theirs, n_theirs) = shard_set(&s.shards, &path)?;
+                    if n_of != n_theirs {
+                        return Err(invalid(format!(
+                            "{}: shards of {n_theirs} cannot be merged with shards of {n_of} (their programs overlap)",
+                            path.display()
+                        )));
+                    }
+                    if let Some(dup) = theirs.iter().find(|i| taken.contains(i)) {
+                        return Err(invalid(format!(
+                            "{}: shard {dup}/{n_of} is already counted (from another summary, or a folder named twice)",
+                            path.display()
+                        )));
+                    }
+                    let add = |x: u64, y: u64, what: &str| {
+                        x.checked_add(y).ok_or_else(|| {
+                            invalid(format!("{}: the {what} counts overflow", path.display()))
+                        })
+                    };
+                    a.programs = add(a.programs, s.programs, "program")?;
+                    a.went_wrong = add(a.went_wrong, s.went_wrong, "went-wrong")?;
                     a.shards.extend(s.shards);
-                    a.programs += s.programs;
-                    a.went_wrong += s.went_wrong;
                     a.seconds = a.seconds.max(s.seconds);
                     a.failures.extend(s.failures);
                     a
