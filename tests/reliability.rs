@@ -185,3 +185,70 @@ fn names_that_are_opencl_words_run_on_opencl() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// An out-of-bounds slice and index go wrong by the source's rule on every
+/// stage: the interpreters, IMP, and OpenCL (host and kernel checks).
+#[test]
+fn bounds_checks_name_the_source_rule_everywhere() {
+    let d = temp_dir("bounds");
+    let slice = d.join("slice.fun");
+    std::fs::write(
+        &slice,
+        "def main (n: int) (xs: [n]int) (a: int) (b: int) =\n  let (ys: [b]int) = xs[a:b]\n  let (zs: [b]int) = kernel i < b do\n        let (x: int) = ys[i]\n        in (x)\n  in (zs)\n",
+    )
+    .unwrap();
+    let index = d.join("index.fun");
+    std::fs::write(
+        &index,
+        "def main (n: int) (xs: [n]int) (a: int) =\n  let (zs: [n]int) = kernel i < n do\n        let (j: int) = i + a\n        let (x: int) = xs[j]\n        in (x)\n  in (zs)\n",
+    )
+    .unwrap();
+    let imp = d.join("slice.imp");
+    let o = funmem(&["lower", s(&slice), "--to", "imp"], "");
+    assert_exit(&o, 0);
+    let lowered = text(&o.stdout);
+    assert!(
+        lowered.contains("assert slice 0 <= a && 0 <= b && a <= n - b;"),
+        "{lowered}"
+    );
+    assert!(!lowered.contains("bounds"), "{lowered}");
+    std::fs::write(&imp, lowered).unwrap();
+    let mut cases = vec![
+        (vec!["run", s(&slice)], "3 [1, 2, 3] 2 2", "E-SLICE"),
+        (vec!["run", s(&imp)], "3 [1, 2, 3] 2 2", "E-SLICE: slice out of bounds: `0 <= a && 0 <= b && a <= n - b` does not hold (a = 2, b = 2, n = 3)"),
+        (vec!["run", s(&index)], "3 [1, 2, 3] 1", "E-INDEX"),
+    ];
+    if opencl() {
+        cases.push((
+            vec!["run", s(&slice), "--semantics", "opencl", "--device", "pocl"],
+            "3 [1, 2, 3] 2 2",
+            "E-SLICE: slice out of bounds: `0 <= a && 0 <= b && a <= n - b` does not hold (a = 2, b = 2, n = 3)",
+        ));
+        cases.push((
+            vec![
+                "run",
+                s(&index),
+                "--semantics",
+                "opencl",
+                "--device",
+                "pocl",
+            ],
+            "3 [1, 2, 3] 1",
+            "E-INDEX: index out of bounds: `0 <= j && j < n` does not hold (j = 3, n = 3)",
+        ));
+    }
+    for (args, input, want) in cases {
+        let o = funmem(&args, input);
+        assert_exit(&o, 1);
+        let err = text(&o.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("`bounds`"), "{args:?}: {err}");
+    }
+    // `assert` checks only what it knows.
+    let bad = d.join("bad.imp");
+    std::fs::write(&bad, "def main (n: int) = assert size n out (n)\n").unwrap();
+    let o = funmem(&["check", s(&bad)], "");
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("`assert` checks `index` or `slice`, not `size`"));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -28,7 +28,7 @@
 
 use funmem_lang::ast::{Atom, BinOp, SExp, UnOp};
 use funmem_lang::diag::{Diagnostic, Phase};
-use funmem_lang::imp::{ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
+use funmem_lang::imp::{Check, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
 use funmem_lang::{Name, Span};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
@@ -87,6 +87,8 @@ pub enum HostStmt {
     Write(Name, SExp, SExp, Span),
     /// `if x then .. else ..`.
     If(Name, Vec<HostStmt>, Vec<HostStmt>),
+    /// `assert c se`: checked on the host.
+    Assert(Check, SExp, Span),
     /// Launch kernel `k` of [`Compiled::kernels`].
     Launch(usize),
 }
@@ -117,6 +119,13 @@ pub enum SiteKind {
     NegativeBound,
     /// The work-item spent its fuel.
     Fuel,
+    /// An `assert` whose condition (as written) did not hold; the values
+    /// are those of its first two variables, named here.
+    Assert {
+        check: Check,
+        cond: String,
+        vars: Vec<Name>,
+    },
 }
 
 impl Site {
@@ -132,6 +141,11 @@ impl Site {
                 format!("nested kernel with a negative number of iterations: {a}")
             }
             SiteKind::Fuel => "out of fuel in a kernel's nested loops".to_string(),
+            SiteKind::Assert { check, cond, vars } => funmem_semantics::imp::assert_message(
+                *check,
+                cond,
+                vars.iter().map(Name::as_str).zip([a, b]),
+            ),
         }
     }
 }
@@ -140,6 +154,7 @@ const READ: &str = "E-IMP-READ";
 const WRITE: &str = "E-IMP-WRITE";
 const KERNEL: &str = "E-IMP-KERNEL";
 const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
+const ASSERT: &str = "E-IMP-ASSERT";
 
 /// The prelude of every generated program: wrapping arithmetic, checks and
 /// the optional access counters (built with `-D FM_COUNT`).
@@ -306,7 +321,7 @@ fn mem_uses_defs(
             }
         }
         HostStmt::Launch(k) => uses.extend(kernels[*k].mems.iter().cloned()),
-        HostStmt::Var(..) | HostStmt::Assign(..) => {}
+        HostStmt::Var(..) | HostStmt::Assign(..) | HostStmt::Assert(..) => {}
     }
 }
 
@@ -378,6 +393,7 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
     for s in ss {
         match &s.kind {
             StmtKind::Skip => {}
+            StmtKind::Assert(_, e) => sexp(e, bound, free),
             StmtKind::Var(x, _) => {
                 bound.insert(x.name.clone());
             }
@@ -463,6 +479,7 @@ impl Gen {
         for s in ss {
             out.push(match &s.kind {
                 StmtKind::Skip => continue,
+                StmtKind::Assert(c, e) => HostStmt::Assert(*c, e.clone(), s.span),
                 StmtKind::Var(x, t) => {
                     self.types.insert(x.name.clone(), *t);
                     HostStmt::Var(x.name.clone(), *t)
@@ -585,6 +602,30 @@ impl Gen {
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             StmtKind::Skip => {}
+            // E-IMP-ASSERT: a failure records the first two variables.
+            StmtKind::Assert(check, e) => {
+                self.div_checks(&[e], ASSERT, s.span);
+                let mut vars: Vec<Name> = Vec::new();
+                e.for_each_var(&mut |x| {
+                    if vars.len() < 2 && !vars.contains(&x.name) {
+                        vars.push(x.name.clone());
+                    }
+                });
+                let vals: Vec<String> = vars.iter().map(|x| self.c(x)).collect();
+                let cond = self.expr(e);
+                let what = SiteKind::Assert {
+                    check: *check,
+                    cond: print_sexp(e),
+                    vars,
+                };
+                let site = self.site(check.rule(), s.span, what);
+                let val = |k: usize| vals.get(k).cloned().unwrap_or_else(|| "0".to_string());
+                self.line(&format!(
+                    "if (!({cond})) FM_FAIL({site}, {}, {});",
+                    val(0),
+                    val(1)
+                ));
+            }
             StmtKind::Var(x, ImpType::Int) => {
                 self.types.insert(x.name.clone(), ImpType::Int);
                 let c = self.c(&x.name);
@@ -855,6 +896,9 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
                     print_sexp(i),
                     print_sexp(v)
                 );
+            }
+            HostStmt::Assert(c, e, _) => {
+                let _ = writeln!(out, "//{pad}assert {} {}", c.keyword(), print_sexp(e));
             }
             HostStmt::If(c, a, b) => {
                 let _ = writeln!(out, "//{pad}if {c} then");

@@ -46,6 +46,7 @@ const READ: &str = "E-IMP-READ";
 const WRITE: &str = "E-IMP-WRITE";
 const KERNEL: &str = "E-IMP-KERNEL";
 const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
+const ASSERT: &str = "E-IMP-ASSERT";
 const TRUE: &str = "E-IMP-TRUE";
 
 /// Work-items per work-group (or the kernel's maximum, when smaller).
@@ -501,6 +502,26 @@ impl Host<'_> {
             HostStmt::Assign(x, e, span) => {
                 let v = self.eval(e, ASSIGN_INT, *span)?;
                 self.ints.insert(x.clone(), v);
+            }
+            // E-IMP-ASSERT, under the source rule it stands for.
+            HostStmt::Assert(c, e, span) => {
+                if self.eval(e, ASSERT, *span)? == 0 {
+                    let mut vars: Vec<(&str, i64)> = Vec::new();
+                    e.for_each_var(&mut |x| {
+                        if !vars.iter().any(|(n, _)| *n == x.name.as_str()) {
+                            vars.push((
+                                x.name.as_str(),
+                                self.ints.get(&x.name).copied().unwrap_or(0),
+                            ));
+                        }
+                    });
+                    let msg = funmem_semantics::imp::assert_message(
+                        *c,
+                        &funmem_lang::print::sexp_string(e),
+                        vars.into_iter(),
+                    );
+                    return Err(stuck(c.rule(), *span, msg));
+                }
             }
             HostStmt::AssignMem(x, y) => {
                 let b = self.mems.get(y).copied().flatten();

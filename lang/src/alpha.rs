@@ -275,6 +275,7 @@ impl Renamer {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         let kind = match &s.kind {
             StmtKind::Skip => StmtKind::Skip,
+            StmtKind::Assert(c, e) => StmtKind::Assert(*c, self.sexp(e)),
             StmtKind::Var(x, t) => StmtKind::Var(self.bind(x), *t),
             StmtKind::Assign(x, e) => StmtKind::Assign(self.use_(x), self.sexp(e)),
             StmtKind::Alloc(x, e) => StmtKind::Alloc(self.use_(x), self.sexp(e)),

@@ -63,6 +63,7 @@ fn count_stmts(ss: &[imp::Stmt], c: &str) -> usize {
         .map(|s| {
             let (name, inner) = match &s.kind {
                 StmtKind::Skip => ("skip", 0),
+                StmtKind::Assert(..) => ("assert", 0),
                 StmtKind::Var(..) => ("var", 0),
                 StmtKind::Assign(..) => ("assign", 0),
                 StmtKind::Alloc(..) => ("alloc", 0),

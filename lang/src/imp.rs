@@ -63,6 +63,43 @@ pub enum Result {
     Array(ArrDecl),
 }
 
+/// What an `assert` checks: the bounds of an index or of a slice of the
+/// source program, so that a failure names the source's rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Check {
+    /// `assert index se`: an index within its dimension (E-INDEX).
+    Index,
+    /// `assert slice se`: a slice within its dimension (E-SLICE).
+    Slice,
+}
+
+impl Check {
+    /// The word after `assert`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Check::Index => "index",
+            Check::Slice => "slice",
+        }
+    }
+
+    /// The check named by `word`, if any.
+    pub fn from_keyword(word: &str) -> Option<Check> {
+        match word {
+            "index" => Some(Check::Index),
+            "slice" => Some(Check::Slice),
+            _ => None,
+        }
+    }
+
+    /// The rule of the source semantics that a failure stands for.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Check::Index => "E-INDEX",
+            Check::Slice => "E-SLICE",
+        }
+    }
+}
+
 /// A statement (`s`); sequences are `Vec<Stmt>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StmtKind {
@@ -82,6 +119,8 @@ pub enum StmtKind {
     If(Ident, Vec<Stmt>, Vec<Stmt>),
     /// `kernel i < se do s done`.
     Kernel(Ident, SExp, Vec<Stmt>),
+    /// `assert index se` / `assert slice se`: stuck unless se is non-zero.
+    Assert(Check, SExp),
 }
 
 /// A statement with its position.
@@ -115,9 +154,10 @@ pub fn depth_within(stmts: &[Stmt], limit: usize) -> Option<usize> {
     for s in stmts {
         let inner = match &s.kind {
             StmtKind::Skip | StmtKind::Var(..) => 0,
-            StmtKind::Assign(_, e) | StmtKind::Alloc(_, e) | StmtKind::Read(_, _, e) => {
-                e.depth_within(limit - 1)?
-            }
+            StmtKind::Assign(_, e)
+            | StmtKind::Alloc(_, e)
+            | StmtKind::Read(_, _, e)
+            | StmtKind::Assert(_, e) => e.depth_within(limit - 1)?,
             StmtKind::Write(_, i, e) => i.depth_within(limit - 1)?.max(e.depth_within(limit - 1)?),
             StmtKind::If(_, a, b) => depth_within(a, limit - 1)?.max(depth_within(b, limit - 1)?),
             StmtKind::Kernel(_, n, b) => {

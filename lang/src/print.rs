@@ -119,6 +119,10 @@ fn stmt(out: &mut String, s: &imp::Stmt, ind: usize) {
     pad(out, ind);
     match &s.kind {
         K::Skip => out.push_str("skip"),
+        K::Assert(c, e) => {
+            write!(out, "assert {} ", c.keyword()).ok();
+            sexp(out, e, 0);
+        }
         K::Var(x, t) => write!(out, "var {}: {}", x.name, t.name()).unwrap_or(()),
         K::Assign(x, e) => {
             write!(out, "{} <- ", x.name).ok();

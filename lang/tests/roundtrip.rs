@@ -172,6 +172,14 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
         (ident(), sexp()).prop_map(|(x, e)| K::Alloc(x, e)),
         (ident(), ident(), sexp()).prop_map(|(x, m, e)| K::Read(x, m, e)),
         (ident(), sexp(), sexp()).prop_map(|(m, i, e)| K::Write(m, i, e)),
+        (prop::bool::ANY, sexp()).prop_map(|(slice, e)| K::Assert(
+            if slice {
+                imp::Check::Slice
+            } else {
+                imp::Check::Index
+            },
+            e
+        )),
     ];
     let kind = if depth == 0 {
         simple.boxed()

@@ -287,7 +287,10 @@ fn shard_set(shards: &[String], path: &Path) -> std::io::Result<(Vec<u64>, u64)>
             .split_once('/')
             .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
         let Some((i, n)) = parsed.filter(|(i, n)| i < n) else {
-            return Err(invalid(format!("{}: `{sh}` is not a shard i/n", path.display())));
+            return Err(invalid(format!(
+                "{}: `{sh}` is not a shard i/n",
+                path.display()
+            )));
         };
         if of.is_some_and(|m| m != n) {
             return Err(invalid(format!(

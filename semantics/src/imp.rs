@@ -27,6 +27,10 @@
 //!   needs restoring). A negative bound is stuck. With race checking on,
 //!   eq. 4 of the paper is checked for every kernel instance by
 //!   [`crate::race::RaceDetector`], as for FUNMEM's E-MEM-KERNEL.
+//! - `assert index se` / `assert slice se` (E-IMP-ASSERT) is stuck when se
+//!   is 0, and reports the source rule it stands for (E-INDEX, E-SLICE)
+//!   with the values of se's variables, so that a lowered program goes
+//!   wrong by the same rule as its source.
 //! - Reads and writes outside `[0, size)` of their block, a block used
 //!   before it is allocated, a negative allocation and division or
 //!   remainder by zero are stuck. Every statement executed costs one unit of
@@ -51,7 +55,7 @@ use crate::scalar::{binop, unop, DivByZero};
 use crate::value::{ArrayValue, Value};
 use funmem_lang::ast::{Atom, BinOp, Ident, SExp, UnOp};
 use funmem_lang::imp::{
-    ArrDecl, ImpType, Param, Program, Result as ImpResult, Stmt as AstStmt, StmtKind,
+    ArrDecl, Check, ImpType, Param, Program, Result as ImpResult, Stmt as AstStmt, StmtKind,
 };
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::{Name, Span};
@@ -141,6 +145,7 @@ const WRITE: &str = "E-IMP-WRITE";
 const TRUE: &str = "E-IMP-TRUE";
 const FALSE: &str = "E-IMP-FALSE";
 const SKIP: &str = "E-IMP-SKIP";
+const ASSERT: &str = "E-IMP-ASSERT";
 const KERNEL: &str = "E-IMP-KERNEL";
 const PROG: &str = "E-IMP-PROG";
 
@@ -225,6 +230,39 @@ enum Kind {
     If(usize, Vec<Stmt>, Vec<Stmt>),
     /// Index slot, bound, body.
     Kernel(usize, Expr, Vec<Stmt>),
+    /// `assert c se`.
+    Assert(Box<AssertCode>),
+}
+
+/// The message of a failed `assert`: "slice out of bounds: `0 <= a && a
+/// <= n - b` does not hold (a = 4, b = 2, n = 5)". The OpenCL driver
+/// reports the same words.
+pub fn assert_message<'a>(
+    check: Check,
+    cond: &str,
+    vars: impl Iterator<Item = (&'a str, i64)>,
+) -> String {
+    let vals: Vec<String> = vars.map(|(n, v)| format!("{n} = {v}")).collect();
+    let with = if vals.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", vals.join(", "))
+    };
+    format!(
+        "{} out of bounds: `{cond}` does not hold{with}",
+        check.keyword()
+    )
+}
+
+/// A compiled `assert`: its condition, and what a failure reports.
+#[derive(Debug)]
+struct AssertCode {
+    check: Check,
+    cond: Expr,
+    /// The condition as written.
+    text: String,
+    /// Its variables and their slots.
+    vars: Vec<(Name, usize)>,
 }
 
 #[derive(Debug)]
@@ -390,6 +428,26 @@ impl Compiler {
     fn stmt(&mut self, s: &AstStmt) -> R<Stmt> {
         let kind = match &s.kind {
             StmtKind::Skip => Kind::Skip,
+            StmtKind::Assert(check, e) => {
+                let mut vars: Vec<(Name, usize)> = Vec::new();
+                let mut bad = None;
+                e.for_each_var(&mut |x| match self.int(x, ASSERT) {
+                    Ok(k) if !vars.iter().any(|(n, _)| *n == x.name) => {
+                        vars.push((x.name.clone(), k))
+                    }
+                    Ok(_) => {}
+                    Err(err) => bad = bad.take().or(Some(err)),
+                });
+                if let Some(err) = bad {
+                    return Err(err);
+                }
+                Kind::Assert(Box::new(AssertCode {
+                    check: *check,
+                    cond: self.sexp(e, ASSERT)?,
+                    text: funmem_lang::print::sexp_string(e),
+                    vars,
+                }))
+            }
             StmtKind::Var(x, ImpType::Int) => Kind::DecInt(self.declare_int(&x.name)),
             StmtKind::Var(x, ImpType::Mem) => Kind::DecMem(self.declare_mem(&x.name)),
             StmtKind::Assign(x, e) => match self.env.get(&x.name) {
@@ -598,6 +656,21 @@ impl<O: Observer> Machine<'_, O> {
         )
     }
 
+    /// E-IMP-ASSERT: the failure of an `assert`, under its source rule.
+    #[cold]
+    #[inline(never)]
+    fn assert_failed(&self, a: &AssertCode, span: Span) -> Box<EvalError> {
+        stuck(
+            a.check.rule(),
+            span,
+            assert_message(
+                a.check,
+                &a.text,
+                a.vars.iter().map(|(n, k)| (n.as_str(), self.ints[*k])),
+            ),
+        )
+    }
+
     #[cold]
     #[inline(never)]
     fn out_of_bounds(
@@ -666,6 +739,12 @@ impl<O: Observer> Machine<'_, O> {
             let span = s.span;
             match s.kind {
                 Kind::Skip => self.tick(SKIP, span)?,
+                Kind::Assert(ref a) => {
+                    self.tick(ASSERT, span)?;
+                    if self.eval(&a.cond, ASSERT, span)? == 0 {
+                        return Err(self.assert_failed(a, span));
+                    }
+                }
                 Kind::DecInt(x) => {
                     self.tick(DEC_INT, span)?;
                     self.ints[x] = 0;
@@ -1700,6 +1779,11 @@ mod tests {
             for s in ss {
                 match &s.kind {
                     StmtKind::Skip => {}
+                    StmtKind::Assert(c, e) => {
+                        if Self::se(env, e, ASSERT)? == 0 {
+                            return Err((c.rule(), ErrorKind::Stuck));
+                        }
+                    }
                     StmtKind::Var(x, ImpType::Int) => {
                         env.insert(x.name.clone(), RefVal::Int(0));
                     }

@@ -14,9 +14,9 @@
 //! but inside its block would not get stuck as FUNMEM's E-MEM-INDEX and
 //! E-MEM-SLICE do. The translation therefore guards each index and slice
 //! it cannot show in bounds (an index that is the index of an enclosing
-//! kernel over the same size is) with a read of a one-cell block `bounds`
-//! at `cond - 1`: offset 0 when the condition holds, -1 (out of bounds,
-//! stuck) when it does not.
+//! kernel over the same size is) with `assert index cond` or `assert slice
+//! cond`, which is stuck when cond does not hold and names the source's
+//! rule (E-INDEX, E-SLICE) with the values involved.
 //!
 //! Where we differ from the paper (papers/ifl2022/errata.md): Copy writes
 //! `x[L] <- y[L']` directly, which fig. 11's grammar does not have (a write
@@ -29,7 +29,7 @@ use crate::names::Names;
 use crate::to_funmem::product;
 use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Ident, Pat, Program, SExp, Stm, Type};
 use funmem_lang::diag::{Diagnostic, Phase};
-use funmem_lang::imp::{self, ArrDecl, ImpType, Param, Stmt, StmtKind};
+use funmem_lang::imp::{self, ArrDecl, Check, ImpType, Param, Stmt, StmtKind};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
 use funmem_lang::{Name, Span};
@@ -44,10 +44,8 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
             "lowering to IMP needs a FUNMEM program; lower the FUN program to FUNMEM first",
         ));
     }
-    let mut names = Names::of_program(p);
+    let names = Names::of_program(p);
     let mut tr = Tr {
-        bounds: names.fresh("bounds"),
-        bounds_used: false,
         facts: Vec::new(),
         names,
         env: HashMap::new(),
@@ -106,16 +104,6 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
         seen.insert(q.name.name.clone());
     }
     body.extend(tr.stms(&p.body.stms)?);
-    if tr.bounds_used {
-        let b = tr.bounds.clone();
-        body.splice(
-            0..0,
-            [
-                stmt(StmtKind::Var(b.clone(), ImpType::Mem), p.span),
-                stmt(StmtKind::Alloc(b, SExp::int(1)), p.span),
-            ],
-        );
-    }
     let mut results = Vec::new();
     for x in &p.body.result {
         match tr.env.get(&x.name) {
@@ -172,9 +160,6 @@ impl Place {
 struct Tr {
     names: Names,
     env: HashMap<Name, Type>,
-    /// The one-cell block that bounds checks read.
-    bounds: Ident,
-    bounds_used: bool,
     /// Enclosing kernels: index `i` runs over `0 .. n-1`.
     facts: Vec<(Name, Atom)>,
 }
@@ -190,23 +175,12 @@ impl Tr {
         }
     }
 
-    /// A read of `bounds` at `cond - 1`: stuck ("out of bounds") unless
-    /// every condition holds.
-    fn guard(&mut self, conds: Vec<SExp>, span: Span, out: &mut Vec<Stmt>) {
+    /// `assert check cond`: stuck unless every condition holds.
+    fn guard(&mut self, check: Check, conds: Vec<SExp>, span: Span, out: &mut Vec<Stmt>) {
         let Some(cond) = conds.into_iter().reduce(|a, b| SExp::bin(BinOp::And, a, b)) else {
             return;
         };
-        self.bounds_used = true;
-        let chk = self.names.fresh("chk");
-        out.push(stmt(StmtKind::Var(chk.clone(), ImpType::Int), span));
-        out.push(stmt(
-            StmtKind::Read(
-                chk,
-                self.bounds.clone(),
-                SExp::bin(BinOp::Sub, cond, SExp::int(1)),
-            ),
-            span,
-        ));
+        out.push(stmt(StmtKind::Assert(check, cond), span));
     }
 
     fn place(&self, x: &Ident) -> Result<Place, Diagnostic> {
@@ -304,7 +278,7 @@ impl Tr {
                         _ => SExp::bin(BinOp::And, SExp::bin(BinOp::Le, SExp::int(0), e), below),
                     });
                 }
-                self.guard(conds, sp, out);
+                self.guard(Check::Index, conds, sp, out);
                 let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
                 out.push(stmt(StmtKind::Read(x, py.block.clone(), py.at(&idx)), sp));
@@ -336,7 +310,7 @@ impl Tr {
                         SExp::bin(BinOp::Le, o, SExp::bin(BinOp::Sub, n, k)),
                     ));
                 }
-                self.guard(conds, sp, out);
+                self.guard(Check::Slice, conds, sp, out);
                 self.bind(&s.pats);
             }
             ExpKind::Transpose(_y) => {

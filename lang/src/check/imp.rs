@@ -200,6 +200,8 @@ impl Checker {
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             StmtKind::Skip => Ok(()),
+            // T-IMP-ASSERT: the condition is an integer expression.
+            StmtKind::Assert(_, e) => self.sexp(e),
             StmtKind::Var(x, t) => self.env.bind(
                 x,
                 if *t == ImpType::Int {
