@@ -149,12 +149,7 @@ pub fn run(
     let (values, st) = rt
         .run(inputs, limits, false)
         .map_err(|e| gpu_failure(&src, &e))?;
-    let mut out = String::new();
-    for v in values {
-        out.push_str(&v.to_string());
-        out.push('\n');
-    }
-    print!("{out}");
+    let printed = crate::print_values(&values);
     if stats {
         eprintln!("device:               {}", dev.label());
         eprintln!("kernel launches:      {}", st.launches);
@@ -181,7 +176,7 @@ pub fn run(
             st.sync_reads
         );
     }
-    Ok(ExitCode::SUCCESS)
+    printed
 }
 
 /// `funmem lower --to opencl`.
@@ -226,7 +221,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
     let opts = funmem_gpu::bench::BenchOptions {
         runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
         warmup: args.warmup,
-        limits: funmem_semantics::error::Limits::default(),
+        limits: funmem_semantics::error::Limits::for_this_machine(),
     };
     let r = funmem_gpu::bench::bench(&mut rt, &inputs, opts).map_err(|e| gpu_failure(&src, &e))?;
     if args.json {

@@ -69,11 +69,12 @@ enum Command {
         /// Read the inputs from this file instead of standard input.
         #[arg(long)]
         input: Option<String>,
-        /// Most statements to evaluate.
-        #[arg(long, default_value_t = Limits::default().fuel)]
+        /// Most statements and kernel iterations to evaluate (docs/limits.md).
+        #[arg(long, default_value_t = Limits::for_this_machine().fuel)]
         fuel: u64,
-        /// Most heap cells (array elements) to allocate.
-        #[arg(long, default_value_t = Limits::default().max_heap)]
+        /// Most heap cells (array elements) to allocate; the default is half
+        /// of this machine's free memory at 32 bytes a cell (docs/limits.md).
+        #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
         max_heap: u64,
         /// Print evaluation statistics to standard error.
         #[arg(long)]
@@ -127,11 +128,13 @@ enum Command {
         /// Read the inputs from this file instead of standard input.
         #[arg(long)]
         input: Option<String>,
-        /// Most statements to evaluate per stage.
-        #[arg(long, default_value_t = Limits::default().fuel)]
+        /// Most statements and kernel iterations to evaluate per stage
+        /// (docs/limits.md).
+        #[arg(long, default_value_t = Limits::for_this_machine().fuel)]
         fuel: u64,
-        /// Most heap cells to allocate per stage.
-        #[arg(long, default_value_t = Limits::default().max_heap)]
+        /// Most heap cells to allocate per stage; the default is half of
+        /// this machine's free memory at 32 bytes a cell (docs/limits.md).
+        #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
         max_heap: u64,
     },
     /// Check random programs through lowering and passes; reduce and save every failure.
@@ -347,20 +350,27 @@ fn cmd_run(
         print_stats(&st, elapsed);
     }
     match result {
-        Ok(values) => {
-            let mut out = String::new();
-            for v in values {
-                out.push_str(&v.to_string());
-                out.push('\n');
-            }
-            print!("{out}");
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(values) => print_values(&values),
         Err(e) => {
             report(&src, &eval_diagnostic(&e));
             Err(ExitCode::from(EXIT_WENT_WRONG))
         }
     }
+}
+
+/// Prints results one a line, formatted straight into a buffered standard
+/// output, so that a large result never exists as one string.
+pub(crate) fn print_values(values: &[Value]) -> Result<ExitCode, ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = values
+        .iter()
+        .try_for_each(|v| writeln!(out, "{v}"))
+        .and_then(|()| out.flush());
+    written.map(|()| ExitCode::SUCCESS).map_err(|e| {
+        eprintln!("funmem: cannot write the results: {e}");
+        ExitCode::from(EXIT_WENT_WRONG)
+    })
 }
 
 fn print_stats(st: &Stats, elapsed: f64) {

@@ -27,6 +27,14 @@ pub struct Args {
     /// Print a JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Most statements and kernel iterations to evaluate per stage
+    /// (docs/limits.md).
+    #[arg(long, default_value_t = Limits::for_this_machine().fuel)]
+    fuel: u64,
+    /// Most heap cells to allocate per stage; the default is half of this
+    /// machine's free memory at 32 bytes a cell (docs/limits.md).
+    #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
+    max_heap: u64,
 }
 
 struct Row {
@@ -66,7 +74,10 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
         };
         let mut prof = MemProfile::default();
         let opts = RunOptions {
-            limits: Limits::default(),
+            limits: Limits {
+                fuel: args.fuel,
+                max_heap: args.max_heap,
+            },
             race_check: false,
         };
         match run(&st.program, Semantics::Heap, &inputs, opts, &mut prof) {

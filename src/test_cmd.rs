@@ -260,7 +260,10 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
                 program,
                 sem,
                 &inputs,
-                RunOptions::default(),
+                RunOptions {
+                    limits: funmem_semantics::error::Limits::for_this_machine(),
+                    race_check: true,
+                },
                 &mut NoObserver,
             ) else {
                 continue;
@@ -309,7 +312,11 @@ fn run_opencl(
         let Ok(inputs) = parse_values(&case.input) else {
             continue; // reported by the interpreters' runs
         };
-        let result = rt.run(&inputs, funmem_semantics::error::Limits::default(), false);
+        let result = rt.run(
+            &inputs,
+            funmem_semantics::error::Limits::for_this_machine(),
+            false,
+        );
         let want = match &case.expect {
             Expect::Output(o) => match parse_values(o) {
                 Ok(v) => v,

@@ -23,6 +23,7 @@ use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::machine;
 use funmem_semantics::prog;
 use funmem_semantics::scalar::{binop, unop, DivByZero};
 use funmem_semantics::value::{ArrayValue, Value};
@@ -636,19 +637,11 @@ impl Host<'_> {
                 format!("allocation of a negative size: {n}"),
             ));
         }
-        let cells = self.cells.saturating_add(n as u64);
-        if cells > self.limits.max_heap {
+        let Ok(cells) = self.limits.charge(self.cells, n as u64, rule, span) else {
             self.check_error()?;
-            return Err(GpuError::Program(Box::new(EvalError {
-                kind: ErrorKind::OutOfHeap,
-                rule,
-                span,
-                message: format!(
-                    "allocating {n} cells exceeds the heap limit of {} cells",
-                    self.limits.max_heap
-                ),
-            })));
-        }
+            let e = self.limits.over_heap(rule, span, n as u64, self.cells);
+            return Err(GpuError::Program(Box::new(e)));
+        };
         let bytes = (n as u64).saturating_mul(8);
         if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {
             return Err(GpuError::OutOfDeviceMemory(format!(
@@ -885,10 +878,27 @@ impl Host<'_> {
                 .unwrap_or(Span::DUMMY);
             // The limits first: the block is laid out on the host too.
             let b = self.allocate(size, PROG, span)?;
-            let mut data = vec![0i64; size as usize];
-            for (av, l, a) in &arrays {
-                prog::lay_out(&mut data, av, l, a.name.name.as_str(), a.span).map_err(program)?;
-            }
+            // One array that fills its block row-major goes to the device as
+            // it is; anything else is laid out in a host copy of the block.
+            let whole = match arrays.as_slice() {
+                [(av, l, _)] if prog::contiguous_at(av, l) == Some(0) => {
+                    Some(av.data.as_slice()).filter(|d| d.len() as i64 == size)
+                }
+                _ => None,
+            };
+            let laid_out;
+            let data = match whole {
+                Some(d) => d,
+                None => {
+                    let mut d = machine::zeroed(size as u64, PROG, span).map_err(program)?;
+                    for (av, l, a) in &arrays {
+                        prog::lay_out(&mut d, av, l, a.name.name.as_str(), a.span)
+                            .map_err(program)?;
+                    }
+                    laid_out = d;
+                    &laid_out
+                }
+            };
             if size > 0 {
                 let rt = self.rt;
                 let blk = self.blk_mut(b)?;
@@ -896,7 +906,7 @@ impl Host<'_> {
                 unsafe {
                     rt.shared
                         .queue
-                        .enqueue_write_buffer(&mut blk.buf, CL_BLOCKING, 0, &data, &[])
+                        .enqueue_write_buffer(&mut blk.buf, CL_BLOCKING, 0, data, &[])
                 }
                 .map_err(|e| GpuError::cl("copying an input block to the device", e))?;
                 self.stats.h2d_transfers += 1;
@@ -913,6 +923,8 @@ impl Host<'_> {
         let p = &self.rt.compiled.program;
         let mut host_copies: HashMap<usize, Vec<i64>> = HashMap::new();
         let mut out = Vec::new();
+        // Results read back copy at most the heap limit in all.
+        let mut copied = 0;
         for r in &p.results {
             match r {
                 ImpResult::Scalar(x) => out.push(Value::Int(
@@ -923,10 +935,15 @@ impl Host<'_> {
                     let name = a.name.name.as_str();
                     let dims = prog::result_shape(name, a.span, &shape, self.limits.max_heap)
                         .map_err(program)?;
+                    copied = self
+                        .limits
+                        .charge(copied, dims.1 as u64, PROG, a.span)
+                        .map_err(program)?;
                     let b = self.block(&a.block.name, PROG, a.span)?;
                     if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
                         let blk = self.blk(b)?;
-                        let mut v = vec![0i64; blk.len as usize];
+                        let mut v = machine::zeroed(blk.len.max(0) as u64, PROG, a.span)
+                            .map_err(program)?;
                         if !v.is_empty() {
                             // SAFETY: v has exactly the buffer's size.
                             unsafe {

@@ -96,6 +96,12 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+/// Fuel of a run unless told otherwise: statements and kernel iterations.
+/// At the interpreters' speeds (about 10^7 units a second for the heap
+/// semantics with race detection, 2·10^7 for FUN's value semantics, 5·10^7
+/// for IMP) a run that spends it all ends in seconds; `--fuel` raises it.
+pub const DEFAULT_FUEL: u64 = 100_000_000;
+
 /// Resource limits of one evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -106,13 +112,53 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// Generous limits that still stop a runaway program: 10^10 statements,
-    /// 2^30 cells (8 GiB of i64s).
+    /// Fixed limits, the same on every machine (for tests and libraries):
+    /// [`DEFAULT_FUEL`] and [`crate::machine::FALLBACK_MAX_HEAP`] cells. The
+    /// command line uses [`Limits::for_this_machine`].
     fn default() -> Limits {
         Limits {
-            fuel: 10_000_000_000,
-            max_heap: 1 << 30,
+            fuel: DEFAULT_FUEL,
+            max_heap: crate::machine::FALLBACK_MAX_HEAP,
         }
+    }
+}
+
+impl Limits {
+    /// [`DEFAULT_FUEL`], and as many heap cells as this machine's free
+    /// memory affords ([`crate::machine::default_max_heap`]).
+    pub fn for_this_machine() -> Limits {
+        Limits {
+            fuel: DEFAULT_FUEL,
+            max_heap: crate::machine::default_max_heap(),
+        }
+    }
+
+    /// The error for allocating `cells` more with `used` allocated already,
+    /// when that exceeds `max_heap`; charged to `rule` at `span`.
+    pub fn over_heap(&self, rule: &'static str, span: Span, cells: u64, used: u64) -> EvalError {
+        EvalError {
+            kind: ErrorKind::OutOfHeap,
+            rule,
+            span,
+            message: format!(
+                "heap limit of {} cells exceeded: allocating {cells} cells with {used} already allocated (raise it with --max-heap CELLS)",
+                self.max_heap
+            ),
+        }
+    }
+
+    /// Charges `cells` to a run that has allocated `used` so far: the new
+    /// total, or the error [`Limits::over_heap`].
+    pub fn charge(
+        &self,
+        used: u64,
+        cells: u64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<u64, EvalError> {
+        used.checked_add(cells)
+            .filter(|&t| t <= self.max_heap)
+            .ok_or_else(|| self.over_heap(rule, span, cells, used))
     }
 }
 
@@ -134,17 +180,22 @@ impl Fuel {
     #[inline]
     pub fn burn(&mut self, rule: &'static str, span: Span) -> Result<(), EvalError> {
         if self.left == 0 {
-            return Err(EvalError {
-                kind: ErrorKind::OutOfFuel,
-                rule,
-                span,
-                message: format!(
-                    "fuel of {} statements and kernel iterations exhausted",
-                    self.limit
-                ),
-            });
+            return Err(out_of_fuel(self.limit, rule, span));
         }
         self.left -= 1;
         Ok(())
+    }
+}
+
+/// The error of a run that spent all of its `limit` units of fuel.
+#[cold]
+pub fn out_of_fuel(limit: u64, rule: &'static str, span: Span) -> EvalError {
+    EvalError {
+        kind: ErrorKind::OutOfFuel,
+        rule,
+        span,
+        message: format!(
+            "fuel of {limit} statements and kernel iterations exhausted (raise it with --fuel N)"
+        ),
     }
 }

@@ -11,7 +11,8 @@
 use crate::code::{
     atom, get, int, resolve, AtomC, Block, Code, Op, PatC, Slot, SlotValue, Stm, TyC,
 };
-use crate::error::{ErrorKind, EvalError, Fuel, Limits};
+use crate::error::{EvalError, Fuel, Limits};
+use crate::machine;
 use crate::observer::Observer;
 use crate::value::{ArrayValue, Value};
 use funmem_lang::ast::{self, Lang, Type};
@@ -45,16 +46,27 @@ pub fn run_value<O: Observer>(
         frame: vec![V::Unset; code.slots],
         fuel: Fuel::new(limits.fuel),
         cells: 0,
+        read_back: 0,
         limits,
         obs,
     };
     m.bind_inputs(&code, &mem_params, inputs, p.span)?;
     m.block(&code.body)?;
+    let results = &code.body.result;
     let mut out = Vec::new();
-    for (k, slot) in code.body.result.iter().enumerate() {
-        if !mem_results.get(k).copied().unwrap_or(false) {
-            out.push(get(&m.frame, *slot, p.span)?.to_value());
+    for (k, slot) in results.iter().enumerate() {
+        if mem_results.get(k).copied().unwrap_or(false) {
+            continue;
         }
+        get(&m.frame, *slot, p.span)?;
+        // A result named once more later is copied; otherwise it leaves
+        // the frame, and a fresh row-major array leaves without a copy.
+        let v = if results[k + 1..].contains(slot) {
+            m.frame[*slot as usize].clone()
+        } else {
+            std::mem::replace(&mut m.frame[*slot as usize], V::Unset)
+        };
+        out.push(m.result(v, p.span)?);
     }
     Ok(out)
 }
@@ -89,16 +101,29 @@ enum V {
 /// An array: a view of a shared buffer through a concrete LMAD.
 #[derive(Clone, Debug)]
 struct Arr {
-    buf: Rc<[i64]>,
+    buf: Rc<Vec<i64>>,
     lmad: Lmad<i64>,
 }
 
 impl Arr {
     fn row_major(buf: Vec<i64>, shape: &[i64]) -> Arr {
         Arr {
-            buf: buf.into(),
+            buf: Rc::new(buf),
             lmad: Lmad::row_major(shape),
         }
+    }
+
+    /// Whether the view is its whole buffer in row-major order.
+    fn is_whole_buffer(&self) -> bool {
+        self.lmad == Lmad::row_major(&self.shape())
+            && usize::try_from(self.lmad.size()) == Ok(self.buf.len())
+    }
+
+    fn shape_usize(&self) -> Vec<usize> {
+        self.shape()
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .collect()
     }
 
     fn shape(&self) -> Vec<i64> {
@@ -165,6 +190,8 @@ struct Machine<'o, O> {
     frame: Vec<V>,
     fuel: Fuel,
     cells: u64,
+    /// Cells copied to read results back.
+    read_back: u64,
     limits: Limits,
     obs: &'o mut O,
 }
@@ -188,18 +215,69 @@ impl<O: Observer> Machine<'_, O> {
         }
     }
 
-    fn allocate(&mut self, cells: u64, span: Span) -> Result<(), EvalError> {
-        self.cells = self.cells.saturating_add(cells);
-        if self.cells > self.limits.max_heap {
-            return Err(EvalError {
-                kind: ErrorKind::OutOfHeap,
-                rule: "E-LET",
-                span,
-                message: format!("heap limit of {} cells exceeded", self.limits.max_heap),
-            });
-        }
+    /// Charges `cells` to the heap limit, before anything is allocated,
+    /// and gives an empty vector with room for them.
+    fn allocate(
+        &mut self,
+        cells: u64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<Vec<i64>, EvalError> {
+        self.allocate_upto(cells, cells, rule, span)
+    }
+
+    /// As [`Machine::allocate`], with room for at most `room` of the cells
+    /// yet: a kernel's result grows as its iterations finish (through
+    /// [`grow`]), so that fuel may stop a huge kernel before its memory is
+    /// taken.
+    fn allocate_upto(
+        &mut self,
+        cells: u64,
+        room: u64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<Vec<i64>, EvalError> {
+        self.cells = self.limits.charge(self.cells, cells, rule, span)?;
+        let mut v = Vec::new();
+        machine::reserve(&mut v, room.min(cells), rule, span)?;
         self.obs.alloc(0, cells);
-        Ok(())
+        Ok(v)
+    }
+
+    /// Room for a copy of `cells` of a result: results read back copy at
+    /// most the heap limit in all, beside the heap.
+    fn copy_out(&mut self, cells: u64, span: Span) -> Result<Vec<i64>, EvalError> {
+        self.read_back = self.limits.charge(self.read_back, cells, "E-PROG", span)?;
+        let mut v = Vec::new();
+        machine::reserve(&mut v, cells, "E-PROG", span)?;
+        Ok(v)
+    }
+
+    /// A result as a value: a fresh row-major array as it is; any other
+    /// array is copied (see [`Machine::copy_out`]).
+    fn result(&mut self, v: V, span: Span) -> Result<Value, EvalError> {
+        match v {
+            V::Arr(a) if a.is_whole_buffer() => {
+                let shape = a.shape_usize();
+                let data = match Rc::try_unwrap(a.buf) {
+                    Ok(data) => data,
+                    Err(buf) => {
+                        let mut data = self.copy_out(buf.len() as u64, span)?;
+                        data.extend_from_slice(&buf);
+                        data
+                    }
+                };
+                Ok(Value::Array(ArrayValue { shape, data }))
+            }
+            V::Arr(a) => {
+                let size = u64::try_from(a.lmad.size()).unwrap_or(0);
+                let mut data = self.copy_out(size, span)?;
+                a.flatten_into(&mut data);
+                let shape = a.shape_usize();
+                Ok(Value::Array(ArrayValue { shape, data }))
+            }
+            v => Ok(v.to_value()),
+        }
     }
 
     fn bind_inputs(
@@ -266,8 +344,9 @@ impl<O: Observer> Machine<'_, O> {
                     ),
                 ));
             }
-            self.allocate(a.data.len() as u64, span)?;
-            self.set(p, V::Arr(Arr::row_major(a.data.clone(), &got)));
+            let mut data = self.allocate(a.data.len() as u64, "E-PROG", span)?;
+            data.extend_from_slice(&a.data);
+            self.set(p, V::Arr(Arr::row_major(data, &got)));
         }
         Ok(())
     }
@@ -340,16 +419,18 @@ impl<O: Observer> Machine<'_, O> {
                         format!("iota of negative size {n}"),
                     ));
                 }
-                self.allocate(n as u64, s.span)?;
-                self.set(&s.pats[0], V::Arr(Arr::row_major((0..n).collect(), &[n])));
+                let mut data = self.allocate(n as u64, "E-IOTA", s.span)?;
+                data.extend(0..n);
+                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &[n])));
             }
             Op::Copy(x) => {
                 self.obs.rule("E-COPY", s.span);
                 let a = self.arr(*x, "E-COPY", s.span)?;
                 let shape = a.shape();
-                let mut data = Vec::new();
+                let size = u64::try_from(a.lmad.size()).unwrap_or(0);
+                let a = a.clone();
+                let mut data = self.allocate(size, "E-COPY", s.span)?;
                 a.flatten_into(&mut data);
-                self.allocate(data.len() as u64, s.span)?;
                 self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
             }
         }
@@ -450,8 +531,8 @@ impl<O: Observer> Machine<'_, O> {
         let total = elem
             .checked_mul(n)
             .ok_or_else(|| EvalError::stuck("E-KERNEL", s.span, "result too large"))?;
-        self.allocate(total as u64, s.span)?;
-        let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0).min(1 << 24));
+        let (total, elem) = (total as u64, elem as u64);
+        let mut out = self.allocate_upto(total, 1 << 20, "E-KERNEL", s.span)?;
         let res = b.result.first().copied().unwrap_or(0);
         for k in 0..n {
             if let Some(slot) = self.frame.get_mut(i as usize) {
@@ -460,6 +541,7 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
+            grow(&mut out, elem, total, s.span)?;
             match get(&self.frame, res, s.span)? {
                 V::Int(v) if inner.is_empty() => out.push(*v),
                 V::Arr(a)
@@ -490,6 +572,17 @@ impl<O: Observer> Machine<'_, O> {
         self.set(p, V::Arr(Arr::row_major(out, &full)));
         Ok(())
     }
+}
+
+/// Makes room in a kernel's result `out` for one more iteration's `elem`
+/// cells, doubling it up to its `total`, fallibly.
+fn grow(out: &mut Vec<i64>, elem: u64, total: u64, span: Span) -> Result<(), EvalError> {
+    let len = out.len() as u64;
+    if (out.capacity() as u64).saturating_sub(len) >= elem {
+        return Ok(());
+    }
+    let more = len.max(elem).min(total.saturating_sub(len)).max(elem);
+    machine::reserve(out, more, "E-KERNEL", span)
 }
 
 /// Checks that indices name an element of an array with this LMAD.

@@ -22,6 +22,7 @@ use crate::code::{
 use crate::error::Race;
 use crate::error::{ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{check_index, check_slice, dims, result_is_mem};
+use crate::machine;
 use crate::observer::NoObserver;
 use crate::observer::Observer;
 use crate::race::{describe, RaceDetector};
@@ -83,6 +84,7 @@ fn execute<O: Observer>(
         blocks: Vec::new(),
         fuel: Fuel::new(limits.fuel),
         cells: 0,
+        read_back: 0,
         limits,
         race,
         obs,
@@ -135,6 +137,8 @@ struct Machine<'o, O> {
     blocks: Vec<Vec<i64>>,
     fuel: Fuel,
     cells: u64,
+    /// Cells copied to read results back: at most the heap limit in all.
+    read_back: u64,
     limits: Limits,
     race: Option<RaceDetector>,
     obs: &'o mut O,
@@ -308,8 +312,12 @@ impl<O: Observer> Machine<'_, O> {
                     .map(|d| d.elems)
                     .eq(ld.dims.iter().map(|d| d.elems)) =>
             {
-                let mut vals =
-                    Vec::with_capacity(usize::try_from(ls.size()).unwrap_or(0).min(1 << 24));
+                // eq. 5's old heap: a temporary of the copy's size, which
+                // the heap limit bounds too.
+                let size = u64::try_from(ls.size()).unwrap_or(0);
+                self.limits.charge(0, size, rule, span)?;
+                let mut vals = Vec::new();
+                machine::reserve(&mut vals, size, rule, span)?;
                 ls.for_each_address(|a| {
                     vals.push(self.read(*src, a, rule, span)?);
                     Ok(())
@@ -332,21 +340,15 @@ impl<O: Observer> Machine<'_, O> {
         }
     }
 
+    /// A fresh zeroed block of `cells` elements, charged to the heap limit
+    /// before it is allocated.
     fn allocate(&mut self, cells: i64, rule: &'static str, span: Span) -> Result<usize, EvalError> {
         let n = u64::try_from(cells).map_err(|_| {
             EvalError::stuck(rule, span, format!("allocation of negative size {cells}"))
         })?;
-        self.cells = self.cells.saturating_add(n);
-        if self.cells > self.limits.max_heap {
-            return Err(EvalError {
-                kind: ErrorKind::OutOfHeap,
-                rule,
-                span,
-                message: format!("heap limit of {} cells exceeded", self.limits.max_heap),
-            });
-        }
+        self.cells = self.limits.charge(self.cells, n, rule, span)?;
         let label = self.blocks.len();
-        self.blocks.push(vec![0; n as usize]);
+        self.blocks.push(machine::zeroed(n, rule, span)?);
         self.obs.alloc(label, n);
         Ok(label)
     }
@@ -479,7 +481,12 @@ impl<O: Observer> Machine<'_, O> {
         match get(&self.frame, slot, span)?.clone() {
             H::Int(k) => Ok(Value::Int(k)),
             H::Arr(blk, l) => {
-                let mut data = Vec::with_capacity(usize::try_from(l.size()).unwrap_or(0));
+                let size = u64::try_from(l.size()).unwrap_or(0);
+                self.read_back = self
+                    .limits
+                    .charge(self.read_back, size, "E-MEM-PROG", span)?;
+                let mut data = Vec::new();
+                machine::reserve(&mut data, size, "E-MEM-PROG", span)?;
                 l.for_each_address(|a| {
                     data.push(self.read(blk, a, "E-MEM-PROG", span)?);
                     Ok(())

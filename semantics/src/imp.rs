@@ -48,6 +48,7 @@
 //! over whether races are checked, so that neither costs anything when off.
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
+use crate::machine;
 use crate::observer::{NoObserver, Observer};
 use crate::prog;
 use crate::race::{describe, RaceDetector};
@@ -622,12 +623,7 @@ impl<O: Observer> Machine<'_, O> {
     #[cold]
     #[inline(never)]
     fn out_of_fuel(&self, rule: &'static str, span: Span) -> Box<EvalError> {
-        Box::new(EvalError {
-            kind: ErrorKind::OutOfFuel,
-            rule,
-            span,
-            message: format!("out of fuel: the limit is {} statements", self.limits.fuel),
-        })
+        Box::new(crate::error::out_of_fuel(self.limits.fuel, rule, span))
     }
 
     #[inline(always)]
@@ -703,33 +699,9 @@ impl<O: Observer> Machine<'_, O> {
                 format!("negative allocation size {cells}"),
             ));
         };
-        let over = |used: u64| {
-            Box::new(EvalError {
-                kind: ErrorKind::OutOfHeap,
-                rule,
-                span,
-                message: format!(
-                    "out of heap: allocating {n} cells with {used} already allocated exceeds the limit of {} cells",
-                    self.limits.max_heap
-                ),
-            })
-        };
-        let total = self
-            .heap_used
-            .checked_add(n)
-            .filter(|&t| t <= self.limits.max_heap);
-        // A `Vec` holds at most `isize::MAX` bytes.
-        let len = usize::try_from(n)
-            .ok()
-            .filter(|&l| l <= isize::MAX as usize / size_of::<i64>());
-        let (Some(total), Some(len)) = (total, len) else {
-            return Err(over(self.heap_used));
-        };
-        self.heap_used = total;
+        self.heap_used = self.limits.charge(self.heap_used, n, rule, span)?;
         let label = self.blocks.len();
-        // Zeroed by the allocator, so pages never touched cost nothing;
-        // the heap limit is what keeps this from failing.
-        self.blocks.push(vec![0; len]);
+        self.blocks.push(machine::zeroed(n, rule, span)?);
         self.obs.alloc(label, n);
         Ok(label)
     }
@@ -934,18 +906,21 @@ impl<O: Observer> Machine<'_, O> {
     fn results(&mut self) -> R<Vec<Value>> {
         let code = self.code;
         let mut out = Vec::with_capacity(code.results.len());
+        // Results read back copy at most the heap limit in all.
+        let mut copied = 0;
         for r in &code.results {
             out.push(match r {
                 ResultCode::Int(x) => Value::Int(self.ints[*x]),
-                ResultCode::Array(a) => self.read_back(a)?,
+                ResultCode::Array(a) => self.read_back(a, &mut copied)?,
             });
         }
         Ok(out)
     }
 
-    fn read_back(&mut self, a: &ArrCode) -> R<Value> {
+    fn read_back(&mut self, a: &ArrCode, copied: &mut u64) -> R<Value> {
         let (shape, l) = self.arr_layout(a)?;
         let dims = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)?;
+        *copied = self.limits.charge(*copied, dims.1 as u64, PROG, a.span)?;
         let m = a.block;
         let b = self.block_of(m, PROG, a.span)?;
         let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());

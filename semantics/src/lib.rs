@@ -20,6 +20,7 @@ pub mod error;
 pub mod fun;
 pub mod heap;
 pub mod imp;
+pub mod machine;
 pub mod observer;
 pub mod prog;
 pub mod race;

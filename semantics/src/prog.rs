@@ -118,6 +118,13 @@ pub fn lay_out(
     name: &str,
     span: Span,
 ) -> Result<(), EvalError> {
+    // A row-major layout is one straight copy.
+    if let Some(at) = contiguous_at(av, l) {
+        if let Some(cells) = block.get_mut(at..at.saturating_add(av.data.len())) {
+            cells.copy_from_slice(&av.data);
+            return Ok(());
+        }
+    }
     let mut data = av.data.iter();
     l.for_each_address(|addr| {
         // Addresses are in [0, size) by construction of the block.
@@ -132,6 +139,20 @@ pub fn lay_out(
             format!("array parameter `{name}`: address {addr} outside its block"),
         ))
     })
+}
+
+/// Where in its block the array `av` starts when the LMAD `l` lays it out
+/// row-major and contiguously there; `None` for any other layout.
+pub fn contiguous_at(av: &ArrayValue, l: &Lmad<i64>) -> Option<usize> {
+    let shape: Vec<i64> = av
+        .shape
+        .iter()
+        .map(|&d| i64::try_from(d))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    (l.dims == Lmad::row_major(&shape).dims)
+        .then(|| usize::try_from(l.offset).ok())
+        .flatten()
 }
 
 /// A result array's dimensions and number of elements: fails on a negative
@@ -163,7 +184,7 @@ pub fn result_shape(
             rule: PROG,
             span,
             message: format!(
-                "result `{name}` of type {} has more elements than the heap limit of {max_heap} cells",
+                "result `{name}` of type {} has more elements than the heap limit of {max_heap} cells (raise it with --max-heap CELLS)",
                 type_of_shape(shape),
             ),
         }),
@@ -183,15 +204,12 @@ pub fn read_back(
 ) -> Result<Value, EvalError> {
     // A row-major array at offset 0 is a prefix of its block.
     let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-    if *l == Lmad::row_major(&shape) && len <= block.len() {
-        return Ok(Value::Array(ArrayValue {
-            shape: dims,
-            data: block[..len].to_vec(),
-        }));
-    }
     let mut data = Vec::new();
-    data.try_reserve_exact(len)
-        .map_err(|_| stuck(span, format!("result `{name}` does not fit in memory")))?;
+    crate::machine::reserve(&mut data, len as u64, PROG, span)?;
+    if *l == Lmad::row_major(&shape) && len <= block.len() {
+        data.extend_from_slice(&block[..len]);
+        return Ok(Value::Array(ArrayValue { shape: dims, data }));
+    }
     l.for_each_address(|addr| match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
         Some(&x) => {
             data.push(x);

@@ -571,9 +571,48 @@ fn dce_if(
     live: &HashSet<Name>,
     visible: &[Poly],
 ) -> Option<Stm> {
-    let n = s.pats.len();
     let mut keep: Vec<bool> = s.pats.iter().map(|p| live.contains(&p.name.name)).collect();
-    // A result the types of kept results mention is needed too.
+    if !keep.iter().any(|k| *k) {
+        if removable(t, visible) && removable(e, visible) {
+            return None;
+        }
+        // Something may get stuck: keep the `if`, with one result (a
+        // pattern is never empty).
+        keep[0] = true;
+    }
+    close_over_types(s, &mut keep);
+    let prune = |keep: &[bool], b: &Body| {
+        let mut it = keep.iter();
+        let mut r = b.result.clone();
+        r.retain(|_| *it.next().unwrap_or(&true));
+        let mut inner = visible.to_vec();
+        dce_body(
+            &Body {
+                stms: b.stms.clone(),
+                result: r,
+                span: b.span,
+            },
+            &mut inner,
+        )
+    };
+    let (t2, e2) = (prune(&keep, t), prune(&keep, e));
+    let mut it = keep.iter();
+    let mut pats = s.pats.clone();
+    pats.retain(|_| *it.next().unwrap_or(&true));
+    Some(Stm {
+        pats,
+        exp: Exp {
+            kind: ExpKind::If(c.clone(), t2, e2),
+            span: s.exp.span,
+        },
+        span: s.span,
+    })
+}
+
+/// Marks as kept every result of `s` that the types of kept results
+/// mention.
+fn close_over_types(s: &Stm, keep: &mut [bool]) {
+    let n = s.pats.len();
     loop {
         let mut changed = false;
         for k in 0..n {
@@ -593,52 +632,26 @@ fn dce_if(
             break;
         }
     }
-    let prune = |keep: &[bool], b: &Body| {
-        let mut it = keep.iter();
-        let mut r = b.result.clone();
-        r.retain(|_| *it.next().unwrap_or(&true));
-        let mut inner = visible.to_vec();
-        dce_body(
-            &Body {
-                stms: b.stms.clone(),
-                result: r,
-                span: b.span,
-            },
-            &mut inner,
-        )
-    };
-    if !keep.iter().any(|k| *k) {
-        let (t2, e2) = (prune(&keep, t), prune(&keep, e));
-        if t2.stms.is_empty() && e2.stms.is_empty() {
-            return None;
+}
+
+/// Whether `dce_body` leaves nothing of a body none of whose results is
+/// used: no kernel, and nothing that may get stuck. Deciding this without
+/// pruning keeps `dce_if` linear in the nesting of `if`s (pruning a dead
+/// `if` twice, once to see and once to keep, doubled the work per level).
+fn removable(b: &Body, visible: &[Poly]) -> bool {
+    let mut sizes = visible.to_vec();
+    for s in &b.stms {
+        let ok = match &s.exp.kind {
+            ExpKind::Kernel(..) => false,
+            ExpKind::If(_, t, e) => removable(t, &sizes) && removable(e, &sizes),
+            _ => !may_fail(s, &sizes),
+        };
+        if !ok {
+            return false;
         }
-        // Something may get stuck: keep the `if`, with one result (a
-        // pattern is never empty).
-        keep[0] = true;
-        return dce_if(
-            s,
-            c,
-            t,
-            e,
-            &[s.pats[0].name.name.clone()]
-                .into_iter()
-                .chain(live.iter().cloned())
-                .collect(),
-            visible,
-        );
+        sizes.extend(s.pats.iter().filter_map(|p| element_count(&p.ty)));
     }
-    let (t2, e2) = (prune(&keep, t), prune(&keep, e));
-    let mut it = keep.iter();
-    let mut pats = s.pats.clone();
-    pats.retain(|_| *it.next().unwrap_or(&true));
-    Some(Stm {
-        pats,
-        exp: Exp {
-            kind: ExpKind::If(c.clone(), t2, e2),
-            span: s.exp.span,
-        },
-        span: s.span,
-    })
+    true
 }
 
 #[cfg(test)]
