@@ -148,12 +148,25 @@ fn refused(cells: u64, rule: &'static str, span: Span) -> EvalError {
 
 /// A vector of `cells` zeros, or an error at `span` charged to `rule` when
 /// the system refuses the memory (instead of aborting the process).
+///
+/// The cells come zeroed from the allocator (`calloc`), so pages the program
+/// never touches cost no memory, as with `vec![0; n]`, which would abort
+/// instead of failing.
 pub fn zeroed(cells: u64, rule: &'static str, span: Span) -> Result<Vec<i64>, EvalError> {
-    let mut v = Vec::new();
-    reserve(&mut v, cells, rule, span)?;
-    // `reserve` made room for all of them, so this cannot fail.
-    v.resize(cells as usize, 0);
-    Ok(v)
+    let n = usize::try_from(cells).map_err(|_| refused(cells, rule, span))?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<i64>(n).map_err(|_| refused(cells, rule, span))?;
+    // SAFETY: `layout` has a non-zero size (n > 0 cells of 8 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<i64>();
+    if ptr.is_null() {
+        return Err(refused(cells, rule, span));
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[i64; n]`, which is what a `Vec<i64>` of capacity n uses; all n
+    // elements are initialised (zero is a valid i64).
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// Makes room in `v` for `cells` more elements, or an error as [`zeroed`]'s.
