@@ -1,8 +1,17 @@
 //! Differential checks of a pipeline (DESIGN.md §7): every stage
 //! type-checks and survives a print/parse round trip; each FUNMEM stage is
 //! valid (Def. 3.1); every stage gives the source's results under every
-//! semantics that applies, or goes wrong the same way (stuck, race, out of
-//! fuel, out of heap).
+//! semantics that applies, or goes wrong the same way (stuck, race).
+//!
+//! **Limits are not semantics.** Fuel and the heap limit bound a run; they
+//! are not part of what a program means, and the layers do not count the
+//! same way (FUN charges one unit for `iota q`, IMP one per element; a
+//! hoisted allocation holds every iteration's part at once). A run that
+//! exceeds a limit therefore decides nothing: the stage is
+//! [`Agreement::LimitReached`], inconclusive, neither a failure nor an
+//! agreement, and so is every stage compared with a source that exceeded
+//! one. Validity (Def. 3.1) is judged on its own: a stage whose two
+//! semantics give different results is invalid whatever the source did.
 
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
@@ -27,6 +36,20 @@ pub enum Agreement {
     /// Goes wrong where the source does not, gives results where it goes
     /// wrong, or goes wrong in another way.
     WrongError,
+    /// Inconclusive: this stage or the source exceeded a resource limit
+    /// (fuel or heap), so there is nothing to compare.
+    LimitReached,
+}
+
+impl Agreement {
+    /// Whether this is a failure of the stage (invalid, disagreeing, going
+    /// wrong differently); an inconclusive stage is not one.
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Agreement::Invalid | Agreement::Disagrees | Agreement::WrongError
+        )
+    }
 }
 
 /// A stage's verdict.
@@ -38,7 +61,8 @@ pub struct StageVerdict {
     pub layer: Layer,
     /// The semantics run (`value`, `heap+value`, `heap`).
     pub semantics: &'static str,
-    /// Whether it is valid and agrees with the source.
+    /// Whether it is valid and agrees with the source (`false` for an
+    /// inconclusive stage too: see [`Agreement::is_failure`]).
     pub ok: bool,
     /// How it compares with the source.
     pub agreement: Agreement,
@@ -55,6 +79,20 @@ pub fn kind_name(e: &EvalError) -> &'static str {
         ErrorKind::Race(_) => "race",
         ErrorKind::OutOfFuel => "out of fuel",
         ErrorKind::OutOfHeap => "out of heap",
+    }
+}
+
+/// Whether the error is a resource limit (fuel, heap) rather than a
+/// behaviour of the program.
+pub fn is_limit(e: &EvalError) -> bool {
+    matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap)
+}
+
+/// The option that raises the limit `e` exceeded.
+fn limit_option(e: &EvalError) -> &'static str {
+    match e.kind {
+        ErrorKind::OutOfFuel => "--fuel",
+        _ => "--max-heap",
     }
 }
 
@@ -81,6 +119,9 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
             let o = match validate(q, inputs, limits) {
                 Verdict::Valid(v) => Outcome::Values(v),
                 Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}"), None, value()),
+                // A limit decides nothing, even where the value
+                // semantics (which counts differently) stays within it.
+                Verdict::HeapError(e) if is_limit(&e) => Outcome::Failed(e),
                 Verdict::HeapError(e) => match value() {
                     Ok(v) => Outcome::Invalid(
                         format!(
@@ -131,6 +172,29 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
                 }
                 (Invalid, t, e)
             }
+            (r, Outcome::Failed(e)) if is_limit(&e) => {
+                let t = format!(
+                    "inconclusive: {} ({e}); raise {}",
+                    kind_name(&e),
+                    limit_option(&e)
+                );
+                if r.is_none() {
+                    reference = Some(Err(e.clone()));
+                }
+                (LimitReached, t, Some(e))
+            }
+            (Some(Err(want)), o) if is_limit(want) => (
+                LimitReached,
+                format!(
+                    "inconclusive: the source ran {}; raise {}",
+                    kind_name(want),
+                    limit_option(want)
+                ),
+                match o {
+                    Outcome::Failed(e) => Some(e),
+                    _ => None,
+                },
+            ),
             (None, Outcome::Values(v)) => {
                 let n = v.len();
                 reference = Some(Ok(v));
@@ -281,6 +345,9 @@ pub enum Passed {
     Results,
     /// Every stage went wrong like the source (the error kind's name).
     WentWrong(&'static str),
+    /// Nothing failed, but a stage (or the source) exceeded a resource
+    /// limit (the limit's name: `out of fuel`, `out of heap`).
+    Inconclusive(&'static str),
 }
 
 fn round_trip(p: &AnyProgram) -> Result<(), String> {
@@ -366,13 +433,22 @@ fn check_case_inner(
         }
     }
     let verdicts = check_stages(&stages, &case.inputs, limits);
-    if let Some(v) = verdicts.iter().find(|v| !v.ok) {
+    if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
             Agreement::Invalid => FailureKind::Invalid,
             Agreement::Disagrees => FailureKind::Disagrees,
             _ => FailureKind::WrongError,
         };
         return Err(fail(&v.stage, kind, v.text.clone()));
+    }
+    if let Some(v) = verdicts
+        .iter()
+        .find(|v| v.agreement == Agreement::LimitReached)
+    {
+        // The stage's own limit, or the source's.
+        let e = v.error.as_ref().filter(|e| is_limit(e));
+        let e = e.or_else(|| verdicts.first().and_then(|s| s.error.as_ref()));
+        return Ok(Passed::Inconclusive(e.map_or("limit", kind_name)));
     }
     Ok(match verdicts.first().and_then(|v| v.error.as_ref()) {
         Some(e) => Passed::WentWrong(kind_name(e)),
