@@ -455,3 +455,90 @@ fn check_case_inner(
         None => Passed::Results,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::ast::Lang;
+
+    /// The stages of a FUN program through `passes` and IMP.
+    fn stages_of(text: &str, passes: &str) -> Vec<Stage> {
+        let p = funmem_lang::parse::parse_program(text, Lang::Fun).expect("parses");
+        let passes = funmem_transforms::pass::parse_list(passes).expect("passes");
+        funmem_transforms::pipeline::stages(
+            &AnyProgram::Fun(p),
+            &passes,
+            true,
+            &funmem_transforms::obligation::NoProver,
+        )
+        .expect("lowers")
+    }
+
+    const IOTA: &str =
+        "def main (q: int) =\n  let (xs: [q]int) = iota q\n  let (y: int) = xs[0]\n  in (y)\n";
+
+    #[test]
+    fn a_stage_over_fuel_where_the_source_is_not_is_inconclusive() {
+        // FUN charges one unit for `iota q`, IMP one per element.
+        let st = stages_of(IOTA, "none");
+        let limits = Limits {
+            fuel: 50,
+            ..Limits::default()
+        };
+        let v = check_stages(&st, &[Value::Int(100)], limits);
+        assert_eq!(v[0].agreement, Agreement::Agrees, "{}", v[0].text);
+        let imp = v.last().expect("an IMP stage");
+        assert_eq!(imp.agreement, Agreement::LimitReached, "{}", imp.text);
+        assert!(!imp.agreement.is_failure() && !imp.ok);
+        assert!(
+            imp.text.starts_with("inconclusive: out of fuel") && imp.text.ends_with("raise --fuel"),
+            "{}",
+            imp.text
+        );
+        assert!(v.iter().all(|s| !s.agreement.is_failure()));
+    }
+
+    #[test]
+    fn every_stage_is_inconclusive_when_the_source_is_over_a_limit() {
+        let st = stages_of(IOTA, "simplify");
+        let limits = Limits {
+            max_heap: 10,
+            ..Limits::default()
+        };
+        let v = check_stages(&st, &[Value::Int(100)], limits);
+        for s in &v {
+            assert_eq!(
+                s.agreement,
+                Agreement::LimitReached,
+                "{}: {}",
+                s.stage,
+                s.text
+            );
+        }
+        assert!(v[0].text.contains("raise --max-heap"), "{}", v[0].text);
+        // Each later stage runs out of heap itself, or is compared with a
+        // source that did: inconclusive either way.
+        assert!(v.iter().all(|s| s.text.starts_with("inconclusive: ")));
+    }
+
+    #[test]
+    fn check_case_counts_a_limit_as_inconclusive_not_as_a_failure() {
+        let p = funmem_lang::parse::parse_program(IOTA, Lang::Fun).expect("parses");
+        let case = crate::Case {
+            program: p,
+            inputs: vec![Value::Int(100)],
+        };
+        let limits = Limits {
+            fuel: 50,
+            ..Limits::default()
+        };
+        assert_eq!(
+            check_case(&case, &[], limits),
+            Ok(Passed::Inconclusive("out of fuel"))
+        );
+        assert_eq!(
+            check_case(&case, &[], Limits::default()),
+            Ok(Passed::Results)
+        );
+    }
+}
