@@ -751,7 +751,7 @@ impl Gen<'_> {
             w(has_arr, 1),
             w(nest, 6),
             w(nest, 4),
-            w(self.huge, 2),
+            w(self.huge && nest, 2),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
