@@ -179,7 +179,7 @@ fn report(s: &Summary, json: bool) -> ExitCode {
         }
     } else {
         println!(
-            "seed {}, shard{} {}, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} failure{}",
+            "seed {}, shard{} {}, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} inconclusive (a resource limit); {} failure{}",
             s.seed,
             if s.shards.len() == 1 { "" } else { "s" },
             s.shards.join(" "),
@@ -188,6 +188,7 @@ fn report(s: &Summary, json: bool) -> ExitCode {
             s.seconds,
             s.programs_per_second,
             s.went_wrong,
+            s.inconclusive,
             s.failures.len(),
             if s.failures.len() == 1 { "" } else { "s" }
         );

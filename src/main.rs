@@ -457,8 +457,8 @@ fn cmd_validate(
     let inputs = read_inputs(input)?;
     let verdicts = funmem_oracle::check::check_stages(&stages, &inputs, limits);
     let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);
-    let mut all_ok = true;
-    let mut went_wrong = false;
+    let mut failed = false;
+    let mut inconclusive = Vec::new();
     for (v, st) in verdicts.iter().zip(&stages) {
         println!(
             "{:<width$}  {:<6}  {:<10}  {}",
@@ -487,26 +487,34 @@ fn cmd_validate(
             }
             println!("{:<width$}    {verdict}", "");
         }
-        all_ok &= v.ok;
-        went_wrong |= v.error.is_some();
+        failed |= v.agreement.is_failure();
+        if v.agreement == funmem_oracle::check::Agreement::LimitReached {
+            inconclusive.push(v.stage.as_str());
+        }
     }
-    if !all_ok {
+    if failed {
         // The first stage that fails, its error in full when it has one.
         if let Some(e) = verdicts
             .iter()
-            .find(|v| !v.ok)
+            .find(|v| v.agreement.is_failure())
             .and_then(|v| v.error.as_ref())
         {
             report(&src, &eval_diagnostic(e));
         }
         return Err(ExitCode::from(EXIT_WENT_WRONG));
     }
-    if went_wrong {
-        // Every stage goes wrong the same way; the source's error, in full.
-        if let Some(e) = verdicts.first().and_then(|v| v.error.as_ref()) {
-            report(&src, &eval_diagnostic(e));
-        }
+    if let Some(e) = verdicts.first().and_then(|v| v.error.as_ref()) {
+        // The source goes wrong or exceeds a limit (as `run` would say);
+        // its error, in full.
+        report(&src, &eval_diagnostic(e));
         return Err(ExitCode::from(EXIT_WENT_WRONG));
+    }
+    if !inconclusive.is_empty() {
+        // Limits are not semantics: a stage over a limit is not a failure.
+        eprintln!(
+            "funmem: inconclusive at {} (a resource limit, not a disagreement); raise --fuel or --max-heap to decide",
+            inconclusive.join(", ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

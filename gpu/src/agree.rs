@@ -20,7 +20,9 @@ pub enum Agreement {
     /// The interpreter found a race; OpenCL does not look for races, so any
     /// outcome will do.
     Race,
-    /// The interpreter ran out of fuel or heap; nothing to compare.
+    /// The interpreter or the device exceeded a resource limit (fuel,
+    /// heap, device memory): inconclusive, nothing to compare (limits are
+    /// not semantics, and the two count differently).
     Limit,
     /// The program cannot run on OpenCL (an allocation inside a kernel).
     Refused(String),
@@ -58,6 +60,7 @@ pub fn compare(
             Agreement::Limit
         }
         (Err(e), _) if matches!(e.kind, ErrorKind::Race(_)) => Agreement::Race,
+        (Ok(_), Err(g)) if g.is_limit() => Agreement::Limit,
         (Err(_), Err(g)) if g.is_program_error() => Agreement::BothWrong,
         (Err(e), Err(g)) => Agreement::Disagree(format!(
             "the interpreter went wrong ({e}), and OpenCL failed: {g}"

@@ -38,6 +38,20 @@ impl GpuError {
         matches!(self, GpuError::Program(_) | GpuError::OutOfDeviceMemory(_))
     }
 
+    /// Whether a resource limit was exceeded (fuel, the heap limit, the
+    /// device's memory): nothing about the program's meaning.
+    pub fn is_limit(&self) -> bool {
+        match self {
+            GpuError::OutOfDeviceMemory(_) => true,
+            GpuError::Program(e) => matches!(
+                e.kind,
+                funmem_semantics::error::ErrorKind::OutOfFuel
+                    | funmem_semantics::error::ErrorKind::OutOfHeap
+            ),
+            _ => false,
+        }
+    }
+
     /// An OpenCL call's failure; out-of-memory codes become
     /// [`GpuError::OutOfDeviceMemory`].
     pub fn cl(what: impl Into<String>, e: ClError) -> GpuError {

@@ -74,6 +74,11 @@ pub struct Summary {
     pub programs: u64,
     /// Of those, programs that went wrong at run time at every stage alike.
     pub went_wrong: u64,
+    /// Of those, programs where a stage (or the source) exceeded a resource
+    /// limit and nothing else failed: inconclusive, neither failures nor
+    /// passes, never reduced.
+    #[serde(default)]
+    pub inconclusive: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Programs per second.
@@ -126,6 +131,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     let next = AtomicU64::new(0); // the j-th program of this shard
     let done = AtomicU64::new(0);
     let wrong = AtomicU64::new(0);
+    let inconclusive = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, Case, Failure)>> = Mutex::new(Vec::new());
     let in_shard = |j: u64| shard + j * shards;
     let more =
@@ -141,6 +147,9 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
                 match check_case(&case, &cfg.passes, cfg.limits) {
                     Ok(Passed::WentWrong(_)) => {
                         wrong.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(Passed::Inconclusive(_)) => {
+                        inconclusive.fetch_add(1, Ordering::Relaxed);
                     }
                     Ok(Passed::Results) => {}
                     Err(f) => failures
@@ -198,6 +207,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
         passes,
         programs,
         went_wrong: wrong.into_inner(),
+        inconclusive: inconclusive.into_inner(),
         seconds,
         programs_per_second: if seconds > 0.0 {
             programs as f64 / seconds
@@ -379,6 +389,7 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
                     };
                     a.programs = add(a.programs, s.programs, "program")?;
                     a.went_wrong = add(a.went_wrong, s.went_wrong, "went-wrong")?;
+                    a.inconclusive = add(a.inconclusive, s.inconclusive, "inconclusive")?;
                     a.shards.extend(s.shards);
                     a.seconds = a.seconds.max(s.seconds);
                     a.failures.extend(s.failures);

@@ -1,8 +1,17 @@
 //! Differential checks of a pipeline (DESIGN.md §7): every stage
 //! type-checks and survives a print/parse round trip; each FUNMEM stage is
 //! valid (Def. 3.1); every stage gives the source's results under every
-//! semantics that applies, or goes wrong the same way (stuck, race, out of
-//! fuel, out of heap).
+//! semantics that applies, or goes wrong the same way (stuck, race).
+//!
+//! **Limits are not semantics.** Fuel and the heap limit bound a run; they
+//! are not part of what a program means, and the layers do not count the
+//! same way (FUN charges one unit for `iota q`, IMP one per element; a
+//! hoisted allocation holds every iteration's part at once). A run that
+//! exceeds a limit therefore decides nothing: the stage is
+//! [`Agreement::LimitReached`], inconclusive, neither a failure nor an
+//! agreement, and so is every stage compared with a source that exceeded
+//! one. Validity (Def. 3.1) is judged on its own: a stage whose two
+//! semantics give different results is invalid whatever the source did.
 
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
@@ -27,6 +36,20 @@ pub enum Agreement {
     /// Goes wrong where the source does not, gives results where it goes
     /// wrong, or goes wrong in another way.
     WrongError,
+    /// Inconclusive: this stage or the source exceeded a resource limit
+    /// (fuel or heap), so there is nothing to compare.
+    LimitReached,
+}
+
+impl Agreement {
+    /// Whether this is a failure of the stage (invalid, disagreeing, going
+    /// wrong differently); an inconclusive stage is not one.
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Agreement::Invalid | Agreement::Disagrees | Agreement::WrongError
+        )
+    }
 }
 
 /// A stage's verdict.
@@ -38,7 +61,8 @@ pub struct StageVerdict {
     pub layer: Layer,
     /// The semantics run (`value`, `heap+value`, `heap`).
     pub semantics: &'static str,
-    /// Whether it is valid and agrees with the source.
+    /// Whether it is valid and agrees with the source (`false` for an
+    /// inconclusive stage too: see [`Agreement::is_failure`]).
     pub ok: bool,
     /// How it compares with the source.
     pub agreement: Agreement,
@@ -55,6 +79,20 @@ pub fn kind_name(e: &EvalError) -> &'static str {
         ErrorKind::Race(_) => "race",
         ErrorKind::OutOfFuel => "out of fuel",
         ErrorKind::OutOfHeap => "out of heap",
+    }
+}
+
+/// Whether the error is a resource limit (fuel, heap) rather than a
+/// behaviour of the program.
+pub fn is_limit(e: &EvalError) -> bool {
+    matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap)
+}
+
+/// The option that raises the limit `e` exceeded.
+fn limit_option(e: &EvalError) -> &'static str {
+    match e.kind {
+        ErrorKind::OutOfFuel => "--fuel",
+        _ => "--max-heap",
     }
 }
 
@@ -81,6 +119,9 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
             let o = match validate(q, inputs, limits) {
                 Verdict::Valid(v) => Outcome::Values(v),
                 Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}"), None, value()),
+                // A limit decides nothing, even where the value
+                // semantics (which counts differently) stays within it.
+                Verdict::HeapError(e) if is_limit(&e) => Outcome::Failed(e),
                 Verdict::HeapError(e) => match value() {
                     Ok(v) => Outcome::Invalid(
                         format!(
@@ -131,6 +172,29 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
                 }
                 (Invalid, t, e)
             }
+            (r, Outcome::Failed(e)) if is_limit(&e) => {
+                let t = format!(
+                    "inconclusive: {} ({e}); raise {}",
+                    kind_name(&e),
+                    limit_option(&e)
+                );
+                if r.is_none() {
+                    reference = Some(Err(e.clone()));
+                }
+                (LimitReached, t, Some(e))
+            }
+            (Some(Err(want)), o) if is_limit(want) => (
+                LimitReached,
+                format!(
+                    "inconclusive: the source ran {}; raise {}",
+                    kind_name(want),
+                    limit_option(want)
+                ),
+                match o {
+                    Outcome::Failed(e) => Some(e),
+                    _ => None,
+                },
+            ),
             (None, Outcome::Values(v)) => {
                 let n = v.len();
                 reference = Some(Ok(v));
@@ -281,6 +345,9 @@ pub enum Passed {
     Results,
     /// Every stage went wrong like the source (the error kind's name).
     WentWrong(&'static str),
+    /// Nothing failed, but a stage (or the source) exceeded a resource
+    /// limit (the limit's name: `out of fuel`, `out of heap`).
+    Inconclusive(&'static str),
 }
 
 fn round_trip(p: &AnyProgram) -> Result<(), String> {
@@ -366,7 +433,7 @@ fn check_case_inner(
         }
     }
     let verdicts = check_stages(&stages, &case.inputs, limits);
-    if let Some(v) = verdicts.iter().find(|v| !v.ok) {
+    if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
             Agreement::Invalid => FailureKind::Invalid,
             Agreement::Disagrees => FailureKind::Disagrees,
@@ -374,8 +441,104 @@ fn check_case_inner(
         };
         return Err(fail(&v.stage, kind, v.text.clone()));
     }
+    if let Some(v) = verdicts
+        .iter()
+        .find(|v| v.agreement == Agreement::LimitReached)
+    {
+        // The stage's own limit, or the source's.
+        let e = v.error.as_ref().filter(|e| is_limit(e));
+        let e = e.or_else(|| verdicts.first().and_then(|s| s.error.as_ref()));
+        return Ok(Passed::Inconclusive(e.map_or("limit", kind_name)));
+    }
     Ok(match verdicts.first().and_then(|v| v.error.as_ref()) {
         Some(e) => Passed::WentWrong(kind_name(e)),
         None => Passed::Results,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::ast::Lang;
+
+    /// The stages of a FUN program through `passes` and IMP.
+    fn stages_of(text: &str, passes: &str) -> Vec<Stage> {
+        let p = funmem_lang::parse::parse_program(text, Lang::Fun).expect("parses");
+        let passes = funmem_transforms::pass::parse_list(passes).expect("passes");
+        funmem_transforms::pipeline::stages(
+            &AnyProgram::Fun(p),
+            &passes,
+            true,
+            &funmem_transforms::obligation::NoProver,
+        )
+        .expect("lowers")
+    }
+
+    const IOTA: &str =
+        "def main (q: int) =\n  let (xs: [q]int) = iota q\n  let (y: int) = xs[0]\n  in (y)\n";
+
+    #[test]
+    fn a_stage_over_fuel_where_the_source_is_not_is_inconclusive() {
+        // FUN charges one unit for `iota q`, IMP one per element.
+        let st = stages_of(IOTA, "none");
+        let limits = Limits {
+            fuel: 50,
+            ..Limits::default()
+        };
+        let v = check_stages(&st, &[Value::Int(100)], limits);
+        assert_eq!(v[0].agreement, Agreement::Agrees, "{}", v[0].text);
+        let imp = v.last().expect("an IMP stage");
+        assert_eq!(imp.agreement, Agreement::LimitReached, "{}", imp.text);
+        assert!(!imp.agreement.is_failure() && !imp.ok);
+        assert!(
+            imp.text.starts_with("inconclusive: out of fuel") && imp.text.ends_with("raise --fuel"),
+            "{}",
+            imp.text
+        );
+        assert!(v.iter().all(|s| !s.agreement.is_failure()));
+    }
+
+    #[test]
+    fn every_stage_is_inconclusive_when_the_source_is_over_a_limit() {
+        let st = stages_of(IOTA, "simplify");
+        let limits = Limits {
+            max_heap: 10,
+            ..Limits::default()
+        };
+        let v = check_stages(&st, &[Value::Int(100)], limits);
+        for s in &v {
+            assert_eq!(
+                s.agreement,
+                Agreement::LimitReached,
+                "{}: {}",
+                s.stage,
+                s.text
+            );
+        }
+        assert!(v[0].text.contains("raise --max-heap"), "{}", v[0].text);
+        // Each later stage runs out of heap itself, or is compared with a
+        // source that did: inconclusive either way.
+        assert!(v.iter().all(|s| s.text.starts_with("inconclusive: ")));
+    }
+
+    #[test]
+    fn check_case_counts_a_limit_as_inconclusive_not_as_a_failure() {
+        let p = funmem_lang::parse::parse_program(IOTA, Lang::Fun).expect("parses");
+        let case = crate::Case {
+            program: p,
+            inputs: vec![Value::Int(100)],
+        };
+        let limits = Limits {
+            fuel: 50,
+            ..Limits::default()
+        };
+        assert_eq!(
+            check_case(&case, &[], limits),
+            Ok(Passed::Inconclusive("out of fuel"))
+        );
+        assert_eq!(
+            check_case(&case, &[], Limits::default()),
+            Ok(Passed::Results)
+        );
+    }
 }

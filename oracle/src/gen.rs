@@ -32,6 +32,15 @@
 //! size, clamps `min(max(e, 0), n - 1)` where `n >= 1` is known, `if`s that
 //! test `n > 0` first, divisors `max(e, 1)` or nonzero literals).
 //!
+//! Huge sizes. One program in [`HUGE_SHARE`] may also make arrays of huge
+//! literal sizes (2^62 + 1, 6·10^8, `i64::MAX`) in statements that never
+//! run: in an `if` whose condition is false at run time (a size below 0),
+//! inside a kernel, and in kernels of zero iterations. The source never
+//! evaluates them, but memory expansion hoists their allocations out of
+//! the kernel, and the hoisted size arithmetic (size times iterations)
+//! must neither wrap nor get stuck (it may exceed the heap limit, which
+//! the checks count as inconclusive).
+//!
 //! Work per program is bounded: array sizes are at most
 //! `max(max_size, 1) + 1`, and a kernel, `iota` or `copy` is made only while
 //! the product of the sizes of the enclosing kernels and of the array made
@@ -63,6 +72,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         cfg.fail_share.clamp(0.0, 1.0)
     };
     let risky = rng.random_bool(share);
+    let huge = rng.random_bool(HUGE_SHARE);
     let max_size = cfg.max_size.clamp(0, 1 << 20);
     let max_stms = cfg.max_stms.max(1);
     let mut g = Gen {
@@ -72,6 +82,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         max_size,
         cap: max_size.max(1) + 1,
         risky,
+        huge,
         next: 0,
         vars: Vec::new(),
         scopes: vec![0],
@@ -89,6 +100,14 @@ const BUDGET: i64 = 4096;
 /// In a risky program, the chance that an operation that could go wrong is
 /// made so that it may.
 const RISK: f64 = 0.3;
+
+/// The share of programs that make arrays of huge sizes in statements
+/// that never run.
+pub const HUGE_SHARE: f64 = 1.0 / 16.0;
+
+/// Huge sizes: the product with 2 or more iterations wraps (2^62 + 1,
+/// `i64::MAX`) or exceeds the default heap limit (6·10^8).
+pub const HUGE: [i64; 3] = [(1 << 62) + 1, 600_000_000, i64::MAX];
 
 /// Literals that make arithmetic wrap (none is zero).
 const LARGE: [i64; 8] = [
@@ -216,6 +235,7 @@ enum Action {
     Copy,
     Kernel,
     If,
+    Huge,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -246,6 +266,8 @@ struct Gen<'r> {
     /// Largest size an array dimension may have.
     cap: i64,
     risky: bool,
+    /// Whether statements that never run may make arrays of huge sizes.
+    huge: bool,
     /// Counter for fresh names: every name in a program is distinct.
     next: usize,
     /// The variables in scope, innermost last.
@@ -701,7 +723,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 9] = [
+        const KINDS: [Action; 10] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -711,6 +733,7 @@ impl Gen<'_> {
             Action::Copy,
             Action::Kernel,
             Action::If,
+            Action::Huge,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -728,6 +751,7 @@ impl Gen<'_> {
             w(has_arr, 1),
             w(nest, 6),
             w(nest, 4),
+            w(self.huge && nest, 2),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -742,6 +766,7 @@ impl Gen<'_> {
             Action::Copy => self.act_copy(out),
             Action::Kernel => self.act_kernel(out),
             Action::If => self.act_if(out),
+            Action::Huge => self.act_huge(out),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -1018,6 +1043,48 @@ impl Gen<'_> {
             return false;
         }
         self.emit(out, "a", Ty::Arr(vec![n.clone()]), ExpKind::Iota(n));
+        true
+    }
+
+    /// An array of a huge size that is never made: inside a kernel,
+    /// `if c then (iota HUGE)[0] else 0` with `c = n < 0` for a size `n`
+    /// (false at run time); anywhere, a kernel of zero iterations whose
+    /// body makes it.
+    fn act_huge(&mut self, out: &mut Vec<Stm>) -> bool {
+        let h = lit(HUGE[self.upto(HUGE.len())]);
+        // The array is read, so that no pass drops it as unused.
+        let make = |g: &mut Self| {
+            let (a, x) = (g.fresh("h"), g.fresh("x"));
+            let stms = vec![
+                stm(
+                    vec![pat(&a, &Ty::Arr(vec![h.clone()]))],
+                    ExpKind::Iota(h.clone()),
+                ),
+                stm(
+                    vec![pat(&x, &Ty::Int(Range::any()))],
+                    ExpKind::Index(ident(&a), vec![lit(0)]),
+                ),
+            ];
+            (stms, x)
+        };
+        if self.depth > 0 && self.chance(0.7) {
+            let n = self.size_atom();
+            let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
+            let c = self.emit_int(out, "c", cond, Range::new(0, 0));
+            let (then, x) = make(self);
+            let y = self.fresh("y");
+            let zero = stm(
+                vec![pat(&y, &Ty::Int(Range::new(0, 0)))],
+                ExpKind::Scalar(SExp::int(0)),
+            );
+            let kind = ExpKind::If(ident(&c), body(then, &[x]), body(vec![zero], &[y]));
+            self.emit(out, "r", Ty::Int(Range::any()), kind);
+        } else {
+            let i = self.fresh("i");
+            let (kb, x) = make(self);
+            let kind = ExpKind::Kernel(ident(&i), lit(0), body(kb, &[x]));
+            self.emit(out, "k", Ty::Arr(vec![lit(0)]), kind);
+        }
         true
     }
 

@@ -38,6 +38,35 @@
 //! relies on: the parts of two iterations are disjoint, and every part lies
 //! inside the new block; it applies the rewrite only when all are proved.
 //! [`allocs_in_kernels`] lists the allocations left inside kernels.
+//!
+//! **Sizes never wrap.** The hoisted block has `M * n` cells, a product the
+//! source never computes: with a huge `M` from a branch that is not taken,
+//! or a kernel of zero iterations, plain 64-bit arithmetic would wrap to a
+//! negative size (stuck) or a small one (a wrong layout) where the source
+//! runs. So the total is the saturating product
+//! `min(M, n_cap) * n` with `n_cap = 9223372036854775807 / max(n, 1)`
+//! ([`saturating_mul`]), and `M >= -1` (a part's size is `max(se, 0)` in a
+//! branch and `max(se, -1)` outside one: a negative size stays negative, so
+//! the hoisted allocation gets stuck as the first iteration's did). For
+//! `M >= -1` and `n >= 0` it is exact when `M * n` fits in 64 bits, and
+//! otherwise lies in `(i64::MAX - n, i64::MAX]`, at least 2^62: an
+//! allocation that any heap limit below 2^62 cells refuses (a resource
+//! limit, not a behaviour).
+//! Nested saturating products keep this: when the exact product fits, so
+//! does every factor that matters and each is exact; when it does not, the
+//! result is at least 2^62 (a factor 0 gives 0, exactly). (A negative `n`
+//! is not saturated: the kernel right after the hoisted statements gets
+//! stuck on it.) The alternative, an obligation `M * n <= i64::MAX`, could
+//! rarely be proved: sizes are program inputs with no upper bound.
+//!
+//! The addresses inside the kernel need no saturation: when the total
+//! fits, every address of iteration `i` is below it, and so is every
+//! intermediate (`i*M + a` with `a < M`, `i < n`, is below `M*n`; `a*n + i`
+//! likewise, and a stride `s*n` of a dimension of two or more elements is
+//! at most `(M - 1) * n`). When it does not fit, the kernel never runs.
+//! Obligations are stated over the exact products (the pass keeps them
+//! beside the saturated ones, for blocks hoisted again out of an enclosing
+//! kernel), which is what the provers reason about.
 
 use crate::names::Names;
 use crate::obligation::{Claim, Fact, Obligation, Outcome, Prover, Verdict};
@@ -84,6 +113,7 @@ pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
         prover,
         names: Names::of_program(p),
         obligations: Vec::new(),
+        plain: HashMap::new(),
     };
     let mut facts = Vec::new();
     for q in &p.params {
@@ -152,6 +182,11 @@ struct Expander<'a> {
     prover: &'a dyn Prover,
     names: Names,
     obligations: Vec<(Obligation, Verdict)>,
+    /// The exact (unsaturated) value of each size this pass computes: the
+    /// part sizes and the hoisted blocks' sizes, by name. Obligations about
+    /// a block hoisted again out of an enclosing kernel are stated over
+    /// these, so that the provers reason about plain products.
+    plain: HashMap<Name, SExp>,
 }
 
 /// An allocation found in a kernel body.
@@ -274,6 +309,9 @@ impl Expander<'_> {
         }
         let ivar = SExp::var(&i.name);
         let nexp = SExp::Atom(n.clone());
+        // `i64::MAX / max(n, 1)`, bound once before the kernel when a block
+        // is hoisted: the cap of the parts' sizes in saturating products.
+        let mut cap: Option<SExp> = None;
         for g in groups {
             let members: Vec<&Found> = g.iter().map(|&k| &found[k]).collect();
             let class_names = classes.members(&members[0].block);
@@ -281,77 +319,107 @@ impl Expander<'_> {
             // index, and free of division (a size evaluated before a kernel
             // of no iterations must not divide by zero where the source
             // does not).
-            let sizes: Option<Vec<SExp>> = members
+            // The plain sizes (of the blocks and parts this pass made, the
+            // products before saturation) are what obligations speak of.
+            let mut plain_defs = HashMap::new();
+            for x in defs.keys() {
+                if let Some(e) = self.plain.get(x) {
+                    plain_defs.insert(x.clone(), e.clone());
+                }
+            }
+            let plain_defs = if plain_defs.is_empty() {
+                defs.clone()
+            } else {
+                let mut d = defs.clone();
+                d.extend(plain_defs);
+                d
+            };
+            let sizes: Option<Vec<(SExp, SExp)>> = members
                 .iter()
-                .map(|f| outer_size(&f.size, &defs, inside, &i.name).filter(|se| !se.divides()))
+                .map(|f| {
+                    let code = outer_size(&f.size, &defs, inside, &i.name)
+                        .filter(|se| !crate::simplify::sexp_may_fail(se))?;
+                    let plain = self.plain.get(&f.block).unwrap_or(&f.size);
+                    let plain = outer_size(plain, &plain_defs, inside, &i.name)?;
+                    Some((code, plain))
+                })
                 .collect();
             let Some(sizes) = sizes.filter(|_| !class_names.iter().any(|m| tainted.contains(m)))
             else {
                 continue;
             };
             // Each member's per-iteration maximum, as an expression before
-            // the kernel, and its obligations.
+            // the kernel (and its plain value), and its obligations.
             let mut maxes = Vec::new();
             let mut obls = Vec::new();
-            for (f, se) in members.iter().zip(sizes) {
+            for (f, (se, plain)) in members.iter().zip(sizes) {
                 // Out of a branch, a negative size must not get stuck when
                 // the branch is not taken: hoist max(se, 0). (When it is
                 // taken, the array of negative size built next gets stuck,
-                // as the allocation did.)
-                let se = if f.conds.is_empty() {
-                    se
-                } else {
-                    SExp::bin(BinOp::Max, se, SExp::int(0))
-                };
-                let variant = se.mentions(i.name.as_str());
+                // as the allocation did.) Unconditionally, a negative size
+                // gets stuck in the first iteration, and the hoisted
+                // allocation must get stuck too: max(se, -1) keeps it
+                // negative and keeps the product with `n` from wrapping.
+                let floor = if f.conds.is_empty() { -1 } else { 0 };
+                let variant = se.mentions(i.name.as_str()) || plain.mentions(i.name.as_str());
                 let mut kfacts = facts.to_vec();
                 kfacts.extend(index_facts(&ivar, &nexp));
                 for c in &f.conds {
                     kfacts.push(Fact::new(c.clone(), "branch condition"));
                 }
-                let m = if variant {
-                    let first = subst_var(&se, &i.name, &SExp::int(0));
+                let ends = |e: &SExp| {
+                    let first = subst_var(e, &i.name, &SExp::int(0));
                     let last = subst_var(
-                        &se,
+                        e,
                         &i.name,
                         &SExp::bin(BinOp::Sub, nexp.clone(), SExp::int(1)),
                     );
-                    let m = SExp::bin(BinOp::Max, first, last);
+                    SExp::bin(BinOp::Max, first, last)
+                };
+                let (m, m_plain) = if variant {
+                    let m = at_least(ends(&se), floor, facts);
+                    let m_plain = at_least(ends(&plain), floor, facts);
                     obls.push(Obligation::new(
                         self.layout.pass_name(),
                         format!("{}: size at most its maximum", f.block),
-                        Claim::AtMost(se.clone(), m.clone()),
+                        Claim::AtMost(plain.clone(), m_plain.clone()),
                         kfacts.clone(),
                         f.span,
                     ));
-                    m
+                    (m, m_plain)
                 } else {
-                    se.clone()
+                    (at_least(se, floor, facts), at_least(plain, floor, facts))
                 };
-                maxes.push(m);
+                maxes.push((m, m_plain));
             }
             // The per-iteration size of the parts: own maximum (GPU), or
             // the class's common maximum (CPU).
             let mut size_names = Vec::new();
-            let class_max = maxes
-                .iter()
-                .cloned()
-                .reduce(|a, b| SExp::bin(BinOp::Max, a, b))
-                .unwrap_or_else(|| SExp::int(0));
+            let class_max = |k: fn(&(SExp, SExp)) -> &SExp| {
+                maxes
+                    .iter()
+                    .map(k)
+                    .cloned()
+                    .reduce(|a, b| SExp::bin(BinOp::Max, a, b))
+                    .unwrap_or_else(|| SExp::int(0))
+            };
             let mut pre_g = Vec::new();
+            let mut plain_g = Vec::new();
             let cpu_m = if self.layout == Layout::Cpu {
                 let m = self.names.fresh(&format!("{}_part", members[0].block));
-                pre_g.push(scalar_stm(&m, class_max.clone()));
+                pre_g.push(scalar_stm(&m, class_max(|x| &x.0)));
+                plain_g.push((m.name.clone(), class_max(|x| &x.1)));
                 Some(m)
             } else {
                 None
             };
-            for (f, m) in members.iter().zip(&maxes) {
+            for (f, (m, m_plain)) in members.iter().zip(&maxes) {
                 let part = match &cpu_m {
                     Some(c) => c.clone(),
                     None => {
                         let p = self.names.fresh(&format!("{}_part", f.block));
                         pre_g.push(scalar_stm(&p, m.clone()));
+                        plain_g.push((p.name.clone(), m_plain.clone()));
                         p
                     }
                 };
@@ -419,6 +487,17 @@ impl Expander<'_> {
             }
             // Apply: allocate outside, map the class's LMADs.
             for (f, part) in members.iter().zip(&size_names) {
+                let total = match (&cap, n) {
+                    (_, Atom::Int(..)) => saturating_mul(SExp::var(&part.name), nexp.clone()),
+                    (Some(c), _) => capped_mul(SExp::var(&part.name), c.clone(), nexp.clone()),
+                    (None, Atom::Var(x)) => {
+                        let c = self.names.fresh(&format!("{}_cap", x.name));
+                        pre_g.push(scalar_stm(&c, cap_of(nexp.clone())));
+                        let c = SExp::var(&c.name);
+                        cap = Some(c.clone());
+                        capped_mul(SExp::var(&part.name), c, nexp.clone())
+                    }
+                };
                 let fresh = self.names.fresh(f.block.as_str());
                 let alloc = Stm {
                     pats: vec![Pat {
@@ -427,16 +506,16 @@ impl Expander<'_> {
                         span: Span::DUMMY,
                     }],
                     exp: Exp {
-                        kind: ExpKind::Alloc(SExp::bin(
-                            BinOp::Mul,
-                            SExp::var(&part.name),
-                            nexp.clone(),
-                        )),
+                        kind: ExpKind::Alloc(total),
                         span: f.span,
                     },
                     span: f.span,
                 };
                 pre_g.push(alloc);
+                plain_g.push((
+                    fresh.name.clone(),
+                    SExp::bin(BinOp::Mul, SExp::var(&part.name), nexp.clone()),
+                ));
                 renames.0.insert(f.block.clone(), Atom::Var(fresh.clone()));
                 removed.insert(f.block.clone());
             }
@@ -456,6 +535,7 @@ impl Expander<'_> {
                 );
             }
             pre.extend(pre_g);
+            self.plain.extend(plain_g);
         }
         if removed.is_empty() {
             return (Vec::new(), rebuild(kb.clone()));
@@ -671,6 +751,84 @@ fn outer_size(
     }
     // The inlined size is bounded like the trees the parser accepts.
     go(se, defs, inside, index, 0).filter(|e| e.depth_within(MAX_INLINE).is_some())
+}
+
+/// The largest value of `i64`, the cap of saturating products.
+const I64_MAX: i64 = i64::MAX;
+
+/// `a * b` for `a >= -1` and `b >= 0` without wrapping:
+/// `min(a, 9223372036854775807 / max(b, 1)) * b`, exact when the product
+/// fits in 64 bits and otherwise between `i64::MAX - b` and `i64::MAX`
+/// (at least 2^62). Folded when the factors are literals.
+pub fn saturating_mul(a: SExp, b: SExp) -> SExp {
+    match (literal(&a), literal(&b)) {
+        (Some(x), Some(y)) => SExp::int(saturating_value(x, y)),
+        (_, Some(0)) | (Some(0), _) => SExp::int(0),
+        (_, Some(1)) => a,
+        (Some(1), _) => b,
+        _ => capped_mul(a, cap_of(b.clone()), b),
+    }
+}
+
+/// `9223372036854775807 / max(b, 1)`, the largest `a` with `a * b`
+/// fitting when `b >= 1` (a literal when `b` is one).
+fn cap_of(b: SExp) -> SExp {
+    match literal(&b) {
+        Some(y) => SExp::int(I64_MAX.wrapping_div(y.max(1))),
+        None => SExp::bin(
+            BinOp::Div,
+            SExp::int(I64_MAX),
+            SExp::bin(BinOp::Max, b, SExp::int(1)),
+        ),
+    }
+}
+
+/// `min(a, cap) * b`, with `cap` the [`cap_of`] `b`.
+fn capped_mul(a: SExp, cap: SExp, b: SExp) -> SExp {
+    SExp::bin(BinOp::Mul, SExp::bin(BinOp::Min, a, cap), b)
+}
+
+/// What [`saturating_mul`]'s expression evaluates to, in 64-bit wrapping
+/// arithmetic as the semantics evaluates it.
+pub fn saturating_value(a: i64, b: i64) -> i64 {
+    a.min(I64_MAX.wrapping_div(b.max(1))).wrapping_mul(b)
+}
+
+fn literal(e: &SExp) -> Option<i64> {
+    match e {
+        SExp::Atom(Atom::Int(k, _)) => Some(*k),
+        _ => None,
+    }
+}
+
+/// `max(e, floor)`, or `e` when it is known to be at least `floor` (a
+/// literal, a `max` with such a side, a variable with a fact `x >= k`).
+fn at_least(e: SExp, floor: i64, facts: &[Fact]) -> SExp {
+    if known_at_least(&e, floor, facts) {
+        e
+    } else {
+        SExp::bin(BinOp::Max, e, SExp::int(floor))
+    }
+}
+
+fn known_at_least(e: &SExp, floor: i64, facts: &[Fact]) -> bool {
+    match e {
+        SExp::Atom(Atom::Int(k, _)) => *k >= floor,
+        SExp::Atom(Atom::Var(x)) => facts.iter().any(|f| match &f.exp {
+            SExp::Bin(BinOp::Ge, v, k, _) | SExp::Bin(BinOp::Le, k, v, _) => {
+                matches!(&**v, SExp::Atom(Atom::Var(y)) if y.name == x.name)
+                    && literal(k).is_some_and(|k| k >= floor)
+            }
+            _ => false,
+        }),
+        SExp::Bin(BinOp::Max, a, b, _) => {
+            known_at_least(a, floor, facts) || known_at_least(b, floor, facts)
+        }
+        SExp::Bin(BinOp::Min, a, b, _) => {
+            known_at_least(a, floor, facts) && known_at_least(b, floor, facts)
+        }
+        _ => false,
+    }
 }
 
 /// `e` with the variable `x` replaced by `by`.

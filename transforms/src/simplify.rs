@@ -82,13 +82,20 @@ fn round(p: &Program) -> Program {
 }
 
 /// Can evaluating this scalar expression get stuck (a division or
-/// remainder by something that is not a non-zero literal)?
+/// remainder by something that is not a non-zero literal, nor `max(x, k)`
+/// or `max(k, x)` with a literal `k >= 1`, the divisor of the caps that
+/// memory expansion writes)?
 pub fn sexp_may_fail(e: &SExp) -> bool {
+    let positive = |e: &SExp| matches!(e, SExp::Atom(Atom::Int(k, _)) if *k >= 1);
     match e {
         SExp::Atom(_) => false,
         SExp::Bin(op, l, r, _) => {
             let div = matches!(op, BinOp::Div | BinOp::Rem)
-                && !matches!(**r, SExp::Atom(Atom::Int(k, _)) if k != 0);
+                && !match &**r {
+                    SExp::Atom(Atom::Int(k, _)) => *k != 0,
+                    SExp::Bin(BinOp::Max, a, b, _) => positive(a) || positive(b),
+                    _ => false,
+                };
             div || sexp_may_fail(l) || sexp_may_fail(r)
         }
         SExp::Un(_, x, _) => sexp_may_fail(x),
