@@ -103,7 +103,7 @@ const RISK: f64 = 0.3;
 
 /// The share of programs that make arrays of huge sizes in statements
 /// that never run.
-pub const HUGE_SHARE: f64 = 1.0 / 16.0;
+pub const HUGE_SHARE: f64 = 1.0 / 8.0;
 
 /// Huge sizes: the product with 2 or more iterations wraps (2^62 + 1,
 /// `i64::MAX`) or exceeds the default heap limit (6·10^8).
