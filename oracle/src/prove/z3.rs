@@ -27,11 +27,13 @@
 //!
 //! Why forking is sound here, although the parent may have other threads:
 //! only the forking thread exists in the child, so the child must not need
-//! a lock another thread held at the fork. The parent never runs Z3 itself
-//! (every check happens in a child), so no Z3 lock or half-made Z3 global
-//! is ever copied into a child; glibc's `malloc` is usable in the child of
-//! a threaded parent; and the child touches neither standard output's nor
-//! standard error's locks (it points both at `/dev/null`), runs no
+//! a lock another thread held at the fork. The parent never checks a
+//! query itself: it only makes, once per thread and under the lock that
+//! every fork takes, the Z3 context its children start from, and never
+//! uses or deletes it, so no Z3 lock or half-made Z3 global is ever copied
+//! into a child; glibc's `malloc` is usable in the child of a threaded
+//! parent; and the child prints nothing (it points standard output and
+//! error at `/dev/null`, so Z3 cannot print into ours either), runs no
 //! destructor and leaves with `_exit`. Should anything still block or
 //! crash there, the parent's limit ends it the same way: the child is
 //! killed or dead, and the answer is unknown with the reason.
@@ -43,9 +45,11 @@
 //! reaps every child, killed or not, so none is left behind. Queries in
 //! different threads run at the same time, each in its own child.
 //!
-//! Cost: a fork and a fresh Z3 context per query that reaches Z3, about a
-//! millisecond (docs/obligations.md has the figures); memoised verdicts
-//! and obligations decided by the other provers never fork.
+//! Cost: a fork per query that reaches Z3 (under a millisecond), and Z3's
+//! work in a fresh process, whose pages are copied from the parent as it
+//! writes them: about 10 ms more per query than in-process
+//! (docs/obligations.md has the figures). Memoised verdicts and
+//! obligations decided by the other provers never fork.
 
 use super::smt::Query;
 use std::collections::BTreeMap;
@@ -169,10 +173,26 @@ fn decode(q: &Query, text: &str) -> Answer {
     }
 }
 
-/// Checks the query in this process, with no limit: what a child runs.
+/// Makes this thread's Z3 context (the z3 crate's thread-local one) for
+/// the children it forks to start from: making a context costs Z3 4.8
+/// about 15 ms, which each child would otherwise pay again. The parent
+/// never uses the context, and never deletes it (one handle is leaked),
+/// so no Z3 code runs in the parent after this. Called under the fork
+/// lock, so no child is forked while this runs.
+fn warm() {
+    thread_local! {
+        static WARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if !WARM.with(|w| w.replace(true)) {
+        z3::set_global_param("memory_max_size", &MEMORY_MIB.to_string());
+        std::mem::forget(z3::Context::thread_local());
+    }
+}
+
+/// Checks the query in this process, with no limit, in the thread's
+/// context: what a child runs (on its copy of the context [`warm`] made).
 fn answer(q: &Query) -> Answer {
-    z3::set_global_param("memory_max_size", &MEMORY_MIB.to_string());
-    z3::with_z3_config(&z3::Config::new(), || check(q))
+    check(q)
 }
 
 /// One query in the current thread's context.
@@ -242,6 +262,7 @@ mod child {
         let parent = unsafe { libc::getpid() };
         let (pid, rfd) = {
             let _turn = FORKING.lock().unwrap_or_else(|p| p.into_inner());
+            super::warm();
             let mut fds = [0 as libc::c_int; 2];
             // SAFETY: `fds` has room for the two descriptors.
             if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
