@@ -46,10 +46,11 @@
 //! different threads run at the same time, each in its own child.
 //!
 //! Cost: a fork per query that reaches Z3 (under a millisecond), and Z3's
-//! work in a fresh process, whose pages are copied from the parent as it
-//! writes them: about 10 ms more per query than in-process
-//! (docs/obligations.md has the figures). Memoised verdicts and
-//! obligations decided by the other provers never fork.
+//! work in a process whose pages are copied from the parent as it writes
+//! them. Since children start from a context made once per thread (see
+//! `warm`), a trivial query costs less than it did in process with a
+//! fresh context each (docs/obligations.md has the figures). Memoised
+//! verdicts and obligations decided by the other provers never fork.
 
 use super::smt::Query;
 use std::collections::BTreeMap;
