@@ -552,4 +552,23 @@ mod tests {
         assert!(matches!(decode(&query, "sat\n1\n"), Answer::Unknown(_)));
         assert!(matches!(decode(&query, ""), Answer::Unknown(_)));
     }
+
+    #[test]
+    fn threads_query_at_once() {
+        let easy = q("given a <= b\n at-most a <= b + 1", false);
+        let hard = q(HIGH_DEGREE, true);
+        let start = std::time::Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..3 {
+                        assert_eq!(solve(&easy, 5000), Answer::Unsat);
+                        let _ = solve(&hard, 200);
+                    }
+                });
+            }
+        });
+        // Twelve easy queries and twelve killed at 200 ms, four at a time.
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    }
 }
