@@ -130,9 +130,29 @@ impl Conc {
     }
 }
 
+/// Most domain indices one [`search`] enumerates in all (each valuation
+/// may enumerate up to two domains of [`MAX_DOMAIN`] indices): a bound of
+/// under a second on any search, whatever its budget of valuations.
+/// A search with a small budget gets [`WORK_PER_VALUATION`] indices per
+/// valuation of it, if that is less.
+pub const SEARCH_WORK: u64 = 1 << 22;
+/// See [`SEARCH_WORK`].
+pub const WORK_PER_VALUATION: u64 = 1 << 12;
+
 /// Decides the obligation at one valuation (which must give every variable
 /// a value).
 pub fn check(o: &Obligation, env: &BTreeMap<String, i64>) -> Check {
+    check_counted(o, env).0
+}
+
+/// [`check`], and how many domain indices it enumerated.
+fn check_counted(o: &Obligation, env: &BTreeMap<String, i64>) -> (Check, u64) {
+    let mut work = 0;
+    let c = check_with(o, env, &mut work);
+    (c, work)
+}
+
+fn check_with(o: &Obligation, env: &BTreeMap<String, i64>, work: &mut u64) -> Check {
     for f in &o.facts {
         match eval(&f.exp, env) {
             Some(0) | None => return Check::Excluded,
@@ -159,9 +179,10 @@ pub fn check(o: &Obligation, env: &BTreeMap<String, i64>) -> Check {
             let (Some(c), Some(n)) = (conc(l), eval(n, env)) else {
                 return Check::TooLarge;
             };
-            if c.size().is_none() {
+            let Some(size) = c.size() else {
                 return Check::TooLarge;
-            }
+            };
+            *work += size;
             let mut bad = None;
             c.each(|i, a| {
                 if a < 0 || a >= n {
@@ -177,9 +198,10 @@ pub fn check(o: &Obligation, env: &BTreeMap<String, i64>) -> Check {
             let Some(c) = conc(l) else {
                 return Check::TooLarge;
             };
-            if c.size().is_none() {
+            let Some(size) = c.size() else {
                 return Check::TooLarge;
-            }
+            };
+            *work += size;
             let mut seen: HashMap<i128, Vec<i64>> = HashMap::new();
             let mut bad = None;
             c.each(|i, a| match seen.get(&a) {
@@ -198,9 +220,10 @@ pub fn check(o: &Obligation, env: &BTreeMap<String, i64>) -> Check {
             let (Some(a), Some(b)) = (conc(x), conc(y)) else {
                 return Check::TooLarge;
             };
-            if a.size().is_none() || b.size().is_none() {
+            let (Some(sa), Some(sb)) = (a.size(), b.size()) else {
                 return Check::TooLarge;
-            }
+            };
+            *work += sa + sb;
             let mut seen: HashMap<i128, Vec<i64>> = HashMap::new();
             a.each(|i, addr| {
                 seen.entry(addr).or_insert_with(|| i.to_vec());
@@ -244,6 +267,8 @@ pub struct Search {
     /// The radius fully covered: every valuation with all values in
     /// `-r ..= r` was tried.
     pub radius: i64,
+    /// Whether it stopped at its work limit (see [`SEARCH_WORK`]).
+    pub worked_out: bool,
 }
 
 /// How one variable gets its value in the search.
@@ -349,6 +374,9 @@ struct Walk<'a> {
     checks: Vec<Vec<usize>>,
     env: BTreeMap<String, i64>,
     budget: u64,
+    /// Domain indices enumerated so far, and most allowed.
+    work: u64,
+    work_limit: u64,
     out: Search,
 }
 
@@ -364,8 +392,14 @@ impl Walk<'_> {
             if self.out.tried >= self.budget {
                 return true;
             }
+            if self.work >= self.work_limit {
+                self.out.worked_out = true;
+                return true;
+            }
             self.out.tried += 1;
-            match check(self.o, &self.env) {
+            let (c, work) = check_counted(self.o, &self.env);
+            self.work += work;
+            match c {
                 Check::Fails(indices) => {
                     self.out.counterexample = Some(Counterexample {
                         values: self.env.clone(),
@@ -409,7 +443,8 @@ impl Walk<'_> {
 
 /// Enumerates valuations with values in `-r ..= r` for `r = 0, 1, ...,
 /// max_radius`, each radius adding the valuations it reaches, until one
-/// breaks the claim or `budget` steps were taken. Variables that a fact
+/// breaks the claim, `budget` steps were taken, or the work limit of
+/// [`SEARCH_WORK`] domain indices was reached. Variables that a fact
 /// `x == e` defines are computed, not enumerated; each fact is evaluated as
 /// soon as its variables have values, and prunes the enumeration.
 pub fn search(o: &Obligation, max_radius: i64, budget: u64) -> Search {
@@ -420,11 +455,14 @@ pub fn search(o: &Obligation, max_radius: i64, budget: u64) -> Search {
         steps,
         checks,
         budget,
+        work: 0,
+        work_limit: SEARCH_WORK.min(budget.saturating_mul(WORK_PER_VALUATION)),
         out: Search {
             counterexample: None,
             checked: 0,
             tried: 0,
             radius: -1,
+            worked_out: false,
         },
     };
     for r in 0..=max_radius {

@@ -45,12 +45,50 @@ const MAX_DEPTH: usize = 4;
 /// Most dimensions whose orders the injectivity test tries.
 const MAX_PERMUTED: usize = 5;
 
+/// Highest degree of a polynomial the procedure takes on: bound
+/// substitution multiplies out powers, so the work grows with the degree's
+/// binomial coefficients (a product of degree 27 kept it busy for
+/// minutes). The shapes passes emit have degree 4 at most.
+pub const MAX_DEGREE: usize = 8;
+/// Most terms of a polynomial the procedure takes on, for the same reason.
+pub const MAX_TERMS: usize = 256;
+
 /// Why the procedure gave up, or `Ok` when it proved the obligation.
 pub fn prove(o: &Obligation) -> Result<(), String> {
+    within_budget(o)?;
     // First with the defining equalities substituted; then, since that can
     // turn a stride that is a name into a sum that no modulus divides, with
     // every equality kept as two inequalities.
     prove_mode(o, true).or_else(|_| prove_mode(o, false))
+}
+
+/// Refuses an obligation with a polynomial beyond [`MAX_DEGREE`] or
+/// [`MAX_TERMS`] (in funmem-lang's normal form, where an opaque subterm
+/// counts as one factor).
+fn within_budget(o: &Obligation) -> Result<(), String> {
+    let mut why = None;
+    let mut look = |e: &SExp| {
+        if why.is_some() {
+            return;
+        }
+        let p = funmem_lang::poly::Poly::from_sexp(e);
+        let degree = p.terms().map(|(m, _)| m.0.len()).max().unwrap_or(0);
+        let terms = p.terms().count();
+        if degree > MAX_DEGREE {
+            why = Some(format!(
+                "polynomial too large for the LMAD procedure (degree {degree}, more than {MAX_DEGREE})"
+            ));
+        } else if terms > MAX_TERMS {
+            why = Some(format!(
+                "polynomial too large for the LMAD procedure ({terms} terms, more than {MAX_TERMS})"
+            ));
+        }
+    };
+    o.claim.for_each_sexp(&mut look);
+    for f in &o.facts {
+        look(&f.exp);
+    }
+    why.map_or(Ok(()), Err)
 }
 
 /// Most search nodes one obligation may visit in all (both modes, every

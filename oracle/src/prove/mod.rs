@@ -255,9 +255,14 @@ impl Provers {
             match s.counterexample {
                 Some(c) => return done(Outcome::Refuted(c), "search"),
                 None => why.push(format!(
-                    "no counterexample among {} valuations with values up to {}",
+                    "no counterexample among {} valuations with values up to {}{}",
                     s.tried,
-                    s.radius.max(0)
+                    s.radius.max(0),
+                    if s.worked_out {
+                        " (the search's budget of domain indices spent)"
+                    } else {
+                        ""
+                    }
                 )),
             }
         }

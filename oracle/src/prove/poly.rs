@@ -80,6 +80,9 @@ impl Atoms {
     }
 }
 
+/// Most term products one multiplication (or substitution) may make.
+pub const MAX_PRODUCTS: usize = 1 << 12;
+
 /// A polynomial: monomials (sorted atom lists, with repetition) to non-zero
 /// coefficients.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,8 +165,13 @@ impl P {
         self.add(&P::constant(k))
     }
 
-    /// `self * o`.
+    /// `self * o`; `None` on overflow, or when the product would have more
+    /// than [`MAX_PRODUCTS`] term products (a bound on the work of one
+    /// multiplication, whatever the procedure asks).
     pub fn mul(&self, o: &P) -> Option<P> {
+        if self.0.len().saturating_mul(o.0.len()) > MAX_PRODUCTS {
+            return None;
+        }
         let mut r = P::zero();
         for (m1, k1) in &self.0 {
             for (m2, k2) in &o.0 {
@@ -206,7 +214,12 @@ impl P {
             let rest: Vec<Atom> = m.iter().copied().filter(|&x| x != a).collect();
             let mut term = P::zero();
             term.0.insert(rest, *k);
-            r = r.add(&term.mul(&powers[e])?)?;
+            for (m, k) in &term.mul(&powers[e])?.0 {
+                r.add_term(m.clone(), *k)?;
+            }
+            if r.0.len() > MAX_PRODUCTS {
+                return None;
+            }
         }
         Some(r)
     }

@@ -1,0 +1,193 @@
+//! The provers' limits hold whatever the obligation: a size that is a
+//! polynomial of degree 27 in a kernel's index once kept Z3 (and the LMAD
+//! procedure) busy for minutes inside `opt`, `lower --to opencl`,
+//! `validate` and `prove`. Each command here is killed after a generous
+//! bound, which fails the test; the limits themselves are a second or so.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The program: expansion's obligation on it is unknown.
+const PROGRAM: &str = "tests/programs/fun/expand_high_degree.fun";
+
+/// Longer than any command here may take; reaching it fails the test.
+const BOUND: Duration = Duration::from_secs(60);
+
+/// Runs funmem with `stdin`, killing it (and failing) after [`BOUND`].
+fn funmem(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the funmem binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    // Read the outputs in threads so that a full pipe cannot block it.
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).map(|_| v)
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).map(|_| v)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("funmem {args:?} ran past {BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout thread").expect("read stdout"),
+        stderr: err.join().expect("stderr thread").expect("read stderr"),
+    }
+}
+
+/// Asserts the exit code, showing standard error when it differs.
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn write_temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("funmem-prover-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("temp file");
+    p.to_string_lossy().to_string()
+}
+
+/// `((x + m)^3)^3)^3` written out as the program's products.
+fn degree_27(x: &str) -> String {
+    let a = format!("({x} + m)");
+    let b = format!("({a} * {a} * {a})");
+    let c = format!("({b} * {b} * {b})");
+    format!("({c} * {c} * {c})")
+}
+
+/// The at-most claim expansion states for the program.
+fn high_degree_obligation() -> String {
+    format!(
+        "obligation high_degree_at_most\n  expect unknown\n  given 0 <= i, i < n\n  at-most {} - h + i <= max({} - h + 0, {} - h + (n - 1))\n",
+        degree_27("i"),
+        degree_27("0"),
+        degree_27("n - 1"),
+    )
+}
+
+#[test]
+fn expansion_leaves_the_allocation_and_finishes() {
+    let start = Instant::now();
+    let o = funmem(&["opt", PROGRAM, "--passes", "simplify,expand-gpu"], "");
+    assert_exit(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Unknown: the allocation stays inside the kernel, after `kernel`.
+    let kernel = out.find("kernel i < n").expect("the kernel");
+    let alloc = out.find("= alloc ").expect("an allocation");
+    assert!(out[kernel..].contains("alloc "), "{out}");
+    assert!(alloc < kernel, "the result's block is still made first");
+    // One Z3 query of 1 s, killed, and a little more.
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn validate_reports_the_unknown_obligation_and_a_valid_program() {
+    let o = funmem(
+        &["validate", PROGRAM, "--passes", "simplify,expand-gpu"],
+        "3 -1 -2",
+    );
+    assert_exit(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("expand-gpu       FUNMEM  heap+value  valid, agrees with the source"),
+        "{out}"
+    );
+    assert!(
+        out.contains("polynomial too large for the LMAD procedure (degree 27"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Z3 exceeded its 1000 ms limit; killed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lower_to_opencl_refuses_clearly() {
+    let o = funmem(&["lower", PROGRAM, "--to", "opencl"], "");
+    assert_exit(&o, 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("this allocation is inside a kernel, and OpenCL kernels cannot allocate"),
+        "{err}"
+    );
+    assert!(err.contains(":19:5:"), "positioned at the iota: {err}");
+}
+
+#[test]
+fn prove_keeps_its_time_limit() {
+    let f = write_temp("high_degree.obl", &high_degree_obligation());
+    for (prover, ms) in [
+        ("z3", "300"),
+        ("z3-bare", "300"),
+        ("all", "500"),
+        ("lmad", "500"),
+    ] {
+        let start = Instant::now();
+        let o = funmem(&["prove", &f, "--prover", prover, "--timeout-ms", ms], "");
+        let took = start.elapsed();
+        assert_exit(&o, 0);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.starts_with("high_degree_at_most  unknown  none"),
+            "{prover}: {out}"
+        );
+        if prover != "lmad" {
+            assert!(
+                out.contains(&format!("Z3 exceeded its {ms} ms limit; killed")),
+                "{prover}: {out}"
+            );
+        }
+        // The limit, the other provers' budgets (about a second in all),
+        // and starting the binary.
+        assert!(took < Duration::from_secs(15), "{prover}: {took:?}");
+    }
+}
+
+#[test]
+fn the_search_keeps_its_work_limit() {
+    // Two domains of 60,000 indices at every valuation of six variables.
+    let f = write_temp(
+        "big_domains.obl",
+        "obligation big_domains\n  given a != b, c != d, e != f\n  disjoint 0 + {(60000 : 1)} and 60000 + {(60000 : 1)}\n",
+    );
+    let o = funmem(&["prove", &f, "--prover", "search"], "");
+    assert_exit(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("unknown") && out.contains("the search's budget of domain indices spent"),
+        "{out}"
+    );
+}
