@@ -9,43 +9,12 @@ use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
 use funmem_semantics::value::Value;
 use funmem_transforms::expand::{saturating_mul, saturating_value};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn funmem_with_input(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).expect("input written");
-    }
-    child
-        .wait_with_output()
-        .expect("the funmem binary finishes")
-}
+use common::{assert_exit, write_temp};
 
-/// Asserts the exit code, showing the output when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
+fn funmem_with_input(args: &[&str], input: &str) -> std::process::Output {
+    common::funmem(args, input)
 }
 
 /// A kernel whose body makes an array of size `s` in a branch not taken

@@ -4,11 +4,12 @@
 //! `validate` and `prove`. Each command here is killed after a generous
 //! bound, which fails the test; the limits themselves are a second or so.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::{assert_exit, write_temp};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-/// The program: expansion's obligation on it is unknown.
 const PROGRAM: &str = "tests/programs/fun/expand_high_degree.fun";
 
 /// Longer than any command here may take; reaching it fails the test.
@@ -16,63 +17,7 @@ const BOUND: Duration = Duration::from_secs(60);
 
 /// Runs funmem with `stdin`, killing it (and failing) after [`BOUND`].
 fn funmem(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    // Read the outputs in threads so that a full pipe cannot block it.
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).map(|_| v)
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > BOUND {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("funmem {args:?} ran past {BOUND:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout thread").expect("read stdout"),
-        stderr: err.join().expect("stderr thread").expect("read stderr"),
-    }
-}
-
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-prover-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
+    common::funmem_bounded(args, stdin, 0, BOUND)
 }
 
 /// `((x + m)^3)^3)^3` written out as the program's products.

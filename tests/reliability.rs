@@ -1,76 +1,19 @@
 //! Regression tests for what a new or hostile user met: walks that loop,
 //! names that clash with OpenCL C, and the small command-line faults.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn funmem_cmd(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_funmem"));
-    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+use common::{assert_exit, funmem, opencl, temp_dir, text};
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
 
-/// Runs funmem with `stdin`, killing it after `limit` (a hang is a failure).
 fn funmem_within(args: &[&str], stdin: &str, limit: Duration) -> Output {
-    let mut child = funmem_cmd(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("stdin written");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("funmem {args:?} ran past {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
-}
-
-fn funmem(args: &[&str], stdin: &str) -> Output {
-    funmem_within(args, stdin, Duration::from_secs(120))
-}
-
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("funmem-rel-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::funmem_bounded(args, stdin, 0, limit)
 }
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 temp path")
-}
-
-/// OpenCL tests need PoCL (scripts/install-deps installs it);
-/// `FUNMEM_SKIP_OPENCL=1` skips them.
-fn opencl() -> bool {
-    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
 }
 
 #[test]

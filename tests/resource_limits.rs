@@ -5,101 +5,19 @@
 //! limit (`ulimit -v`) where memory is the point, and a wall-clock bound
 //! after which it is killed and the test fails.
 
-use std::io::{Read, Write};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-/// Runs `funmem ARGS` with `stdin`, under an address-space limit of
-/// `vmem_kib` KiB (none when 0), killed after `secs` seconds.
+use common::{assert_exit, write_temp};
+use std::process::Output;
+use std::time::Duration;
+
+/// As [`common::funmem_bounded`], the bound in seconds.
 fn funmem_bounded(args: &[&str], stdin: &str, vmem_kib: u64, secs: u64) -> Output {
-    let bin = env!("CARGO_BIN_EXE_funmem");
-    let mut cmd = if vmem_kib > 0 {
-        let mut c = Command::new("sh");
-        c.arg("-c")
-            .arg(format!("ulimit -v {vmem_kib} && exec \"$0\" \"$@\""))
-            .arg(bin)
-            .args(args);
-        c
-    } else {
-        let mut c = Command::new(bin);
-        c.args(args);
-        c
-    };
-    let mut child = cmd
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut i) = child.stdin.take() {
-        let _ = i.write_all(stdin.as_bytes());
-    }
-    // Drained as the command runs, so that a full pipe never stops it.
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(secs) {
-            let _ = child.kill();
-            let _ = child.wait();
-            let err = err.join().unwrap_or_default();
-            panic!(
-                "funmem {args:?} ran past {secs} s; stderr:\n{}",
-                String::from_utf8_lossy(&err)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    }
-}
-
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
+    common::funmem_bounded(args, stdin, vmem_kib, Duration::from_secs(secs))
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
+    common::text(&o.stderr)
 }
 
 const IOTA: &str = "def main (n: int) = let (a: [n]int) = iota n in (a)\n";
