@@ -44,7 +44,9 @@ impl Shape {
     }
 }
 
-/// A FUN program of `stms` top-level statements of the given shape.
+/// A FUN program of the given shape with `stms` statements in all, nested
+/// ones (in kernels and branches) included; the last top-level statement
+/// may take it a few over.
 pub fn program(shape: Shape, stms: usize) -> String {
     let mut out = String::from("def main (n: int) (m: int) (xs: [n]int) =\n");
     // The 1-D arrays bound so far (a kernel reads one of them) and the
@@ -52,7 +54,9 @@ pub fn program(shape: Shape, stms: usize) -> String {
     let mut arrays: Vec<String> = vec!["xs".into()];
     let mut results: Vec<String> = Vec::new();
     let mut scalar = "m".to_string();
-    for k in 0..stms {
+    let mut total = 0;
+    let mut k = 0;
+    while total < stms {
         let kind = match shape {
             Shape::Iotas => 0,
             Shape::Kernels => 1 + k % 3,
@@ -61,6 +65,8 @@ pub fn program(shape: Shape, stms: usize) -> String {
         };
         // An array bound about half-way back: live across many statements.
         let src = arrays[arrays.len() / 2].clone();
+        // Statements of each kind, nested ones included.
+        total += [1, 3, 6, 4, 1][kind];
         match kind {
             0 => {
                 let _ = writeln!(out, "  let (a{k}: [n]int) = iota n");
@@ -112,6 +118,7 @@ pub fn program(shape: Shape, stms: usize) -> String {
                 scalar = format!("s{k}");
             }
         }
+        k += 1;
     }
     if shape != Shape::Iotas {
         // Keep every nested kernel's result alive only in the kernels shape
@@ -124,6 +131,24 @@ pub fn program(shape: Shape, stms: usize) -> String {
     }
     let _ = writeln!(out, "  in ({})", results.join(", "));
     out
+}
+
+/// How many statements a program has, at every level.
+pub fn count_statements(p: &funmem_lang::ast::Program) -> usize {
+    fn body(b: &funmem_lang::ast::Body) -> usize {
+        use funmem_lang::ast::ExpKind;
+        b.stms
+            .iter()
+            .map(|s| {
+                1 + match &s.exp.kind {
+                    ExpKind::Kernel(_, _, b) => body(b),
+                    ExpKind::If(_, t, e) => body(t) + body(e),
+                    _ => 0,
+                }
+            })
+            .sum()
+    }
+    body(&p.body)
 }
 
 /// A FUN program nested `depth` levels deep: kernels inside `if`s inside
@@ -170,4 +195,26 @@ pub fn deep(depth: usize) -> String {
     }
     let _ = writeln!(out, "  in (r)");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::ast::Lang;
+    use funmem_lang::check::check_program;
+    use funmem_lang::parse::parse_program;
+
+    #[test]
+    fn generated_programs_are_well_typed_and_of_the_size_asked() {
+        for shape in Shape::ALL {
+            let p = parse_program(&program(shape, 200), Lang::Fun).unwrap();
+            check_program(&p).unwrap_or_else(|d| panic!("{}: {d}", shape.name()));
+            let n = count_statements(&p);
+            assert!((200..210).contains(&n), "{}: {n}", shape.name());
+        }
+        for depth in [1, 2, 7, 40] {
+            let p = parse_program(&deep(depth), Lang::Fun).unwrap();
+            check_program(&p).unwrap_or_else(|d| panic!("deep {depth}: {d}"));
+        }
+    }
 }
