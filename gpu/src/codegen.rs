@@ -250,6 +250,10 @@ const RESERVED: &[&str] = &[
 struct CNames {
     map: HashMap<Name, String>,
     used: HashSet<String>,
+    /// For each base, the last suffix tried: every one below it is taken,
+    /// so asking for one base many times (`j_iterations` in every nested
+    /// loop over `j`) costs time linear in the number of asks.
+    next: HashMap<String, usize>,
 }
 
 impl CNames {
@@ -257,6 +261,7 @@ impl CNames {
         CNames {
             map: HashMap::new(),
             used: RESERVED.iter().map(|s| s.to_string()).collect(),
+            next: HashMap::new(),
         }
     }
 
@@ -269,13 +274,14 @@ impl CNames {
         if s.starts_with("fm_") || s.starts_with("FM_") || s.starts_with("__") {
             s.insert(0, 'v');
         }
-        let mut cand = s.clone();
-        let mut k = 0;
+        let mut k = self.next.get(&s).copied().unwrap_or(0);
+        let mut cand = if k == 0 { s.clone() } else { format!("{s}_{k}") };
         while self.used.contains(&cand) {
             k += 1;
             cand = format!("{s}_{k}");
         }
         self.used.insert(cand.clone());
+        self.next.insert(s, k);
         cand
     }
 
