@@ -275,7 +275,11 @@ impl CNames {
             s.insert(0, 'v');
         }
         let mut k = self.next.get(&s).copied().unwrap_or(0);
-        let mut cand = if k == 0 { s.clone() } else { format!("{s}_{k}") };
+        let mut cand = if k == 0 {
+            s.clone()
+        } else {
+            format!("{s}_{k}")
+        };
         while self.used.contains(&cand) {
             k += 1;
             cand = format!("{s}_{k}");

@@ -391,8 +391,8 @@ impl Prop {
             *returned.entry(r.name.clone()).or_default() += 1;
         }
         let mut removed = vec![false; stms.len()];
-        for ri in 0..result.len() {
-            let r = result[ri].clone();
+        for slot in result.iter_mut() {
+            let r = slot.clone();
             let Some(&k) = binder.get(&r.name) else {
                 continue;
             };
@@ -437,7 +437,7 @@ impl Prop {
                     *c -= 1;
                 }
                 *returned.entry(x.name.clone()).or_default() += 1;
-                result[ri] = x;
+                *slot = x;
             }
         }
         let mut it = removed.iter();
