@@ -205,6 +205,10 @@ void fm_fail(__global long *fm_err, int site, long a, long b) {
 struct CNames {
     map: HashMap<Name, String>,
     used: HashSet<String>,
+    /// For each base, the last suffix tried: every one below it is taken,
+    /// so asking for one base many times (`j_iterations` in every nested
+    /// loop over `j`) costs time linear in the number of asks.
+    next: HashMap<String, usize>,
 }
 
 impl CNames {
@@ -212,6 +216,7 @@ impl CNames {
         CNames {
             map: HashMap::new(),
             used: HashSet::new(),
+            next: HashMap::new(),
         }
     }
 
@@ -221,13 +226,18 @@ impl CNames {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let mut cand = s.clone();
-        let mut k = 0;
+        let mut k = self.next.get(&s).copied().unwrap_or(0);
+        let mut cand = if k == 0 {
+            s.clone()
+        } else {
+            format!("{s}_{k}")
+        };
         while self.used.contains(&cand) {
             k += 1;
             cand = format!("{s}_{k}");
         }
         self.used.insert(cand.clone());
+        self.next.insert(s, k);
         cand
     }
 

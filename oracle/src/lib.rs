@@ -1,6 +1,7 @@
 //! The oracle: random programs, differential checks of a pipeline of
 //! passes, a reducer, and fuzz campaigns.
 //!
+//! - [`big`]: large programs of a chosen shape, for measuring scaling.
 //! - [`gen`]: random well-typed FUN programs with inputs.
 //! - [`gen_mem`]: random FUNMEM programs written directly (not lowered).
 //! - [`reference`](crate::reference): a brute-force FUNMEM heap semantics with explicit read
@@ -12,6 +13,7 @@
 //! Architecture invariant: everything here is deterministic given a seed:
 //! the same seed gives the same programs on any machine.
 
+pub mod big;
 pub mod campaign;
 pub mod check;
 pub mod gen;

@@ -3,13 +3,18 @@
 use crate::walk;
 use funmem_lang::ast::{Ident, Program};
 use funmem_lang::Name;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A supply of fresh names: every name it hands out is new to the program
 /// it was made from and to every name handed out before.
 #[derive(Clone, Debug, Default)]
 pub struct Names {
     used: HashSet<Name>,
+    /// For each base asked for, the last suffix tried: every suffix below
+    /// it is taken (names are never given back), so the next search for
+    /// that base starts there, and asking for one base many times costs
+    /// time linear in the number of asks.
+    next: HashMap<String, usize>,
 }
 
 impl Names {
@@ -29,12 +34,17 @@ impl Names {
 
     /// `base` itself when it is free, else `base_1`, `base_2`, ...
     pub fn fresh(&mut self, base: &str) -> Ident {
-        let mut name = base.to_string();
-        let mut k = 0usize;
+        let mut k = self.next.get(base).copied().unwrap_or(0);
+        let mut name = if k == 0 {
+            base.to_string()
+        } else {
+            format!("{base}_{k}")
+        };
         while self.used.contains(name.as_str()) {
             k += 1;
             name = format!("{base}_{k}");
         }
+        self.next.insert(base.to_string(), k);
         let name = Name::new(&name);
         self.used.insert(name.clone());
         Ident {

@@ -71,7 +71,10 @@ fn round(p: &Program) -> Program {
         params.push(q);
     }
     let body = pr.body(&p.body, Subst::default(), Where::Top);
-    let mut sizes: Vec<Poly> = params.iter().filter_map(|q| element_count(&q.ty)).collect();
+    let mut sizes = Sizes::default();
+    for p in params.iter().filter_map(|q| element_count(&q.ty)) {
+        sizes.push(p);
+    }
     let body = dce_body(&body, &mut sizes);
     Program {
         lang: p.lang,
@@ -369,18 +372,40 @@ impl Prop {
     /// Results that are copies made only to be returned: a kernel's result
     /// is copied into its row anyway; a program result that is already
     /// row-major needs no copy to a row-major block.
+    ///
+    /// The binders, occurrences, allocated blocks and result counts are
+    /// computed once and kept up to date as copies go, so that a body with
+    /// many results costs time linear in its size.
     fn drop_result_copies(&self, stms: &mut Vec<Stm>, result: &mut [Ident], at: &Where) {
         let (Where::Top | Where::Kernel(Some(_))) = at else {
             return;
         };
-        for ri in 0..result.len() {
-            let r = result[ri].clone();
-            let Some(k) = stms
-                .iter()
-                .position(|s| s.pats.len() == 1 && s.pats[0].name.name == r.name)
-            else {
+        // The statement binding each name alone (the first, as a search
+        // from the start would find it).
+        let mut binder: HashMap<Name, usize> = HashMap::new();
+        let mut allocs: HashSet<Name> = HashSet::new();
+        for (k, s) in stms.iter().enumerate() {
+            if s.pats.len() == 1 {
+                binder.entry(s.pats[0].name.name.clone()).or_insert(k);
+            }
+            if let (ExpKind::Alloc(_), Some(p)) = (&s.exp.kind, s.pats.first()) {
+                allocs.insert(p.name.name.clone());
+            }
+        }
+        let mut occ = walk::occurrences(stms, &[]);
+        let mut returned: HashMap<Name, usize> = HashMap::new();
+        for r in result.iter() {
+            *returned.entry(r.name.clone()).or_default() += 1;
+        }
+        let mut removed = vec![false; stms.len()];
+        for slot in result.iter_mut() {
+            let r = slot.clone();
+            let Some(&k) = binder.get(&r.name) else {
                 continue;
             };
+            if removed[k] {
+                continue;
+            }
             let ExpKind::Copy(x) = &stms[k].exp.kind else {
                 continue;
             };
@@ -397,31 +422,34 @@ impl Prop {
                     ms.lmad.to_poly_lmad() == Lmad::row_major(&shape)
                 }
             };
-            let occ = walk::occurrences(stms, &[]);
             let uses = occ.get(&r.name).copied().unwrap_or(0);
-            let returned = result_count(result, &r.name);
+            let times_returned = returned.get(&r.name).copied().unwrap_or(0);
             // The copy's block must be its own: allocated in this body and
             // used by nothing else, so dropping the copy changes no array.
             let private = match &stms[k].pats[0].ty {
                 Type::Array(ArrayType { mem: Some(md), .. }, _) => {
-                    occ.get(&md.block.name) == Some(&2)
-                        && stms.iter().any(|s| {
-                            matches!(s.exp.kind, ExpKind::Alloc(_))
-                                && s.pats[0].name.name == md.block.name
-                        })
+                    occ.get(&md.block.name) == Some(&2) && allocs.contains(&md.block.name)
                 }
                 _ => false,
             };
-            if ok && private && uses == 1 && returned == 1 {
-                result[ri] = x.clone();
-                stms.remove(k);
+            if ok && private && uses == 1 && times_returned == 1 {
+                let x = x.clone();
+                walk::stm_names(&stms[k], &mut |y| {
+                    if let Some(c) = occ.get_mut(&y.name) {
+                        *c -= 1;
+                    }
+                });
+                removed[k] = true;
+                if let Some(c) = returned.get_mut(&r.name) {
+                    *c -= 1;
+                }
+                *returned.entry(x.name.clone()).or_default() += 1;
+                *slot = x;
             }
         }
+        let mut it = removed.iter();
+        stms.retain(|_| !*it.next().unwrap_or(&false));
     }
-}
-
-fn result_count(result: &[Ident], x: &Name) -> usize {
-    result.iter().filter(|y| y.name == *x).count()
 }
 
 /// The value of an `if` branch's results in terms of names bound outside
@@ -491,9 +519,52 @@ fn element_count(t: &Type) -> Option<Poly> {
     )
 }
 
+/// The element counts of the arrays in scope, as a stack (a body pushes
+/// its arrays' counts and truncates back when it ends) with a count of each
+/// polynomial, so that membership costs one lookup and no scope is copied.
+#[derive(Default)]
+struct Sizes {
+    stack: Vec<Poly>,
+    count: HashMap<Poly, usize>,
+}
+
+impl Sizes {
+    fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn push(&mut self, p: Poly) {
+        *self.count.entry(p.clone()).or_default() += 1;
+        self.stack.push(p);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        while self.stack.len() > len {
+            let Some(p) = self.stack.pop() else { break };
+            if let Some(c) = self.count.get_mut(&p) {
+                *c -= 1;
+                if *c == 0 {
+                    self.count.remove(&p);
+                }
+            }
+        }
+    }
+
+    fn contains(&self, p: &Poly) -> bool {
+        self.count.contains_key(p)
+    }
+
+    /// Pushes the element counts of the arrays a statement binds.
+    fn bind(&mut self, s: &Stm) {
+        for p in s.pats.iter().filter_map(|p| element_count(&p.ty)) {
+            self.push(p);
+        }
+    }
+}
+
 /// Can this statement get stuck? `sizes` are the element counts of the
 /// arrays in scope: an `alloc` of one of them cannot be negative.
-fn may_fail(s: &Stm, sizes: &[Poly]) -> bool {
+fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
     if s.pats.iter().any(|p| type_may_fail(&p.ty)) {
         return true;
     }
@@ -514,19 +585,22 @@ fn may_fail(s: &Stm, sizes: &[Poly]) -> bool {
 }
 
 /// Removes unused bindings that cannot get stuck, and unused `if`
-/// results. `sizes` holds the element counts of the arrays in scope.
-fn dce_body(b: &Body, sizes: &mut Vec<Poly>) -> Body {
+/// results. `sizes` holds the element counts of the arrays in scope; it is
+/// left as it was found.
+fn dce_body(b: &Body, sizes: &mut Sizes) -> Body {
     let base = sizes.len();
-    // Element counts in scope before each statement.
+    // Element counts in scope before each statement. Statements are visited
+    // last to first, so the stack is cut back to each one's scope in turn.
     let mut before = Vec::with_capacity(b.stms.len());
     for s in &b.stms {
         before.push(sizes.len());
-        sizes.extend(s.pats.iter().filter_map(|p| element_count(&p.ty)));
+        sizes.bind(s);
     }
     let mut live: HashSet<Name> = b.result.iter().map(|x| x.name.clone()).collect();
     let mut kept: Vec<Stm> = Vec::new();
     for (k, s) in b.stms.iter().enumerate().rev() {
-        let visible = &sizes[..before[k]];
+        sizes.truncate(before[k]);
+        let visible = &mut *sizes;
         let s = match &s.exp.kind {
             ExpKind::If(c, t, e) => {
                 let Some(s) = dce_if(s, c, t, e, &live, visible) else {
@@ -535,8 +609,7 @@ fn dce_body(b: &Body, sizes: &mut Vec<Poly>) -> Body {
                 s
             }
             ExpKind::Kernel(i, n, body) => {
-                let mut inner = visible.to_vec();
-                let body = dce_body(body, &mut inner);
+                let body = dce_body(body, visible);
                 Stm {
                     pats: s.pats.clone(),
                     exp: Exp {
@@ -576,33 +649,54 @@ fn dce_if(
     t: &Body,
     e: &Body,
     live: &HashSet<Name>,
-    visible: &[Poly],
+    visible: &mut Sizes,
 ) -> Option<Stm> {
+    let n = s.pats.len();
     let mut keep: Vec<bool> = s.pats.iter().map(|p| live.contains(&p.name.name)).collect();
     if !keep.iter().any(|k| *k) {
-        if removable(t, visible) && removable(e, visible) {
+        if dead_is_empty(t, visible) && dead_is_empty(e, visible) {
             return None;
         }
         // Something may get stuck: keep the `if`, with one result (a
         // pattern is never empty).
         keep[0] = true;
     }
-    close_over_types(s, &mut keep);
-    let prune = |keep: &[bool], b: &Body| {
+    // A result the types of kept results mention is needed too.
+    loop {
+        let mut changed = false;
+        for k in 0..n {
+            if !keep[k] {
+                continue;
+            }
+            let mut needed = HashSet::new();
+            walk::type_names(&s.pats[k].ty, &mut |x| {
+                needed.insert(&x.name);
+            });
+            for (j, q) in s.pats.iter().enumerate() {
+                if !keep[j] && needed.contains(&q.name.name) {
+                    keep[j] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut prune = |b: &Body| {
         let mut it = keep.iter();
         let mut r = b.result.clone();
         r.retain(|_| *it.next().unwrap_or(&true));
-        let mut inner = visible.to_vec();
         dce_body(
             &Body {
                 stms: b.stms.clone(),
                 result: r,
                 span: b.span,
             },
-            &mut inner,
+            visible,
         )
     };
-    let (t2, e2) = (prune(&keep, t), prune(&keep, e));
+    let (t2, e2) = (prune(t), prune(e));
     let mut it = keep.iter();
     let mut pats = s.pats.clone();
     pats.retain(|_| *it.next().unwrap_or(&true));
@@ -616,49 +710,25 @@ fn dce_if(
     })
 }
 
-/// Marks as kept every result of `s` that the types of kept results
-/// mention.
-fn close_over_types(s: &Stm, keep: &mut [bool]) {
-    let n = s.pats.len();
-    loop {
-        let mut changed = false;
-        for k in 0..n {
-            if !keep[k] {
-                continue;
-            }
-            let mut needed = Vec::new();
-            walk::type_names(&s.pats[k].ty, &mut |x| needed.push(x.name.clone()));
-            for (j, q) in s.pats.iter().enumerate() {
-                if !keep[j] && needed.contains(&q.name.name) {
-                    keep[j] = true;
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
+/// Whether [`dce_body`] leaves no statement of `b` when none of its results
+/// is needed: nothing in it can get stuck. (No statement is kept for its
+/// uses until one is kept for itself, so this needs no liveness.)
+fn dead_is_empty(b: &Body, sizes: &mut Sizes) -> bool {
+    let base = sizes.len();
+    let mut empty = true;
+    for s in &b.stms {
+        empty = match &s.exp.kind {
+            ExpKind::Kernel(..) => false,
+            ExpKind::If(_, t, e) => dead_is_empty(t, sizes) && dead_is_empty(e, sizes),
+            _ => !may_fail(s, sizes),
+        };
+        if !empty {
             break;
         }
+        sizes.bind(s);
     }
-}
-
-/// Whether `dce_body` leaves nothing of a body none of whose results is
-/// used: no kernel, and nothing that may get stuck. Deciding this without
-/// pruning keeps `dce_if` linear in the nesting of `if`s (pruning a dead
-/// `if` twice, once to see and once to keep, doubled the work per level).
-fn removable(b: &Body, visible: &[Poly]) -> bool {
-    let mut sizes = visible.to_vec();
-    for s in &b.stms {
-        let ok = match &s.exp.kind {
-            ExpKind::Kernel(..) => false,
-            ExpKind::If(_, t, e) => removable(t, &sizes) && removable(e, &sizes),
-            _ => !may_fail(s, &sizes),
-        };
-        if !ok {
-            return false;
-        }
-        sizes.extend(s.pats.iter().filter_map(|p| element_count(&p.ty)));
-    }
-    true
+    sizes.truncate(base);
+    empty
 }
 
 #[cfg(test)]
