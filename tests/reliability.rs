@@ -195,3 +195,123 @@ fn bounds_checks_name_the_source_rule_everywhere() {
     assert!(text(&o.stderr).contains("`assert` checks `index` or `slice`, not `size`"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The small faults a user met, each with its message and exit code.
+#[test]
+fn small_command_line_faults() {
+    let prog = "tests/programs/design_example.fun";
+    // `stats --passes none` measures the FUNMEM translation.
+    let o = funmem(&["stats", prog, "--passes", "none"], "3 [1, 2, 3]");
+    assert_exit(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains("lower to FUNMEM"), "{out}");
+    // `--device` needs `--semantics opencl`, and an empty name is refused.
+    let o = funmem(&["run", prog, "--device", "pocl"], "3 [1, 2, 3]");
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("it needs --semantics opencl"));
+    if opencl() {
+        let o = funmem(
+            &["run", prog, "--semantics", "opencl", "--device", ""],
+            "3 [1, 2, 3]",
+        );
+        assert_exit(&o, 2);
+        assert!(text(&o.stderr).contains("an empty device name matches no device"));
+        // `bench --runs 0` is refused; a tiny input gets no ratio to copy.
+        let o = funmem(
+            &["bench", prog, "--runs", "0", "--device", "pocl"],
+            "3 [1, 2, 3]",
+        );
+        assert_exit(&o, 2);
+        assert!(text(&o.stderr).contains("--runs"));
+        let o = funmem(
+            &["bench", prog, "--runs", "1", "--device", "pocl"],
+            "3 [1, 2, 3]",
+        );
+        assert_exit(&o, 0);
+        let out = text(&o.stdout);
+        assert!(
+            out.contains("of copy: shown for kernels that move at least"),
+            "{out}"
+        );
+        assert!(
+            !out.lines()
+                .any(|l| l.starts_with("all ") && l.ends_with('%')),
+            "{out}"
+        );
+    }
+    // A byte-order mark at the start of a program or an input is dropped.
+    let d = temp_dir("bom");
+    let bom = |p: &Path, body: &str| std::fs::write(p, format!("\u{feff}{body}")).unwrap();
+    let (f, inp) = (d.join("bom.fun"), d.join("bom.in"));
+    bom(&f, &std::fs::read_to_string(prog).unwrap());
+    bom(&inp, "3 [1, 2, 3]");
+    let o = funmem(&["run", s(&f), "--input", s(&inp)], "");
+    assert_exit(&o, 0);
+    assert_eq!(text(&o.stdout), "[2i64, 5i64, 8i64]\n");
+    let o = funmem(&["test", s(&f)], "");
+    assert_exit(&o, 0);
+    // A position after a mark counts from after it.
+    bom(
+        &f,
+        "def main (n: int) =\n  let (y: int) = n + zz\n  in (y)\n",
+    );
+    let o = funmem(&["check", s(&f)], "");
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).starts_with(&format!("{}:2:22: unbound variable `zz`", s(&f))));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `fuzz --merge` counts each shard once and `--out` errors name the path.
+#[test]
+fn fuzz_merge_and_out_faults() {
+    let d = temp_dir("merge");
+    let (a, b) = (d.join("a"), d.join("b"));
+    for (dir, shard) in [(&a, "0/2"), (&b, "1/2")] {
+        let o = funmem(
+            &[
+                "fuzz",
+                "--count",
+                "8",
+                "--seed",
+                "5",
+                "--shard",
+                shard,
+                "--out",
+                s(dir),
+            ],
+            "",
+        );
+        assert_exit(&o, 0);
+    }
+    let o = funmem(&["fuzz", "--merge", s(&a), s(&b), "--json"], "");
+    assert_exit(&o, 0);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(j["programs"], 8);
+    // The same shard twice is refused, naming the file.
+    let o = funmem(&["fuzz", "--merge", s(&a), s(&a)], "");
+    assert_exit(&o, 2);
+    let err = text(&o.stderr);
+    assert!(err.contains("shard 0/2 is already counted"), "{err}");
+    assert!(err.contains("summary-0-of-2.json"), "{err}");
+    // Counts that would overflow are refused.
+    let path = b.join("summary-1-of-2.json");
+    let mut sum: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    sum["programs"] = serde_json::json!(u64::MAX);
+    std::fs::write(&path, sum.to_string()).unwrap();
+    let o = funmem(&["fuzz", "--merge", s(&a), s(&b)], "");
+    assert_exit(&o, 2);
+    assert!(
+        text(&o.stderr).contains("counts overflow"),
+        "{}",
+        text(&o.stderr)
+    );
+    // An output folder that cannot be made is named, before any program runs.
+    let blocker = d.join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let bad = blocker.join("out");
+    let o = funmem(&["fuzz", "--count", "100000", "--out", s(&bad)], "");
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains(s(&bad)), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&d).unwrap();
+}
