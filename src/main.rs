@@ -1,4 +1,4 @@
-//! `funmem`: the command line (DESIGN.md §6). Thin: every command calls the
+//! `funmem`: the command line (docs/cli.md). Thin: every command calls the
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 

@@ -1,5 +1,5 @@
 //! `funmem test PATH...`: runs the test blocks of program files
-//! (DESIGN.md §6.1), as `futhark test` does.
+//! (docs/language.md, Test blocks), as `futhark test` does.
 //!
 //! Every input is run under every semantics of the file's layer (FUN:
 //! value; FUNMEM: heap and value; IMP: heap) with race detection on. An

@@ -1,4 +1,4 @@
-//! The command line's contract (DESIGN.md §6): output, diagnostics and exit
+//! The command line's contract (docs/cli.md): output, diagnostics and exit
 //! codes.
 
 use std::process::{Command, Output};

@@ -8,7 +8,7 @@
 //! work-item, which is exact because IMP's iterations are independent
 //! (race freedom, eq. 4). `if` becomes `if`.
 //!
-//! The generated code keeps IMP's semantics (DESIGN.md §3):
+//! The generated code keeps IMP's semantics (docs/language.md, Conventions):
 //!
 //! - integers are `long`; `+ - *` and unary `-` wrap (they are computed on
 //!   `ulong` by `fm_add` and friends, since signed overflow is undefined in

@@ -1,5 +1,5 @@
 //! Counting constructs, for the `structure { Name N }` lines of test blocks
-//! (DESIGN.md §6.1). Names are matched without regard to case (`Alloc`,
+//! (docs/language.md, Test blocks). Names are matched without regard to case (`Alloc`,
 //! `alloc`); nested bodies are counted too.
 
 use crate::ast::{Body, ExpKind, Program};

@@ -3,7 +3,7 @@
 //! A [`Diagnostic`] is a value: a primary span and message, optional
 //! secondary labels and notes. [`Diagnostic::render`] prints it as
 //! `file:line:col: message` followed by the source line with the span
-//! marked (ariadne), which is the format DESIGN.md §6 fixes for every error.
+//! marked (ariadne), which is the format docs/cli.md gives for every error.
 
 use crate::span::{Source, Span};
 use ariadne::{Config, Label, Report, ReportKind};

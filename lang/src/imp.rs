@@ -4,7 +4,7 @@
 //! `var`, assigned, and blocks are read and written one element at a time.
 //! `kernel i < n do s done` runs its iterations in parallel. A program names
 //! its inputs and says how to read each result back (a scalar, or an array
-//! by its shape, block and LMAD), as DESIGN.md §4 fixes. Scalar expressions,
+//! by its shape, block and LMAD), as docs/language.md states. Scalar expressions,
 //! atoms and LMAD syntax are those of [`crate::ast`].
 
 use crate::ast::{Atom, Ident, LmadSyn, SExp};

@@ -14,7 +14,7 @@
 //! time. `R(n1, ..., nq)` abbreviates the row-major layout: offset 0, the
 //! last stride 1 and each other stride the product of the sizes inside it.
 //!
-//! Indices are 0-based throughout (DESIGN.md §3): dimension `i` with `n`
+//! Indices are 0-based throughout (docs/language.md, Conventions): dimension `i` with `n`
 //! elements has indices `0 .. n-1`, so `R(n)` addresses `0 .. n-1` of its
 //! block. The paper numbers array elements from 1 in places; we do not.
 //!

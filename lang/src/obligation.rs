@@ -1,5 +1,5 @@
 //! Proof obligations: claims about symbolic index functions, the facts they
-//! may assume, and the outcomes of trying to prove them (DESIGN.md §8,
+//! may assume, and the outcomes of trying to prove them (see
 //! docs/obligations.md).
 //!
 //! Every name in an obligation is an integer variable. An obligation holds

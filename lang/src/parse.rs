@@ -1,4 +1,4 @@
-//! Parsing FUN, FUNMEM and IMP source text (DESIGN.md §4).
+//! Parsing FUN, FUNMEM and IMP source text (docs/language.md, Syntax).
 //!
 //! The grammar is `grammar.lalrpop` (LR(1), so the parser itself never
 //! recurses). Trees deeper than [`NESTING_LIMIT`] are refused while they are

@@ -11,7 +11,7 @@
 //! monomials, each a sorted product of factors. Addition, subtraction,
 //! multiplication and negation are interpreted exactly, in the ring of
 //! integers modulo 2^64, which is what the language's wrapping arithmetic
-//! computes (DESIGN.md §3). So two expressions that differ only by the
+//! computes (docs/language.md, Conventions). So two expressions that differ only by the
 //! commutative ring laws get equal polynomials, and equal polynomials denote
 //! equal values in every environment: the test is sound, and complete for
 //! `+ - *` over variables and literals.
@@ -586,7 +586,7 @@ mod tests {
         Poly::from_sexp(e)
     }
 
-    /// Reference semantics of scalar expressions (DESIGN.md §3): `None` when
+    /// Reference semantics of scalar expressions (docs/language.md, Conventions): `None` when
     /// stuck (division by zero or an unbound variable).
     fn eval(e: &SExp, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
         match e {

@@ -1,4 +1,4 @@
-//! Printers: programs back to concrete syntax (DESIGN.md §4).
+//! Printers: programs back to concrete syntax (docs/language.md, Syntax).
 //!
 //! The output is indented for reading and parses back to the same tree:
 //! `parse(print(p)) == p` for every parsed program. Scalar expressions get

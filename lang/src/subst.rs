@@ -1,6 +1,6 @@
 //! Substitution of atoms for variables in FUN/FUNMEM trees.
 //!
-//! Names are never rebound while visible (DESIGN.md §3), so substituting
+//! Names are never rebound while visible (docs/language.md, Conventions), so substituting
 //! throughout the scope of a binding cannot capture anything. The type
 //! checker renames with it (T-RESULT's S); the passes propagate with it.
 

@@ -1,4 +1,4 @@
-//! Test blocks in program comments (DESIGN.md §6.1, Futhark's `futhark test`
+//! Test blocks in program comments (docs/language.md, Futhark's `futhark test`
 //! format).
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Differential checks of a pipeline (DESIGN.md §7): every stage
+//! Differential checks of a pipeline (docs/cli.md, Validity and agreement): every stage
 //! type-checks and survives a print/parse round trip; each FUNMEM stage is
 //! valid (Def. 3.1); every stage gives the source's results under every
 //! semantics that applies, or goes wrong the same way (stuck, race).
@@ -366,7 +366,7 @@ fn round_trip(p: &AnyProgram) -> Result<(), String> {
     }
 }
 
-/// Every check of DESIGN.md §7 on one case, through lowering, the passes
+/// Every check of `validate` (docs/cli.md) on one case, through lowering, the passes
 /// and lowering to IMP. Panics are caught and reported as failures.
 pub fn check_case(
     case: &crate::Case,

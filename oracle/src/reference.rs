@@ -15,7 +15,7 @@
 //! written by another is a race. Nothing is shared with the real
 //! interpreters but the syntax tree and the value type.
 //!
-//! What the paper leaves open follows DESIGN.md §3 and docs/language.md
+//! What the paper leaves open follows docs/language.md
 //! ("Semantics as implemented"): indices are 0-based; an index or slice
 //! outside the array's shape, an access outside its block, a division or
 //! remainder by zero, and a negative `alloc`, `iota` or kernel size are

@@ -4,7 +4,7 @@
 //! looking names up in maps. A type-checked program is resolved once: every
 //! binder (parameter, pattern name, kernel index) gets its own slot in one
 //! flat frame, and every use refers to its binder's slot. Names never shadow
-//! (DESIGN.md §3), so slots can be given in binding order; sibling scopes
+//! (docs/language.md, Conventions), so slots can be given in binding order; sibling scopes
 //! reuse names but get distinct slots. The tree keeps the paper's shape:
 //! the interpreters' rules match on it as the paper's rules match on syntax.
 

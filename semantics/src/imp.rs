@@ -18,7 +18,7 @@
 //!
 //! and E-IMP-PROG for a whole program: its inputs and its results.
 //!
-//! Choices the figure leaves open, fixed here (DESIGN.md §3, §5):
+//! Choices the figure leaves open, fixed here (docs/language.md):
 //!
 //! - Kernel iterations are `i = 0 .. n-1`, run one after another in order;
 //!   each starts from the environment as it was before the kernel plus

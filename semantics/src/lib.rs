@@ -6,7 +6,7 @@
 //!   the race-freedom side condition (eq. 4), checked by [`race`].
 //! - [`imp`]: IMP's semantics (fig. 12), kernels race-checked too.
 //!
-//! All indices are 0-based and integers wrap (DESIGN.md §3). Every failure
+//! All indices are 0-based and integers wrap (docs/language.md, Conventions). Every failure
 //! is an [`error::EvalError`] naming the paper's rule; evaluation is bounded
 //! by [`error::Limits`]. Interpreters report events to an
 //! [`observer::Observer`], free when none is attached.

@@ -29,7 +29,7 @@
 //! is done, all its accesses happen before everything that follows, so two
 //! kernels one after the other never race with each other, and neither do
 //! two instances of an inner kernel run by the same outer iteration.
-//! IMP's E-IMP-KERNEL (fig. 12) states no side condition; DESIGN.md §7 asks
+//! IMP's E-IMP-KERNEL (fig. 12) states no side condition; validity asks
 //! for the same check there, so the IMP interpreter uses this detector too.
 //!
 //! # How

@@ -1,4 +1,4 @@
-//! Scalar operators, as DESIGN.md §3 fixes them: 64-bit two's complement;
+//! Scalar operators, as docs/language.md fixes them: 64-bit two's complement;
 //! `+ - *` wrap; `/` and `%` truncate toward zero as in C and OpenCL (and
 //! wrap on `i64::MIN / -1`); comparisons, `&&`, `||` and `!` give 1 or 0,
 //! and `&&` and `||` evaluate both sides. Division or remainder by zero is

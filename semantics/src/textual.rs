@@ -1,5 +1,5 @@
 //! Reading Futhark's textual value format: the data files of `futhark test`
-//! and `futhark dataset`, and the inputs of the `funmem` runner (DESIGN.md §5).
+//! and `futhark dataset`, and the inputs of the `funmem` runner (docs/language.md).
 //!
 //! A text holds values separated by whitespace; `--` starts a comment that
 //! runs to the end of its line. A value is an integer (`42`, `-3`, `42i64`),

@@ -1,4 +1,4 @@
--- The example of DESIGN.md §4: each element doubled plus its index.
+-- The example of the language reference (docs/language.md, Syntax): each element doubled plus its index.
 -- ==
 -- input { 3 [1, 2, 3] }
 -- output { [2i64, 5i64, 8i64] }

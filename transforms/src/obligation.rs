@@ -1,5 +1,5 @@
 //! Proof obligations: the facts about index functions that a pass relies
-//! on (DESIGN.md §8). A pass states them; a [`Prover`] (funmem-oracle's
+//! on (docs/obligations.md). A pass states them; a [`Prover`] (funmem-oracle's
 //! LMAD procedure and Z3) discharges them; a rewrite is applied only when
 //! its obligations are proved. The types live in funmem-lang so that
 //! obligation files and passes share them.

@@ -7,7 +7,7 @@
 //! pattern's `int` and `mem` variables and assigns them in each branch; a
 //! kernel's body ends by copying its result into the kernel's array (Copy).
 //! `iota` and `copy` become kernels. Program parameters and results carry
-//! their layout (DESIGN.md §4); `mem` results are not printed, so they are
+//! their layout (docs/language.md, Syntax); `mem` results are not printed, so they are
 //! not in the `out` list.
 //!
 //! IMP has no arrays, only blocks, so an index or slice outside an array
@@ -67,7 +67,7 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
             Type::Int(_) => params.push(Param::Int(q.name.clone(), q.span)),
             Type::Mem(_) => {
                 // A block no input array lives in takes no input and is
-                // empty (DESIGN.md §5).
+                // empty (docs/language.md, Values in and out).
                 if !blocks_with_arrays.contains(&q.name.name) {
                     body.push(stmt(StmtKind::Var(q.name.clone(), ImpType::Mem), q.span));
                     body.push(stmt(StmtKind::Alloc(q.name.clone(), SExp::int(0)), q.span));

@@ -24,7 +24,7 @@
 //! still compare by name. A definition whose polynomial has more than
 //! [`DEF_TERMS`] terms is not unfolded (the variable stays opaque).
 //!
-//! Deviations from the paper, all fixed by DESIGN.md: indices are 0-based
+//! Deviations from the paper, all recorded in docs/language.md: indices are 0-based
 //! (no effect on typing); a FUN program takes parameters (`def main`) rather
 //! than being closed; integer literals may stand for sizes.
 

@@ -2,7 +2,7 @@
 //!
 //! Each checker returns the first error as a [`Diagnostic`] that names the
 //! construct, what was expected and what was found, and points at the source.
-//! Conventions of DESIGN.md §3 are enforced here: names are never rebound
+//! Conventions of docs/language.md are enforced here: names are never rebound
 //! where they are visible, and every array size is an `int` in scope.
 
 mod fun;

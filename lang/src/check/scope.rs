@@ -18,7 +18,7 @@ pub struct Bound<T> {
 
 /// Names in scope with what they are bound to and where.
 ///
-/// Names are never rebound while visible (DESIGN.md §3), so one map and an
+/// Names are never rebound while visible (docs/language.md, Conventions), so one map and an
 /// undo log of the names each open scope bound is all a scope needs.
 pub struct Scope<T> {
     map: HashMap<Name, Bound<T>>,

@@ -1,4 +1,4 @@
-//! The provers of proof obligations (DESIGN.md §8, docs/obligations.md).
+//! The provers of proof obligations (docs/obligations.md).
 //!
 //! [`Provers`] tries, in order:
 //!

@@ -1,6 +1,6 @@
 -- Erratum 2 (errata.md): fig. 5's slice(v, k1, k2) lists v_k1 .. v_k1+k2,
 -- which is k2 + 1 elements; a slice `x[o : k]` has exactly k elements,
--- x[o] .. x[o+k-1] (DESIGN.md §3).
+-- x[o] .. x[o+k-1] (docs/language.md, Conventions).
 -- ==
 -- input { 4 [10, 20, 30, 40] 1 2 }
 -- output { [20i64, 30i64] }
