@@ -221,7 +221,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
     let opts = funmem_gpu::bench::BenchOptions {
         runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
         warmup: args.warmup,
-        limits: funmem_semantics::error::Limits::for_this_machine(),
+        limits: funmem_semantics::error::Limits::for_device(),
     };
     let r = funmem_gpu::bench::bench(&mut rt, &inputs, opts).map_err(|e| gpu_failure(&src, &e))?;
     if args.json {

@@ -69,9 +69,10 @@ enum Command {
         /// Read the inputs from this file instead of standard input.
         #[arg(long)]
         input: Option<String>,
-        /// Most statements and kernel iterations to evaluate (docs/limits.md).
-        #[arg(long, default_value_t = Limits::for_this_machine().fuel)]
-        fuel: u64,
+        /// Most statements and kernel iterations to evaluate (docs/limits.md);
+        /// default 10^8, and 10^12 with --semantics opencl.
+        #[arg(long)]
+        fuel: Option<u64>,
         /// Most heap cells (array elements) to allocate; the default is half
         /// of this machine's free memory at 32 bytes a cell (docs/limits.md).
         #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
@@ -213,14 +214,20 @@ fn dispatch(cli: Cli) -> ExitCode {
                             &file,
                             device.as_deref(),
                             &inputs,
-                            Limits { fuel, max_heap },
+                            Limits {
+                                fuel: fuel.unwrap_or(funmem_semantics::error::DEVICE_FUEL),
+                                max_heap,
+                            },
                             stats,
                         )
                     })
                     .unwrap_or_else(|code| code);
             }
             let opts = RunOptions {
-                limits: Limits { fuel, max_heap },
+                limits: Limits {
+                    fuel: fuel.unwrap_or(funmem_semantics::error::DEFAULT_FUEL),
+                    max_heap,
+                },
                 race_check: !no_race_check,
             };
             cmd_run(&file, semantics, input.as_deref(), opts, stats)

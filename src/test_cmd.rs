@@ -344,7 +344,7 @@ fn run_opencl(
         };
         let result = rt.run(
             &inputs,
-            funmem_semantics::error::Limits::for_this_machine(),
+            funmem_semantics::error::Limits::for_device(),
             false,
         );
         let want = match &case.expect {

@@ -146,12 +146,17 @@ fn the_default_fuel_is_documented() {
     let o = funmem_bounded(&["run", "--help"], "", 0, 60);
     assert_exit(&o, 0);
     let help = String::from_utf8_lossy(&o.stdout);
-    assert!(help.contains("[default: 100000000]"), "{help}");
+    assert!(
+        help.contains("default 10^8, and 10^12 with --semantics opencl"),
+        "{help}"
+    );
+    assert_eq!(funmem_semantics::error::DEFAULT_FUEL, 100_000_000);
+    assert_eq!(funmem_semantics::error::DEVICE_FUEL, 1_000_000_000_000);
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/limits.md"))
         .expect("docs/limits.md");
     assert!(
-        docs.contains("10^8"),
-        "docs/limits.md names the default fuel"
+        docs.contains("10^8") && docs.contains("10^12"),
+        "docs/limits.md names the default fuels"
     );
 }
 
@@ -242,4 +247,36 @@ fn a_huge_input_layout_on_opencl_fails_fast() {
     let err = stderr(&o);
     assert!(err.contains("heap limit of 1000000 cells"), "{err}");
     assert!(err.contains("E-IMP-PROG"), "{err}");
+}
+
+/// On OpenCL the default fuel is the device's (10^12): nested loops of
+/// 2·10^8 iterations in all, which end in a second, are not stopped by
+/// the interpreters' 10^8; an explicit `--fuel` still holds.
+#[test]
+fn the_device_has_its_own_default_fuel() {
+    if std::env::var_os("FUNMEM_SKIP_OPENCL").is_some() {
+        return;
+    }
+    let nested = "def main (n: int) (m: int) (z: int) =\n  let (a: [n][m][z]int) = kernel i < n do\n      let (b: [m][z]int) = kernel j < m do\n          let (e: [z]int) = iota z\n          in (e)\n      in (b)\n  in (n)\n";
+    let f = write_temp("nested_idle.fun", nested);
+    let args = [
+        "run",
+        f.as_str(),
+        "--semantics",
+        "opencl",
+        "--device",
+        "pocl",
+    ];
+    let o = funmem_bounded(&args, "1000 200000 0", 0, 120);
+    assert_exit(&o, 0);
+    assert_eq!(common::text(&o.stdout), "1000i64\n");
+    let mut small = args.to_vec();
+    small.extend(["--fuel", "100000000"]);
+    let o = funmem_bounded(&small, "1000 200000 0", 0, 120);
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("out of fuel in a kernel's nested loops"),
+        "{}",
+        stderr(&o)
+    );
 }

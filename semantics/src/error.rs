@@ -102,6 +102,13 @@ impl std::error::Error for EvalError {}
 /// for IMP) a run that spends it all ends in seconds; `--fuel` raises it.
 pub const DEFAULT_FUEL: u64 = 100_000_000;
 
+/// The default fuel on an OpenCL device: 10^12 kernel iterations (a
+/// kernel's work-items share it, each getting its part for its nested
+/// loops). A GPU runs simple iterations about 10^4 times faster than the
+/// interpreters, so the interpreters' 10^8 would refuse a kernel of 2·10^8
+/// work-items that ends in milliseconds; 10^12 still ends in seconds.
+pub const DEVICE_FUEL: u64 = 1_000_000_000_000;
+
 /// Resource limits of one evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -130,6 +137,15 @@ impl Limits {
         Limits {
             fuel: DEFAULT_FUEL,
             max_heap: crate::machine::default_max_heap(),
+        }
+    }
+
+    /// [`Limits::for_this_machine`] with the device's fuel,
+    /// [`DEVICE_FUEL`], for runs on OpenCL.
+    pub fn for_device() -> Limits {
+        Limits {
+            fuel: DEVICE_FUEL,
+            ..Limits::for_this_machine()
         }
     }
 
