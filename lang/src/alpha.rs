@@ -6,7 +6,7 @@
 //! free names stay as they are. Two programs are alpha-equivalent exactly
 //! when their canonical forms are equal. Spans are kept.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{
     ArrayType, Atom, Body, Exp, ExpKind, Ident, LmadSyn, MemAnn, Pat, Program, SExp, Stm, Type,
@@ -64,7 +64,7 @@ struct Renamer {
 
 impl Renamer {
     fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let out = f(self);
         self.scopes.pop();
         out
@@ -83,7 +83,7 @@ impl Renamer {
             }
         };
         if self.scopes.is_empty() {
-            self.scopes.push(HashMap::new());
+            self.scopes.push(HashMap::default());
         }
         let top = self.scopes.last_mut().expect("a scope is open");
         top.insert(x.name.clone(), name.clone());

@@ -6,7 +6,7 @@
 
 use crate::ast::*;
 use crate::name::Name;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A substitution of atoms for variables.
 ///
@@ -24,7 +24,7 @@ pub struct Subst(pub HashMap<Name, Atom>);
 impl Subst {
     /// The substitution `x ↦ a`.
     pub fn one(x: &Name, a: Atom) -> Subst {
-        Subst(HashMap::from([(x.clone(), a)]))
+        Subst(HashMap::from_iter([(x.clone(), a)]))
     }
 
     /// True when it changes nothing.

@@ -3,7 +3,7 @@
 use crate::walk;
 use funmem_lang::ast::{Ident, Program};
 use funmem_lang::Name;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A supply of fresh names: every name it hands out is new to the program
 /// it was made from and to every name handed out before.

@@ -33,7 +33,7 @@ use funmem_lang::diag::Diagnostic;
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
 use funmem_lang::{Name, Span};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Most rounds of rewriting (each removes something, so few are needed).
 const MAX_ROUNDS: usize = 16;
@@ -382,8 +382,8 @@ impl Prop {
         };
         // The statement binding each name alone (the first, as a search
         // from the start would find it).
-        let mut binder: HashMap<Name, usize> = HashMap::new();
-        let mut allocs: HashSet<Name> = HashSet::new();
+        let mut binder: HashMap<Name, usize> = HashMap::default();
+        let mut allocs: HashSet<Name> = HashSet::default();
         for (k, s) in stms.iter().enumerate() {
             if s.pats.len() == 1 {
                 binder.entry(s.pats[0].name.name.clone()).or_insert(k);
@@ -393,7 +393,7 @@ impl Prop {
             }
         }
         let mut occ = walk::occurrences(stms, &[]);
-        let mut returned: HashMap<Name, usize> = HashMap::new();
+        let mut returned: HashMap<Name, usize> = HashMap::default();
         for r in result.iter() {
             *returned.entry(r.name.clone()).or_default() += 1;
         }
@@ -461,8 +461,8 @@ struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     fn new(b: &'a Body) -> Resolver<'a> {
-        let mut defs = HashMap::new();
-        let mut local = HashSet::new();
+        let mut defs = HashMap::default();
+        let mut local = HashSet::default();
         for s in &b.stms {
             for p in &s.pats {
                 local.insert(p.name.name.clone());
@@ -482,7 +482,7 @@ impl<'a> Resolver<'a> {
         if sexp_may_fail(e) || depth > 64 {
             return None;
         }
-        let mut vals = HashMap::new();
+        let mut vals = HashMap::default();
         let mut ok = true;
         e.for_each_var(&mut |v| {
             if ok && !vals.contains_key(&v.name) {
@@ -668,7 +668,7 @@ fn dce_if(
             if !keep[k] {
                 continue;
             }
-            let mut needed = HashSet::new();
+            let mut needed = HashSet::default();
             walk::type_names(&s.pats[k].ty, &mut |x| {
                 needed.insert(&x.name);
             });

@@ -24,7 +24,7 @@ use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
 use funmem_lang::{Name, Span};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Translates a well-typed FUN program to FUNMEM (TransformProgram).
 pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
@@ -37,7 +37,7 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
     }
     let mut tr = Tr {
         names: Names::of_program(p),
-        env: HashMap::new(),
+        env: HashMap::default(),
     };
     let mut params = Vec::new();
     for q in &p.params {

@@ -33,7 +33,7 @@ use funmem_lang::imp::{self, ArrDecl, Check, ImpType, Param, Stmt, StmtKind};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
 use funmem_lang::{Name, Span};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Translates a FUNMEM program to IMP (FunMemToImp).
 pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
@@ -48,11 +48,11 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
     let mut tr = Tr {
         facts: Vec::new(),
         names,
-        env: HashMap::new(),
+        env: HashMap::default(),
     };
     let mut params = Vec::new();
-    let mut seen: HashSet<Name> = HashSet::new();
-    let mut blocks_with_arrays: HashSet<Name> = HashSet::new();
+    let mut seen: HashSet<Name> = HashSet::default();
+    let mut blocks_with_arrays: HashSet<Name> = HashSet::default();
     for q in &p.params {
         if let Type::Array(a, _) = &q.ty {
             if let Some(m) = &a.mem {

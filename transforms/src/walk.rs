@@ -3,7 +3,7 @@
 
 use funmem_lang::ast::*;
 use funmem_lang::Name;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub use funmem_lang::subst::Subst;
 
@@ -85,7 +85,7 @@ pub fn program_names<'a>(p: &'a Program, f: &mut impl FnMut(&'a Ident)) {
 
 /// How many times each name occurs in a statement list and results.
 pub fn occurrences(stms: &[Stm], result: &[Ident]) -> HashMap<Name, usize> {
-    let mut m: HashMap<Name, usize> = HashMap::new();
+    let mut m: HashMap<Name, usize> = HashMap::default();
     let mut add = |x: &Ident| *m.entry(x.name.clone()).or_default() += 1;
     for s in stms {
         stm_names(s, &mut add);

@@ -37,7 +37,7 @@ use crate::name::Name;
 use crate::poly::Poly;
 use crate::span::Span;
 use crate::subst::Subst;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Checks a FUN or FUNMEM program (T-PROG): its parameters are well formed
 /// and its body is well typed.
@@ -45,7 +45,7 @@ pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
     let mut c = Checker {
         lang: p.lang,
         env: Scope::new("bound"),
-        defs: HashMap::new(),
+        defs: HashMap::default(),
     };
     // The parameters form one pattern: a size may be any parameter.
     c.bind_pattern(&p.params, "parameter")?;

@@ -4,7 +4,7 @@ use crate::ast::Ident;
 use crate::diag::{Diagnostic, Phase};
 use crate::name::Name;
 use crate::span::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What a name in scope is bound to.
 pub struct Bound<T> {
@@ -32,7 +32,7 @@ impl<T> Scope<T> {
     /// say "bound" (`bound`, `declared`).
     pub fn new(verb: &'static str) -> Scope<T> {
         Scope {
-            map: HashMap::new(),
+            map: HashMap::default(),
             frames: vec![Vec::new()],
             verb,
         }
