@@ -30,6 +30,7 @@ use funmem_lang::ast::{Atom, BinOp, SExp, UnOp};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::imp::{Check, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
 use funmem_lang::{Name, Span};
+use funmem_transforms::names::Names;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
@@ -204,19 +205,16 @@ void fm_fail(__global long *fm_err, int site, long a, long b) {
 /// their non-C characters (`'`) are replaced get a numeric suffix.
 struct CNames {
     map: HashMap<Name, String>,
-    used: HashSet<String>,
-    /// For each base, the last suffix tried: every one below it is taken,
-    /// so asking for one base many times (`j_iterations` in every nested
-    /// loop over `j`) costs time linear in the number of asks.
-    next: HashMap<String, usize>,
+    /// The identifiers handed out; fresh ones as the lowering's own fresh
+    /// names are made (`base`, `base_1`, ...).
+    used: Names,
 }
 
 impl CNames {
     fn new() -> CNames {
         CNames {
             map: HashMap::new(),
-            used: HashSet::new(),
-            next: HashMap::new(),
+            used: Names::default(),
         }
     }
 
@@ -226,19 +224,7 @@ impl CNames {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let mut k = self.next.get(&s).copied().unwrap_or(0);
-        let mut cand = if k == 0 {
-            s.clone()
-        } else {
-            format!("{s}_{k}")
-        };
-        while self.used.contains(&cand) {
-            k += 1;
-            cand = format!("{s}_{k}");
-        }
-        self.used.insert(cand.clone());
-        self.next.insert(s, k);
-        cand
+        self.used.fresh(&s).name.as_str().to_string()
     }
 
     fn of(&mut self, x: &Name) -> String {
@@ -615,12 +601,12 @@ impl Gen {
             // E-IMP-ASSERT: a failure records the first two variables.
             StmtKind::Assert(check, e) => {
                 self.div_checks(&[e], ASSERT, s.span);
-                let mut vars: Vec<Name> = Vec::new();
-                e.for_each_var(&mut |x| {
-                    if vars.len() < 2 && !vars.contains(&x.name) {
-                        vars.push(x.name.clone());
-                    }
-                });
+                let vars: Vec<Name> = e
+                    .distinct_vars()
+                    .into_iter()
+                    .take(2)
+                    .map(|x| x.name.clone())
+                    .collect();
                 let vals: Vec<String> = vars.iter().map(|x| self.c(x)).collect();
                 let cond = self.expr(e);
                 let what = SiteKind::Assert {

@@ -507,19 +507,14 @@ impl Host<'_> {
             // E-IMP-ASSERT, under the source rule it stands for.
             HostStmt::Assert(c, e, span) => {
                 if self.eval(e, ASSERT, *span)? == 0 {
-                    let mut vars: Vec<(&str, i64)> = Vec::new();
-                    e.for_each_var(&mut |x| {
-                        if !vars.iter().any(|(n, _)| *n == x.name.as_str()) {
-                            vars.push((
-                                x.name.as_str(),
-                                self.ints.get(&x.name).copied().unwrap_or(0),
-                            ));
-                        }
+                    let vars = e.distinct_vars().into_iter().map(|x| {
+                        let v = self.ints.get(&x.name).copied().unwrap_or(0);
+                        (x.name.as_str(), v)
                     });
                     let msg = funmem_semantics::imp::assert_message(
                         *c,
                         &funmem_lang::print::sexp_string(e),
-                        vars.into_iter(),
+                        vars,
                     );
                     return Err(stuck(c.rule(), *span, msg));
                 }
@@ -637,10 +632,12 @@ impl Host<'_> {
                 format!("allocation of a negative size: {n}"),
             ));
         }
-        let Ok(cells) = self.limits.charge(self.cells, n as u64, rule, span) else {
-            self.check_error()?;
-            let e = self.limits.over_heap(rule, span, n as u64, self.cells);
-            return Err(GpuError::Program(Box::new(e)));
+        let cells = match self.limits.charge(self.cells, n as u64, rule, span) {
+            Ok(cells) => cells,
+            Err(e) => {
+                self.check_error()?;
+                return Err(GpuError::Program(Box::new(e)));
+            }
         };
         let bytes = (n as u64).saturating_mul(8);
         if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {

@@ -213,6 +213,25 @@ impl SExp {
         }
     }
 
+    /// Its variables, each once, in the order they first occur.
+    pub fn distinct_vars(&self) -> Vec<&Ident> {
+        let mut out: Vec<&Ident> = Vec::new();
+        self.for_each_var(&mut |x| {
+            if !out.iter().any(|y| y.name == x.name) {
+                out.push(x);
+            }
+        });
+        out
+    }
+
+    /// The value of an integer literal; `None` for anything else.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            SExp::Atom(Atom::Int(k, _)) => Some(*k),
+            _ => None,
+        }
+    }
+
     /// `op a`, with the negation of a literal folded into the literal `-k`,
     /// as the parser reads it (so that a built tree prints and parses
     /// back to itself).

@@ -26,7 +26,7 @@
 //! the language: 64-bit and wrapping, so no input makes these functions
 //! overflow.
 
-use crate::ast::{Atom, BinOp, SExp};
+use crate::ast::{BinOp, SExp};
 use crate::poly::Poly;
 
 /// The numbers an LMAD can be built from: a commutative ring with integer
@@ -76,7 +76,7 @@ impl Num for SExp {
         SExp::int(k)
     }
     fn add(&self, o: &SExp) -> SExp {
-        match (literal(self), literal(o)) {
+        match (self.as_int(), o.as_int()) {
             (Some(a), Some(b)) => SExp::int(a.wrapping_add(b)),
             (Some(0), _) => o.clone(),
             (_, Some(0)) => self.clone(),
@@ -84,21 +84,13 @@ impl Num for SExp {
         }
     }
     fn mul(&self, o: &SExp) -> SExp {
-        match (literal(self), literal(o)) {
+        match (self.as_int(), o.as_int()) {
             (Some(a), Some(b)) => SExp::int(a.wrapping_mul(b)),
             (Some(0), _) | (_, Some(0)) => SExp::int(0),
             (Some(1), _) => o.clone(),
             (_, Some(1)) => self.clone(),
             _ => SExp::bin(BinOp::Mul, self.clone(), o.clone()),
         }
-    }
-}
-
-/// The value of an integer literal.
-fn literal(e: &SExp) -> Option<i64> {
-    match e {
-        SExp::Atom(Atom::Int(k, _)) => Some(*k),
-        _ => None,
     }
 }
 
@@ -513,6 +505,7 @@ fn nest_exact<T: Clone>(flat: &[T], shape: &[usize]) -> Option<Nested<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::Atom;
 
     #[test]
     fn addresses_follow_the_lmad() {

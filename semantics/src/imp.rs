@@ -430,18 +430,11 @@ impl Compiler {
         let kind = match &s.kind {
             StmtKind::Skip => Kind::Skip,
             StmtKind::Assert(check, e) => {
-                let mut vars: Vec<(Name, usize)> = Vec::new();
-                let mut bad = None;
-                e.for_each_var(&mut |x| match self.int(x, ASSERT) {
-                    Ok(k) if !vars.iter().any(|(n, _)| *n == x.name) => {
-                        vars.push((x.name.clone(), k))
-                    }
-                    Ok(_) => {}
-                    Err(err) => bad = bad.take().or(Some(err)),
-                });
-                if let Some(err) = bad {
-                    return Err(err);
-                }
+                let vars = e
+                    .distinct_vars()
+                    .into_iter()
+                    .map(|x| Ok((x.name.clone(), self.int(x, ASSERT)?)))
+                    .collect::<R<Vec<(Name, usize)>>>()?;
                 Kind::Assert(Box::new(AssertCode {
                     check: *check,
                     cond: self.sexp(e, ASSERT)?,

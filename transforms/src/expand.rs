@@ -321,19 +321,12 @@ impl Expander<'_> {
             // does not).
             // The plain sizes (of the blocks and parts this pass made, the
             // products before saturation) are what obligations speak of.
-            let mut plain_defs = HashMap::new();
-            for x in defs.keys() {
-                if let Some(e) = self.plain.get(x) {
-                    plain_defs.insert(x.clone(), e.clone());
+            let mut plain_defs = defs.clone();
+            for (x, e) in plain_defs.iter_mut() {
+                if let Some(p) = self.plain.get(x) {
+                    *e = p.clone();
                 }
             }
-            let plain_defs = if plain_defs.is_empty() {
-                defs.clone()
-            } else {
-                let mut d = defs.clone();
-                d.extend(plain_defs);
-                d
-            };
             let sizes: Option<Vec<(SExp, SExp)>> = members
                 .iter()
                 .map(|f| {
@@ -761,7 +754,7 @@ const I64_MAX: i64 = i64::MAX;
 /// fits in 64 bits and otherwise between `i64::MAX - b` and `i64::MAX`
 /// (at least 2^62). Folded when the factors are literals.
 pub fn saturating_mul(a: SExp, b: SExp) -> SExp {
-    match (literal(&a), literal(&b)) {
+    match (a.as_int(), b.as_int()) {
         (Some(x), Some(y)) => SExp::int(saturating_value(x, y)),
         (_, Some(0)) | (Some(0), _) => SExp::int(0),
         (_, Some(1)) => a,
@@ -773,7 +766,7 @@ pub fn saturating_mul(a: SExp, b: SExp) -> SExp {
 /// `9223372036854775807 / max(b, 1)`, the largest `a` with `a * b`
 /// fitting when `b >= 1` (a literal when `b` is one).
 fn cap_of(b: SExp) -> SExp {
-    match literal(&b) {
+    match b.as_int() {
         Some(y) => SExp::int(I64_MAX.wrapping_div(y.max(1))),
         None => SExp::bin(
             BinOp::Div,
@@ -794,13 +787,6 @@ pub fn saturating_value(a: i64, b: i64) -> i64 {
     a.min(I64_MAX.wrapping_div(b.max(1))).wrapping_mul(b)
 }
 
-fn literal(e: &SExp) -> Option<i64> {
-    match e {
-        SExp::Atom(Atom::Int(k, _)) => Some(*k),
-        _ => None,
-    }
-}
-
 /// `max(e, floor)`, or `e` when it is known to be at least `floor` (a
 /// literal, a `max` with such a side, a variable with a fact `x >= k`).
 fn at_least(e: SExp, floor: i64, facts: &[Fact]) -> SExp {
@@ -817,7 +803,7 @@ fn known_at_least(e: &SExp, floor: i64, facts: &[Fact]) -> bool {
         SExp::Atom(Atom::Var(x)) => facts.iter().any(|f| match &f.exp {
             SExp::Bin(BinOp::Ge, v, k, _) | SExp::Bin(BinOp::Le, k, v, _) => {
                 matches!(&**v, SExp::Atom(Atom::Var(y)) if y.name == x.name)
-                    && literal(k).is_some_and(|k| k >= floor)
+                    && k.as_int().is_some_and(|k| k >= floor)
             }
             _ => false,
         }),
