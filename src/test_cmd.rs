@@ -288,9 +288,7 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
             // is inconclusive (limits are not semantics; the layers count
             // differently), unless the case expects that very error.
             let limit = match &result {
-                Err(e) if stage != "source" && funmem_oracle::check::is_limit(e) => {
-                    Some(e.to_string())
-                }
+                Err(e) if stage != "source" && e.is_limit() => Some(e.to_string()),
                 _ => None,
             };
             let ok = judge(

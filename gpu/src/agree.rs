@@ -56,9 +56,7 @@ pub fn compare(
             show(&a),
             show(&b)
         )),
-        (Err(e), _) if matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap) => {
-            Agreement::Limit
-        }
+        (Err(e), _) if e.is_limit() => Agreement::Limit,
         (Err(e), _) if matches!(e.kind, ErrorKind::Race(_)) => Agreement::Race,
         (Ok(_), Err(g)) if g.is_limit() => Agreement::Limit,
         (Err(_), Err(g)) if g.is_program_error() => Agreement::BothWrong,

@@ -43,11 +43,7 @@ impl GpuError {
     pub fn is_limit(&self) -> bool {
         match self {
             GpuError::OutOfDeviceMemory(_) => true,
-            GpuError::Program(e) => matches!(
-                e.kind,
-                funmem_semantics::error::ErrorKind::OutOfFuel
-                    | funmem_semantics::error::ErrorKind::OutOfHeap
-            ),
+            GpuError::Program(e) => e.is_limit(),
             _ => false,
         }
     }

@@ -82,12 +82,6 @@ pub fn kind_name(e: &EvalError) -> &'static str {
     }
 }
 
-/// Whether the error is a resource limit (fuel, heap) rather than a
-/// behaviour of the program.
-pub fn is_limit(e: &EvalError) -> bool {
-    matches!(e.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap)
-}
-
 /// The option that raises the limit `e` exceeded.
 fn limit_option(e: &EvalError) -> &'static str {
     match e.kind {
@@ -121,7 +115,7 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
                 Verdict::Invalid(d) => Outcome::Invalid(format!("invalid: {d}"), None, value()),
                 // A limit decides nothing, even where the value
                 // semantics (which counts differently) stays within it.
-                Verdict::HeapError(e) if is_limit(&e) => Outcome::Failed(e),
+                Verdict::HeapError(e) if e.is_limit() => Outcome::Failed(e),
                 Verdict::HeapError(e) => match value() {
                     Ok(v) => Outcome::Invalid(
                         format!(
@@ -172,7 +166,7 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
                 }
                 (Invalid, t, e)
             }
-            (r, Outcome::Failed(e)) if is_limit(&e) => {
+            (r, Outcome::Failed(e)) if e.is_limit() => {
                 let t = format!(
                     "inconclusive: {} ({e}); raise {}",
                     kind_name(&e),
@@ -183,7 +177,7 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
                 }
                 (LimitReached, t, Some(e))
             }
-            (Some(Err(want)), o) if is_limit(want) => (
+            (Some(Err(want)), o) if want.is_limit() => (
                 LimitReached,
                 format!(
                     "inconclusive: the source ran {}; raise {}",
@@ -446,7 +440,7 @@ fn check_case_inner(
         .find(|v| v.agreement == Agreement::LimitReached)
     {
         // The stage's own limit, or the source's.
-        let e = v.error.as_ref().filter(|e| is_limit(e));
+        let e = v.error.as_ref().filter(|e| e.is_limit());
         let e = e.or_else(|| verdicts.first().and_then(|s| s.error.as_ref()));
         return Ok(Passed::Inconclusive(e.map_or("limit", kind_name)));
     }

@@ -96,6 +96,14 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+impl EvalError {
+    /// Whether this is a resource limit (fuel, heap) rather than a
+    /// behaviour of the program: limits are not semantics.
+    pub fn is_limit(&self) -> bool {
+        matches!(self.kind, ErrorKind::OutOfFuel | ErrorKind::OutOfHeap)
+    }
+}
+
 /// Fuel of a run unless told otherwise: statements and kernel iterations.
 /// At the interpreters' speeds (about 10^7 units a second for the heap
 /// semantics with race detection, 2·10^7 for FUN's value semantics, 5·10^7

@@ -237,9 +237,7 @@ impl<O: Observer> Machine<'_, O> {
         rule: &'static str,
         span: Span,
     ) -> Result<Vec<i64>, EvalError> {
-        self.cells = self.limits.charge(self.cells, cells, rule, span)?;
-        let mut v = Vec::new();
-        machine::reserve(&mut v, room.min(cells), rule, span)?;
+        let v = machine::charged(&self.limits, &mut self.cells, cells, room, rule, span)?;
         self.obs.alloc(0, cells);
         Ok(v)
     }
@@ -247,10 +245,14 @@ impl<O: Observer> Machine<'_, O> {
     /// Room for a copy of `cells` of a result: results read back copy at
     /// most the heap limit in all, beside the heap.
     fn copy_out(&mut self, cells: u64, span: Span) -> Result<Vec<i64>, EvalError> {
-        self.read_back = self.limits.charge(self.read_back, cells, "E-PROG", span)?;
-        let mut v = Vec::new();
-        machine::reserve(&mut v, cells, "E-PROG", span)?;
-        Ok(v)
+        machine::charged(
+            &self.limits,
+            &mut self.read_back,
+            cells,
+            cells,
+            "E-PROG",
+            span,
+        )
     }
 
     /// A result as a value: a fresh row-major array as it is; any other

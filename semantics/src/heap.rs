@@ -315,9 +315,7 @@ impl<O: Observer> Machine<'_, O> {
                 // eq. 5's old heap: a temporary of the copy's size, which
                 // the heap limit bounds too.
                 let size = u64::try_from(ls.size()).unwrap_or(0);
-                self.limits.charge(0, size, rule, span)?;
-                let mut vals = Vec::new();
-                machine::reserve(&mut vals, size, rule, span)?;
+                let mut vals = machine::charged(&self.limits, &mut 0, size, size, rule, span)?;
                 ls.for_each_address(|a| {
                     vals.push(self.read(*src, a, rule, span)?);
                     Ok(())
@@ -482,11 +480,14 @@ impl<O: Observer> Machine<'_, O> {
             H::Int(k) => Ok(Value::Int(k)),
             H::Arr(blk, l) => {
                 let size = u64::try_from(l.size()).unwrap_or(0);
-                self.read_back = self
-                    .limits
-                    .charge(self.read_back, size, "E-MEM-PROG", span)?;
-                let mut data = Vec::new();
-                machine::reserve(&mut data, size, "E-MEM-PROG", span)?;
+                let mut data = machine::charged(
+                    &self.limits,
+                    &mut self.read_back,
+                    size,
+                    size,
+                    "E-MEM-PROG",
+                    span,
+                )?;
                 l.for_each_address(|a| {
                     data.push(self.read(blk, a, "E-MEM-PROG", span)?);
                     Ok(())

@@ -21,7 +21,7 @@
 //! less with `--max-heap`; then an allocation the system refuses is an
 //! error too ([`zeroed`], [`reserve`]).
 
-use crate::error::{ErrorKind, EvalError};
+use crate::error::{ErrorKind, EvalError, Limits};
 use funmem_lang::Span;
 use std::sync::OnceLock;
 
@@ -179,6 +179,23 @@ pub fn reserve(
     let n = usize::try_from(cells).map_err(|_| refused(cells, rule, span))?;
     v.try_reserve_exact(n)
         .map_err(|_| refused(cells, rule, span))
+}
+
+/// Charges `cells` to a run's count `used` under `limits` (before
+/// anything is allocated), then gives an empty vector with room for `room`
+/// of them (at most `cells`), or an error as [`zeroed`]'s.
+pub fn charged(
+    limits: &Limits,
+    used: &mut u64,
+    cells: u64,
+    room: u64,
+    rule: &'static str,
+    span: Span,
+) -> Result<Vec<i64>, EvalError> {
+    *used = limits.charge(*used, cells, rule, span)?;
+    let mut v = Vec::new();
+    reserve(&mut v, room.min(cells), rule, span)?;
+    Ok(v)
 }
 
 #[cfg(test)]
