@@ -68,16 +68,8 @@ fn bad(msg: String) -> ExitCode {
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
-    let err = || format!("--shard takes i/n with 0 <= i < n (e.g. 3/16), not `{s}`");
-    let (i, n) = s.split_once('/').ok_or_else(err)?;
-    let (i, n): (u64, u64) = (
-        i.trim().parse().map_err(|_| err())?,
-        n.trim().parse().map_err(|_| err())?,
-    );
-    if n == 0 || i >= n {
-        return Err(err());
-    }
-    Ok((i, n))
+    campaign::parse_shard(s)
+        .ok_or_else(|| format!("--shard takes i/n with 0 <= i < n (e.g. 3/16), not `{s}`"))
 }
 
 struct Bar(ProgressBar);

@@ -288,15 +288,20 @@ fn invalid(msg: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, msg)
 }
 
+/// A shard `i/n` (0 <= i < n), as `--shard` takes it and summaries list
+/// it; `None` for anything else.
+pub fn parse_shard(s: &str) -> Option<(u64, u64)> {
+    let (i, n) = s.split_once('/')?;
+    let (i, n): (u64, u64) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
+    (i < n).then_some((i, n))
+}
+
 /// The shard numbers of a summary's `i/n` strings, and their common n.
 fn shard_set(shards: &[String], path: &Path) -> std::io::Result<(Vec<u64>, u64)> {
     let mut out = Vec::new();
     let mut of = None;
     for sh in shards {
-        let parsed = sh
-            .split_once('/')
-            .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
-        let Some((i, n)) = parsed.filter(|(i, n)| i < n) else {
+        let Some((i, n)) = parse_shard(sh) else {
             return Err(invalid(format!(
                 "{}: `{sh}` is not a shard i/n",
                 path.display()

@@ -190,13 +190,8 @@ fn warm() {
     }
 }
 
-/// Checks the query in this process, with no limit, in the thread's
-/// context: what a child runs (on its copy of the context [`warm`] made).
-fn answer(q: &Query) -> Answer {
-    check(q)
-}
-
-/// One query in the current thread's context.
+/// One query in the current thread's context, with no limit: what a child
+/// runs (on its copy of the context [`warm`] made).
 fn check(q: &Query) -> Answer {
     let solver = Solver::new();
     solver.from_string(q.body.as_str());
@@ -428,7 +423,7 @@ mod child {
         }
         libc::close_range((wfd + 1) as libc::c_uint, libc::c_uint::MAX, 0);
         let text = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            super::encode(q, &super::answer(q))
+            super::encode(q, &super::check(q))
         }))
         .unwrap_or_else(|_| {
             super::encode(
