@@ -1,7 +1,7 @@
 //! `funmem fuzz`: a campaign of random programs through lowering and
 //! passes (funmem_oracle::campaign), with a progress bar and a summary.
 
-use funmem_oracle::campaign::{self, Config, Progress, Summary};
+use funmem_oracle::campaign::{self, Config, Progress, Source, Summary};
 use funmem_oracle::GenConfig;
 use funmem_semantics::error::Limits;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -49,6 +49,11 @@ pub struct Args {
     /// Largest array size in inputs.
     #[arg(long, default_value_t = GenConfig::default().max_size)]
     max_size: i64,
+    /// Which generator makes the programs: FUN programs (lowered by the
+    /// pipeline), FUNMEM programs written directly (shared blocks and odd
+    /// layouts, as later passes make them), or both in turn.
+    #[arg(long, value_enum, default_value_t = SourceArg::Fun)]
+    source: SourceArg,
     /// Share of programs that may go wrong at run time (0 to 1).
     #[arg(long, default_value_t = GenConfig::default().fail_share)]
     fail_share: f64,
@@ -57,6 +62,27 @@ pub struct Args {
     /// and compare with the IMP interpreter.
     #[arg(long, conflicts_with_all = ["merge", "time"])]
     opencl: Option<String>,
+}
+
+/// `--source`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SourceArg {
+    /// FUN programs, lowered by the pipeline.
+    Fun,
+    /// FUNMEM programs written directly.
+    Funmem,
+    /// Both in turn: even programs FUN, odd ones FUNMEM.
+    Mixed,
+}
+
+impl From<SourceArg> for Source {
+    fn from(s: SourceArg) -> Source {
+        match s {
+            SourceArg::Fun => Source::Fun,
+            SourceArg::Funmem => Source::Funmem,
+            SourceArg::Mixed => Source::Mixed,
+        }
+    }
 }
 
 /// Default campaign size when neither --count nor --time is given.
@@ -128,19 +154,14 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let cfg = Config {
-        seed: a.seed,
         count,
         time: a.time.map(Duration::from_secs_f64),
         shard,
-        passes,
         gen,
         out: a.out.map(PathBuf::from),
         threads,
-        reduce_tries: 2000,
-        limits: Limits {
-            fuel: 10_000_000,
-            max_heap: 1 << 24,
-        },
+        source: a.source.into(),
+        ..Config::new(a.seed, passes)
     };
     let bar = match count {
         Some(n) => ProgressBar::new(n.saturating_sub(shard.0).div_ceil(shard.1)),
@@ -171,10 +192,11 @@ fn report(s: &Summary, json: bool) -> ExitCode {
         }
     } else {
         println!(
-            "seed {}, shard{} {}, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} inconclusive (a resource limit); {} failure{}",
+            "seed {}, shard{} {}, {} programs, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} inconclusive (a resource limit); {} failure{}",
             s.seed,
             if s.shards.len() == 1 { "" } else { "s" },
             s.shards.join(" "),
+            s.source.name().to_uppercase(),
             if s.passes.is_empty() { "none" } else { &s.passes },
             s.programs,
             s.seconds,

@@ -6,7 +6,7 @@
 //! splits into shards without overlap: shard `i/n` takes the programs `k`
 //! with `k % n == i`.
 
-use crate::check::{check_case, Failure, FailureKind, Passed};
+use crate::check::{check_case_with, Checks, Failure, FailureKind, Passed, Tally};
 use crate::{gen::gen_fun, Case, GenConfig, Rng};
 use funmem_semantics::error::Limits;
 use funmem_transforms::Pass;
@@ -14,6 +14,34 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// Which generator makes a campaign's programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// FUN programs (`gen`), lowered by the pipeline.
+    Fun,
+    /// FUNMEM programs written directly (`gen_mem`): shared blocks and
+    /// layouts that lowering never makes.
+    Funmem,
+    /// Both in turn: even programs FUN, odd ones FUNMEM.
+    Mixed,
+}
+
+impl Source {
+    /// Its name on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Fun => "fun",
+            Source::Funmem => "funmem",
+            Source::Mixed => "mixed",
+        }
+    }
+}
+
+fn default_source() -> Source {
+    Source::Fun
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -38,6 +66,38 @@ pub struct Config {
     pub reduce_tries: usize,
     /// Limits of each run.
     pub limits: Limits,
+    /// Which generator makes the programs.
+    pub source: Source,
+    /// Which checks beyond the stages' own.
+    pub checks: Checks,
+    /// Called once on each worker thread before it checks a program (tests
+    /// switch a planted fault on with it; a no-op otherwise).
+    pub on_worker: fn(),
+}
+
+impl Config {
+    /// A campaign of `seed` with the defaults of `funmem fuzz`: FUN
+    /// programs, every check, simplify, all of this machine's threads.
+    pub fn new(seed: u64, passes: Vec<Pass>) -> Config {
+        Config {
+            seed,
+            count: None,
+            time: None,
+            shard: (0, 1),
+            passes,
+            gen: GenConfig::default(),
+            out: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            reduce_tries: 2000,
+            limits: Limits {
+                fuel: 10_000_000,
+                max_heap: 1 << 24,
+            },
+            source: Source::Fun,
+            checks: Checks::ALL,
+            on_worker: || {},
+        }
+    }
 }
 
 /// One saved failure.
@@ -70,6 +130,9 @@ pub struct Summary {
     pub shards: Vec<String>,
     /// The passes, comma-separated.
     pub passes: String,
+    /// The generator (`fun`, `funmem`, `mixed`).
+    #[serde(default = "default_source")]
+    pub source: Source,
     /// Programs checked.
     pub programs: u64,
     /// Of those, programs that went wrong at run time at every stage alike.
@@ -83,6 +146,9 @@ pub struct Summary {
     pub seconds: f64,
     /// Programs per second.
     pub programs_per_second: f64,
+    /// What the passes did, added up over the programs that passed.
+    #[serde(default)]
+    pub tally: Tally,
     /// The failures.
     pub failures: Vec<FailureRecord>,
 }
@@ -95,9 +161,24 @@ pub fn rng_for(seed: u64, k: u64) -> Rng {
     Rng::seed_from_u64(z ^ (z >> 31))
 }
 
-/// Program `k` of the campaign `seed`.
+/// Program `k` of the campaign `seed` (FUN).
 pub fn case_for(seed: u64, k: u64, gen: &GenConfig) -> Case {
     gen_fun(&mut rng_for(seed, k), gen)
+}
+
+/// Program `k` of the campaign `seed` from the generator `source`.
+pub fn case_from(source: Source, seed: u64, k: u64, gen: &GenConfig) -> Case {
+    match source {
+        Source::Fun => case_for(seed, k, gen),
+        Source::Funmem => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+        Source::Mixed if k.is_multiple_of(2) => case_for(seed, k, gen),
+        Source::Mixed => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+    }
+}
+
+/// Checks a case as the campaign `cfg` does.
+pub fn check(case: &Case, cfg: &Config) -> Result<crate::check::Checked, Failure> {
+    check_case_with(case, &cfg.passes, cfg.limits, cfg.checks)
 }
 
 /// Progress, reported after each program.
@@ -112,10 +193,9 @@ impl Progress for () {
 
 /// Shrinks a failing case while it fails the same way.
 pub fn reduce_failure(case: &Case, failure: &Failure, cfg: &Config) -> (Case, Failure) {
-    let mut still =
-        |c: &Case| matches!(check_case(c, &cfg.passes, cfg.limits), Err(f) if f.same_as(failure));
+    let mut still = |c: &Case| matches!(check(c, cfg), Err(f) if f.same_as(failure));
     let reduced = crate::reduce::reduce(case, &mut still, cfg.reduce_tries);
-    let f = match check_case(&reduced, &cfg.passes, cfg.limits) {
+    let f = match check(&reduced, cfg) {
         Err(f) if f.same_as(failure) => f,
         _ => return (case.clone(), failure.clone()),
     };
@@ -133,37 +213,50 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     let wrong = AtomicU64::new(0);
     let inconclusive = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, Case, Failure)>> = Mutex::new(Vec::new());
+    let tally: Mutex<Tally> = Mutex::new(Tally::default());
     let in_shard = |j: u64| shard + j * shards;
     let more =
         |k: u64| cfg.count.is_none_or(|n| k < n) && cfg.time.is_none_or(|t| start.elapsed() < t);
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
-            s.spawn(|| loop {
-                let k = in_shard(next.fetch_add(1, Ordering::Relaxed));
-                if !more(k) {
-                    break;
-                }
-                let case = case_for(cfg.seed, k, &cfg.gen);
-                match check_case(&case, &cfg.passes, cfg.limits) {
-                    Ok(Passed::WentWrong(_)) => {
-                        wrong.fetch_add(1, Ordering::Relaxed);
+            s.spawn(|| {
+                (cfg.on_worker)();
+                // This worker's counts, added to the campaign's at the end.
+                let mut mine = Tally::default();
+                loop {
+                    let k = in_shard(next.fetch_add(1, Ordering::Relaxed));
+                    if !more(k) {
+                        break;
                     }
-                    Ok(Passed::Inconclusive(_)) => {
-                        inconclusive.fetch_add(1, Ordering::Relaxed);
+                    let case = case_from(cfg.source, cfg.seed, k, &cfg.gen);
+                    match check(&case, cfg) {
+                        Ok(c) => {
+                            mine.merge(&c.tally);
+                            match c.passed {
+                                Passed::WentWrong(_) => {
+                                    wrong.fetch_add(1, Ordering::Relaxed);
+                                }
+                                Passed::Inconclusive(_) => {
+                                    inconclusive.fetch_add(1, Ordering::Relaxed);
+                                }
+                                Passed::Results => {}
+                            }
+                        }
+                        Err(f) => failures
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((k, case, f)),
                     }
-                    Ok(Passed::Results) => {}
-                    Err(f) => failures
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((k, case, f)),
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    let nf = failures.lock().map(|f| f.len()).unwrap_or(0) as u64;
+                    progress.tick(n, nf);
                 }
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                let nf = failures.lock().map(|f| f.len()).unwrap_or(0) as u64;
-                progress.tick(n, nf);
+                tally.lock().unwrap_or_else(|e| e.into_inner()).merge(&mine);
             });
         }
     });
     let seconds = start.elapsed().as_secs_f64();
+    let tally = tally.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
     failures.sort_by_key(|(k, _, _)| *k);
     let programs = done.into_inner();
@@ -182,11 +275,12 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
         let command = match &file {
             Some(name) => reproduce_command(cfg.out.as_deref(), name, &passes),
             None => format!(
-                "funmem fuzz --seed {} --count {} --shard {}/{} --passes {} --out DIR",
+                "funmem fuzz --seed {} --count {} --shard {}/{} --source {} --passes {} --out DIR",
                 cfg.seed,
                 k + 1,
                 k % shards,
                 shards,
+                cfg.source.name(),
                 if passes.is_empty() { "none" } else { &passes }
             ),
         };
@@ -205,6 +299,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
         seed: cfg.seed,
         shards: vec![format!("{shard}/{shards}")],
         passes,
+        source: cfg.source,
         programs,
         went_wrong: wrong.into_inner(),
         inconclusive: inconclusive.into_inner(),
@@ -214,6 +309,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
         } else {
             0.0
         },
+        tally,
         failures: records,
     };
     if let Some(dir) = &cfg.out {
@@ -230,7 +326,10 @@ pub fn summary_file(shard: u64, shards: u64) -> String {
 
 fn reproduce_command(dir: Option<&Path>, name: &str, passes: &str) -> String {
     let dir = dir.map_or(String::new(), |d| format!("{}/", d.display()));
-    let stem = name.trim_end_matches(".fun");
+    let stem = name
+        .strip_suffix(".funmem")
+        .or_else(|| name.strip_suffix(".fun"))
+        .unwrap_or(name);
     let passes = if passes.is_empty() { "none" } else { passes };
     format!("funmem validate {dir}{name} --passes {passes} --input {dir}{stem}.in")
 }
@@ -247,7 +346,11 @@ fn save(
     passes: &str,
 ) -> std::io::Result<String> {
     let stem = format!("fail-{seed}-{k}");
-    let name = format!("{stem}.fun");
+    let ext = match case.program.lang {
+        funmem_lang::ast::Lang::Fun => "fun",
+        funmem_lang::ast::Lang::FunMem => "funmem",
+    };
+    let name = format!("{stem}.{ext}");
     let mut text = String::new();
     for line in format!("{f}").lines() {
         text.push_str("-- ");
@@ -360,16 +463,18 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
             all = Some(match all {
                 None => s,
                 Some(mut a) => {
-                    if a.seed != s.seed || a.passes != s.passes {
+                    if a.seed != s.seed || a.passes != s.passes || a.source != s.source {
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::InvalidData,
                             format!(
-                                "{}: seed {} and passes `{}` differ from the others' ({} and `{}`)",
+                                "{}: seed {}, passes `{}` and source {} differ from the others' ({}, `{}` and {})",
                                 path.display(),
                                 s.seed,
                                 s.passes,
+                                s.source.name(),
                                 a.seed,
-                                a.passes
+                                a.passes,
+                                a.source.name()
                             ),
                         ));
                     }
@@ -395,6 +500,7 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
                     a.programs = add(a.programs, s.programs, "program")?;
                     a.went_wrong = add(a.went_wrong, s.went_wrong, "went-wrong")?;
                     a.inconclusive = add(a.inconclusive, s.inconclusive, "inconclusive")?;
+                    a.tally.merge(&s.tally);
                     a.shards.extend(s.shards);
                     a.seconds = a.seconds.max(s.seconds);
                     a.failures.extend(s.failures);

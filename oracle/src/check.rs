@@ -283,6 +283,17 @@ pub enum FailureKind {
     Panic,
     /// A proved obligation fails on a small valuation (a prover bug).
     UnsoundProof,
+    /// The source's results differ from an independent reference
+    /// evaluator's (FUN: `fun_ref`; FUNMEM: the brute-force heap semantics
+    /// of `reference`): a fault the whole pipeline shares.
+    Reference,
+    /// The race detector's report differs from the brute-force reference's
+    /// (eq. 4): another kernel, location or pair of iterations, or a race
+    /// missed or invented.
+    RaceReport,
+    /// An access of the IMP stage is neither guarded nor covered by a
+    /// proved in-bounds obligation.
+    Unguarded,
 }
 
 impl FailureKind {
@@ -298,6 +309,9 @@ impl FailureKind {
             FailureKind::WrongError => "wrong-error",
             FailureKind::Panic => "panic",
             FailureKind::UnsoundProof => "unsound-proof",
+            FailureKind::Reference => "reference",
+            FailureKind::RaceReport => "race-report",
+            FailureKind::Unguarded => "unguarded",
         }
     }
 }
@@ -344,6 +358,79 @@ pub enum Passed {
     Inconclusive(&'static str),
 }
 
+/// Which checks [`check_case_with`] makes beyond the stages' own (type
+/// checks, round trips, validity, agreement with the source, proofs held
+/// against small valuations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    /// A FUN source's results against the independent FUN evaluator, and
+    /// a FUNMEM source's against the brute-force reference heap semantics.
+    pub reference: bool,
+    /// A FUNMEM source's race report (kernel, location, iterations)
+    /// against the brute-force reference's (eq. 4).
+    pub races: bool,
+    /// Every access of the IMP stage guarded or covered by a proved
+    /// in-bounds obligation.
+    pub guards: bool,
+}
+
+impl Checks {
+    /// Every check: the default of `funmem fuzz`.
+    pub const ALL: Checks = Checks {
+        reference: true,
+        races: true,
+        guards: true,
+    };
+    /// The stages' own checks only.
+    pub const STAGES: Checks = Checks {
+        reference: false,
+        races: false,
+        guards: false,
+    };
+}
+
+impl Default for Checks {
+    fn default() -> Checks {
+        Checks::ALL
+    }
+}
+
+/// What the passes did on the cases checked: counts by name (kernel
+/// allocations seen and expanded, obligations by kind and verdict, ...),
+/// added up over a campaign.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Tally(pub std::collections::BTreeMap<String, u64>);
+
+impl Tally {
+    /// Adds `n` to the count `key`.
+    pub fn add(&mut self, key: &str, n: u64) {
+        let c = self.0.entry(key.to_string()).or_default();
+        *c = c.saturating_add(n);
+    }
+
+    /// Adds every count of `other`.
+    pub fn merge(&mut self, other: &Tally) {
+        for (k, n) in &other.0 {
+            self.add(k, *n);
+        }
+    }
+
+    /// The count `key` (0 when absent).
+    pub fn get(&self, key: &str) -> u64 {
+        self.0.get(key).copied().unwrap_or(0)
+    }
+}
+
+/// A case that passed its checks: how it ran, and what the passes did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// How it ran.
+    pub passed: Passed,
+    /// What the passes did on it.
+    pub tally: Tally,
+}
+
 fn round_trip(p: &AnyProgram) -> Result<(), String> {
     let text = p.print();
     let back = match p {
@@ -361,13 +448,24 @@ fn round_trip(p: &AnyProgram) -> Result<(), String> {
 }
 
 /// Every check of `validate` (docs/cli.md) on one case, through lowering, the passes
-/// and lowering to IMP. Panics are caught and reported as failures.
+/// and lowering to IMP, and every check of [`Checks::ALL`]. Panics are
+/// caught and reported as failures.
 pub fn check_case(
     case: &crate::Case,
     passes: &[funmem_transforms::Pass],
     limits: Limits,
 ) -> Result<Passed, Failure> {
-    let run = std::panic::AssertUnwindSafe(|| check_case_inner(case, passes, limits));
+    check_case_with(case, passes, limits, Checks::ALL).map(|c| c.passed)
+}
+
+/// [`check_case`] with a choice of checks, also saying what the passes did.
+pub fn check_case_with(
+    case: &crate::Case,
+    passes: &[funmem_transforms::Pass],
+    limits: Limits,
+    checks: Checks,
+) -> Result<Checked, Failure> {
+    let run = std::panic::AssertUnwindSafe(|| check_case_inner(case, passes, limits, checks));
     std::panic::catch_unwind(run).unwrap_or_else(|e| {
         let msg = e
             .downcast_ref::<String>()
@@ -386,7 +484,8 @@ fn check_case_inner(
     case: &crate::Case,
     passes: &[funmem_transforms::Pass],
     limits: Limits,
-) -> Result<Passed, Failure> {
+    _checks: Checks,
+) -> Result<Checked, Failure> {
     let src = AnyProgram::Fun(case.program.clone());
     let fail = |stage: &str, kind, message: String| Failure {
         stage: stage.into(),
@@ -426,6 +525,7 @@ fn check_case_inner(
             }
         }
     }
+    let tally = Tally::default();
     let verdicts = check_stages(&stages, &case.inputs, limits);
     if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
@@ -442,12 +542,16 @@ fn check_case_inner(
         // The stage's own limit, or the source's.
         let e = v.error.as_ref().filter(|e| e.is_limit());
         let e = e.or_else(|| verdicts.first().and_then(|s| s.error.as_ref()));
-        return Ok(Passed::Inconclusive(e.map_or("limit", kind_name)));
+        return Ok(Checked {
+            passed: Passed::Inconclusive(e.map_or("limit", kind_name)),
+            tally,
+        });
     }
-    Ok(match verdicts.first().and_then(|v| v.error.as_ref()) {
+    let passed = match verdicts.first().and_then(|v| v.error.as_ref()) {
         Some(e) => Passed::WentWrong(kind_name(e)),
         None => Passed::Results,
-    })
+    };
+    Ok(Checked { passed, tally })
 }
 
 #[cfg(test)]

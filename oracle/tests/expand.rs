@@ -172,19 +172,10 @@ fn a_size_read_from_an_array_stays_in_the_kernel() {
 fn fixed_seed_campaigns_through_both_layouts_find_nothing() {
     for passes in ["expand-gpu", "simplify,expand-cpu"] {
         let cfg = Config {
-            seed: 8,
             count: Some(150),
-            time: None,
-            shard: (0, 1),
-            passes: parse_list(passes).unwrap(),
-            gen: GenConfig::default(),
-            out: None,
             threads: 2,
             reduce_tries: 500,
-            limits: Limits {
-                fuel: 10_000_000,
-                max_heap: 1 << 24,
-            },
+            ..Config::new(8, parse_list(passes).unwrap())
         };
         let s = campaign::run(&cfg, &()).unwrap();
         assert_eq!(s.programs, 150);

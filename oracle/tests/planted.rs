@@ -17,19 +17,9 @@ const SMALL: usize = 6;
 
 fn config(passes: &str) -> Config {
     Config {
-        seed: 7,
-        count: None,
-        time: None,
-        shard: (0, 1),
-        passes: funmem_transforms::pass::parse_list(passes).unwrap(),
-        gen: GenConfig::default(),
-        out: None,
         threads: 1,
         reduce_tries: 3000,
-        limits: Limits {
-            fuel: 10_000_000,
-            max_heap: 1 << 24,
-        },
+        ..Config::new(7, funmem_transforms::pass::parse_list(passes).unwrap())
     }
 }
 
