@@ -6,8 +6,6 @@
 use funmem_oracle::campaign::{case_for, reduce_failure, Config};
 use funmem_oracle::check::check_case;
 use funmem_oracle::reduce::size;
-use funmem_oracle::GenConfig;
-use funmem_semantics::error::Limits;
 use funmem_transforms::fault::{self, Fault};
 
 /// Programs tried before giving up on finding a fault.
