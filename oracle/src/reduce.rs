@@ -15,6 +15,8 @@
 //!   renamed to that branch's results in what follows;
 //! - return another name of the same kind from a body (a kernel body may
 //!   return its index, say), then remove what became dead;
+//! - remove a binding and use another visible name of the same kind in its
+//!   place (a needless `copy` goes this way);
 //! - inline a binding `let (x: int) = a` of an atom;
 //! - replace a scalar expression or any part of it by `0`, `1` or one of
 //!   its operands; replace an index or slice offset by `0` or `1`;
@@ -84,12 +86,13 @@ pub fn reduce(case: &Case, fails: &mut dyn FnMut(&Case) -> bool, max_tries: usiz
 type Gen = fn(&Case) -> Vec<Case>;
 
 /// The moves, in the order they are tried in each round.
-const GENERATORS: [Gen; 10] = [
+const GENERATORS: [Gen; 11] = [
     gen_dce,
     gen_drop_results,
     gen_retarget,
     gen_inline_branch,
     gen_delete,
+    gen_replace_var,
     gen_inline_scalar,
     gen_sexp,
     gen_atoms,
@@ -423,6 +426,13 @@ fn edit_body(c: &Case, path: &[(usize, u8)], f: impl FnOnce(&mut Body) -> bool) 
 /// The names visible at the end of the body at `path`, in binding order,
 /// with their types.
 fn scope_at_end(p: &Program, path: &[(usize, u8)]) -> Vec<(Name, Type)> {
+    scope_at(p, path, usize::MAX)
+}
+
+/// The names visible before statement `upto` of the body at `path` (all
+/// of them at its end for `usize::MAX`), in binding order, with their
+/// types.
+fn scope_at(p: &Program, path: &[(usize, u8)], upto: usize) -> Vec<(Name, Type)> {
     let mut out: Vec<(Name, Type)> = p
         .params
         .iter()
@@ -444,7 +454,7 @@ fn scope_at_end(p: &Program, path: &[(usize, u8)]) -> Vec<(Name, Type)> {
             _ => return out,
         };
     }
-    for s in &b.stms {
+    for s in b.stms.iter().take(upto) {
         out.extend(s.pats.iter().map(|q| (q.name.name.clone(), q.ty.clone())));
     }
     out
@@ -760,6 +770,42 @@ fn remove_binding_if_dead(c: &Case, path: &[(usize, u8)], x: &Name) -> Option<Ca
         b.stms.remove(j);
         true
     })
+}
+
+/// Most names offered in place of one bound name.
+const REPLACE_NEAR: usize = 6;
+
+/// Removes a statement binding one name `y` and uses in its place another
+/// name `x` of the same kind visible there (nearest first): a needless
+/// `copy`, a slice of the whole array, a kernel that rebuilds an input
+/// all go this way. The type checker rejects the candidates whose types
+/// differ.
+fn gen_replace_var(c: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (path, j) in stm_sites(&c.program) {
+        let Some(s) = stm_at(&c.program, &path, j) else {
+            continue;
+        };
+        let [q] = s.pats.as_slice() else { continue };
+        let kind = kind_of(&q.ty);
+        let scope = scope_at(&c.program, &path, j);
+        let others = scope
+            .iter()
+            .rev()
+            .filter(|(x, t)| *x != q.name.name && kind_of(t) == kind)
+            .take(REPLACE_NEAR);
+        for (x, _) in others {
+            let sub = Subst::one(&q.name.name, Atom::Var(ident(x)));
+            if let Some(n) = edit_body(c, &path, |b| {
+                subst_rest(b, j + 1, &sub);
+                b.stms.remove(j);
+                true
+            }) {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 /// Inlines `let (x: int) = a` for an atom `a`.
