@@ -54,6 +54,11 @@ pub struct Args {
     /// layouts, as later passes make them), or both in turn.
     #[arg(long, value_enum, default_value_t = SourceArg::Fun)]
     source: SourceArg,
+    /// Most seconds the reducer spends on one failure (0: save failures
+    /// unreduced). Failures alike (same stage, kind and message up to
+    /// numbers) are reduced once.
+    #[arg(long, default_value_t = campaign::DEFAULT_REDUCE_TIME.as_secs_f64())]
+    reduce_time: f64,
     /// Share of programs that may go wrong at run time (0 to 1).
     #[arg(long, default_value_t = GenConfig::default().fail_share)]
     fail_share: f64,
@@ -141,9 +146,9 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
     if !(0.0..=1.0).contains(&gen.fail_share) {
         return Err(bad("--fail-share must lie in 0..1".into()));
     }
-    if let Some(t) = a.time {
-        if !(t.is_finite() && t >= 0.0) {
-            return Err(bad("--time takes a number of seconds".into()));
+    for (opt, t) in [("--time", a.time), ("--reduce-time", Some(a.reduce_time))] {
+        if t.is_some_and(|t| !(t.is_finite() && (0.0..=1e9).contains(&t))) {
+            return Err(bad(format!("{opt} takes a number of seconds")));
         }
     }
     let count = match (a.count, a.time) {
@@ -161,6 +166,8 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         out: a.out.map(PathBuf::from),
         threads,
         source: a.source.into(),
+        reduce_time: Some(Duration::from_secs_f64(a.reduce_time)),
+        reduce_tries: if a.reduce_time > 0.0 { 2000 } else { 0 },
         ..Config::new(a.seed, passes)
     };
     let bar = match count {
@@ -192,7 +199,7 @@ fn report(s: &Summary, json: bool) -> ExitCode {
         }
     } else {
         println!(
-            "seed {}, shard{} {}, {} programs, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} inconclusive (a resource limit); {} failure{}",
+            "seed {}, shard{} {}, {} programs, passes {}: {} programs in {:.1} s ({:.0} programs/s); {} went wrong alike at every stage; {} inconclusive (a resource limit); {} failure{}{}",
             s.seed,
             if s.shards.len() == 1 { "" } else { "s" },
             s.shards.join(" "),
@@ -204,7 +211,11 @@ fn report(s: &Summary, json: bool) -> ExitCode {
             s.went_wrong,
             s.inconclusive,
             s.failures.len(),
-            if s.failures.len() == 1 { "" } else { "s" }
+            if s.failures.len() == 1 { "" } else { "s" },
+            match s.failures.iter().map(|f| f.duplicates.len()).sum::<usize>() {
+                0 => String::new(),
+                d => format!(" (and {d} more programs failing alike)"),
+            }
         );
         for f in &s.failures {
             println!(
@@ -217,6 +228,15 @@ fn report(s: &Summary, json: bool) -> ExitCode {
             );
             println!("  {}", f.message.lines().next().unwrap_or(""));
             println!("  reproduce: {}", f.command);
+            if !f.duplicates.is_empty() {
+                let shown: Vec<String> = f.duplicates.iter().take(8).map(u64::to_string).collect();
+                println!(
+                    "  alike (not reduced): program{} {}{}",
+                    if f.duplicates.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if f.duplicates.len() > 8 { ", ..." } else { "" }
+                );
+            }
         }
     }
     if s.failures.is_empty() {
@@ -232,6 +252,10 @@ const OPENCL_BATCH: u64 = 100;
 /// Most candidates tried when reducing an OpenCL disagreement (one OpenCL
 /// build each).
 const OPENCL_REDUCE_TRIES: usize = 300;
+
+/// Most time spent reducing one OpenCL disagreement (PoCL builds take
+/// about a second each); disagreements alike are reduced once.
+const OPENCL_REDUCE_TIME: Duration = Duration::from_secs(60);
 
 /// A generated case through `passes` to IMP, if the pipeline takes it.
 fn lower_to_imp(
@@ -295,7 +319,8 @@ fn reduce_opencl(
     tamper: &dyn Fn(&mut funmem_gpu::Compiled),
 ) -> funmem_oracle::Case {
     let mut still = |c: &funmem_oracle::Case| disagrees(c, passes, dev, limits, tamper);
-    funmem_oracle::reduce::reduce(case, &mut still, tries)
+    let deadline = std::time::Instant::now() + OPENCL_REDUCE_TIME;
+    funmem_oracle::reduce::reduce_until(case, &mut still, tries, Some(deadline))
 }
 
 /// `funmem fuzz --opencl DEVICE`: generated programs (both generators, in
@@ -327,7 +352,9 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
     );
     let start = std::time::Instant::now();
     let mut tally = [0u64; 6]; // results, both wrong, race, limit, refused, not lowered
-    let mut failures = Vec::new();
+                               // (program, reduced case, why, signature, programs alike)
+    type Found = (u64, funmem_oracle::Case, String, String, Vec<u64>);
+    let mut failures: Vec<Found> = Vec::new();
     for chunk in ks.chunks(OPENCL_BATCH as usize) {
         let mut lowered = Vec::new();
         let mut sources = Vec::new();
@@ -358,10 +385,16 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
                 Agreement::Limit => tally[3] += 1,
                 Agreement::Refused(_) => tally[4] += 1,
                 Agreement::Disagree(why) => {
+                    let sig =
+                        funmem_oracle::check::numbers_as_hash(why.lines().next().unwrap_or(""));
+                    if let Some(f) = failures.iter_mut().find(|f| f.3 == sig) {
+                        f.4.push(k);
+                        continue;
+                    }
                     bar.set_message(format!("reducing program {k}"));
                     let small =
                         reduce_opencl(&case, &passes, &dev, limits, OPENCL_REDUCE_TRIES, &identity);
-                    failures.push((k, small, why));
+                    failures.push((k, small, why, sig, Vec::new()));
                 }
             }
         }
@@ -388,8 +421,16 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
         failures.len(),
         if failures.len() == 1 { "" } else { "s" }
     );
-    for (k, case, why) in &failures {
+    for (k, case, why, _, alike) in &failures {
         println!("FAIL program {k}: {why}");
+        if !alike.is_empty() {
+            let shown: Vec<String> = alike.iter().take(8).map(u64::to_string).collect();
+            println!(
+                "  alike (not reduced): {}{}",
+                shown.join(", "),
+                if alike.len() > 8 { ", ..." } else { "" }
+            );
+        }
         if let Some(out) = &a.out {
             let dir = PathBuf::from(out);
             std::fs::create_dir_all(&dir).map_err(|e| bad(format!("{out}: {e}")))?;

@@ -43,6 +43,13 @@ fn default_source() -> Source {
     Source::Fun
 }
 
+/// The reducer's time per failure unless told otherwise.
+pub const DEFAULT_REDUCE_TIME: Duration = Duration::from_secs(20);
+
+/// A campaign's reductions together take at most this many times the time
+/// per failure; the failures left when it is spent are saved unreduced.
+pub const REDUCE_TOTAL_FACTOR: u32 = 15;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -64,6 +71,8 @@ pub struct Config {
     pub threads: usize,
     /// Most checks the reducer may run per failure.
     pub reduce_tries: usize,
+    /// Most time the reducer may spend on one failure (`None`: no bound).
+    pub reduce_time: Option<Duration>,
     /// Limits of each run.
     pub limits: Limits,
     /// Which generator makes the programs.
@@ -89,6 +98,7 @@ impl Config {
             out: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             reduce_tries: 2000,
+            reduce_time: Some(DEFAULT_REDUCE_TIME),
             limits: Limits {
                 fuel: 10_000_000,
                 max_heap: 1 << 24,
@@ -119,6 +129,10 @@ pub struct FailureRecord {
     pub file: Option<String>,
     /// A command that reproduces it.
     pub command: String,
+    /// Other programs of the campaign that failed the same way (the same
+    /// [`Failure::signature`]); they were neither reduced nor saved.
+    #[serde(default)]
+    pub duplicates: Vec<u64>,
 }
 
 /// A campaign's summary (also its JSON form).
@@ -193,8 +207,24 @@ impl Progress for () {
 
 /// Shrinks a failing case while it fails the same way.
 pub fn reduce_failure(case: &Case, failure: &Failure, cfg: &Config) -> (Case, Failure) {
+    reduce_failure_until(case, failure, cfg, None)
+}
+
+/// [`reduce_failure`] that stops at `deadline` too (besides the
+/// configuration's time per failure).
+fn reduce_failure_until(
+    case: &Case,
+    failure: &Failure,
+    cfg: &Config,
+    deadline: Option<Instant>,
+) -> (Case, Failure) {
     let mut still = |c: &Case| matches!(check(c, cfg), Err(f) if f.same_as(failure));
-    let reduced = crate::reduce::reduce(case, &mut still, cfg.reduce_tries);
+    let own = cfg.reduce_time.map(|t| Instant::now() + t);
+    let deadline = match (own, deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let reduced = crate::reduce::reduce_until(case, &mut still, cfg.reduce_tries, deadline);
     let f = match check(&reduced, cfg) {
         Err(f) if f.same_as(failure) => f,
         _ => return (case.clone(), failure.clone()),
@@ -265,9 +295,22 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     if let Some(dir) = &cfg.out {
         create_out(dir)?;
     }
-    let mut records = Vec::new();
+    // One failure of each signature is reduced and saved; the programs
+    // that failed the same way are listed with it.
+    let mut groups: Vec<(String, u64, Case, Failure, Vec<u64>)> = Vec::new();
     for (k, case, f) in failures {
-        let (small, f2) = reduce_failure(&case, &f, cfg);
+        let sig = f.signature();
+        match groups.iter_mut().find(|g| g.0 == sig) {
+            Some(g) => g.4.push(k),
+            None => groups.push((sig, k, case, f, Vec::new())),
+        }
+    }
+    let mut records = Vec::new();
+    let all_by = cfg
+        .reduce_time
+        .map(|t| Instant::now() + t * REDUCE_TOTAL_FACTOR);
+    for (_, k, case, f, duplicates) in groups {
+        let (small, f2) = reduce_failure_until(&case, &f, cfg, all_by);
         let file = match &cfg.out {
             Some(dir) => Some(save(dir, cfg.seed, k, &small, &f2, &passes)?),
             None => None,
@@ -293,6 +336,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
             reduced_statements: crate::reduce::size(&small.program),
             file,
             command,
+            duplicates,
         });
     }
     let summary = Summary {

@@ -332,6 +332,39 @@ impl Failure {
     pub fn same_as(&self, other: &Failure) -> bool {
         self.stage == other.stage && self.kind == other.kind
     }
+
+    /// What a campaign groups failures by, to reduce one of each group:
+    /// the stage, the kind, and the message's first line with every run of
+    /// digits read as one `#` (so `index 3 of x12` and `index 5 of x7` are
+    /// one failure, as they most likely have one cause).
+    pub fn signature(&self) -> String {
+        let line = self.message.lines().next().unwrap_or("");
+        format!(
+            "{}|{}|{}",
+            self.stage,
+            self.kind.name(),
+            numbers_as_hash(line)
+        )
+    }
+}
+
+/// `text` with every run of digits replaced by one `#`: what failures that
+/// differ only in values, positions and name suffixes have in common.
+pub fn numbers_as_hash(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut digits = false;
+    for ch in text.chars() {
+        if ch.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            out.push(ch);
+            digits = false;
+        }
+    }
+    out
 }
 
 impl std::fmt::Display for Failure {

@@ -70,10 +70,22 @@ fn body_size(b: &Body) -> usize {
 /// `max_tries` times and only on well-typed candidates. Returns the
 /// smallest case found (`case` itself when nothing smaller fails).
 pub fn reduce(case: &Case, fails: &mut dyn FnMut(&Case) -> bool, max_tries: usize) -> Case {
+    reduce_until(case, fails, max_tries, None)
+}
+
+/// [`reduce`] that also stops trying new candidates at `deadline`: the
+/// smallest case found by then. (One call of `fails` may run past it.)
+pub fn reduce_until(
+    case: &Case,
+    fails: &mut dyn FnMut(&Case) -> bool,
+    max_tries: usize,
+    deadline: Option<std::time::Instant>,
+) -> Case {
     let mut r = Reducer {
         fails,
         tries: 0,
         max_tries,
+        deadline,
         seen: HashSet::new(),
         cur_measure: measure(case),
         cur: case.clone(),
@@ -104,6 +116,7 @@ struct Reducer<'a> {
     fails: &'a mut dyn FnMut(&Case) -> bool,
     tries: usize,
     max_tries: usize,
+    deadline: Option<std::time::Instant>,
     /// Hashes of candidates already rejected (ill-typed or not failing).
     seen: HashSet<u64>,
     cur: Case,
@@ -113,6 +126,9 @@ struct Reducer<'a> {
 impl Reducer<'_> {
     fn exhausted(&self) -> bool {
         self.tries >= self.max_tries
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     fn run(&mut self) {

@@ -83,3 +83,40 @@ fn a_wrong_stride_in_transpose_is_caught() {
 fn an_expansion_with_overlapping_parts_is_caught() {
     find_and_reduce_through(Fault::ExpandOverlap, "expand-cpu");
 }
+
+/// A campaign reduces one failure of each kind (stage, kind, message up to
+/// numbers) and lists the programs that failed alike with it.
+#[test]
+fn failures_alike_are_reduced_once() {
+    let cfg = Config {
+        count: Some(120),
+        threads: 2,
+        reduce_tries: 200,
+        on_worker: || fault::set(Fault::MissingKernelCopy),
+        ..config("simplify")
+    };
+    let s = funmem_oracle::campaign::run(&cfg, &()).unwrap();
+    let failing: usize = s.failures.iter().map(|f| 1 + f.duplicates.len()).sum();
+    eprintln!(
+        "{} failing programs, {} reduced: {:?}",
+        failing,
+        s.failures.len(),
+        s.failures
+            .iter()
+            .map(|f| (&f.stage, f.kind, &f.message))
+            .collect::<Vec<_>>()
+    );
+    assert!(failing > s.failures.len(), "some failures are alike");
+    // Every program is counted once, in order, with no repeats.
+    let mut all: Vec<u64> = s
+        .failures
+        .iter()
+        .flat_map(|f| std::iter::once(f.index).chain(f.duplicates.iter().copied()))
+        .collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), failing);
+    for f in &s.failures {
+        assert!(f.duplicates.iter().all(|&d| d > f.index));
+    }
+}

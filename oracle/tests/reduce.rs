@@ -579,3 +579,33 @@ def main (n: int) (xs: [n]int) =
     let r = reduce_checked(&case, &has_9000, 500);
     assert!(!contains_copy(&r.program.body), "{}", r.program);
 }
+
+#[test]
+fn reduction_stops_at_its_deadline() {
+    let text = "
+def main (n: int) (xs: [n]int) =
+  let (ys: [n]int) = copy xs
+  let (zs: [n]int) = kernel i < n do
+      let (a: int) = ys[i]
+      let (b: int) = a * 1000
+      in (b)
+  in (zs)
+";
+    let case = Case {
+        program: parse(text, Lang::Fun),
+        inputs: vec![Value::Int(2), vector(&[7, 9])],
+    };
+    let mut calls = 0;
+    let past = std::time::Instant::now();
+    let r = funmem_oracle::reduce::reduce_until(
+        &case,
+        &mut |c: &Case| {
+            calls += 1;
+            has_9000(c)
+        },
+        10_000,
+        Some(past),
+    );
+    assert_eq!(calls, 0, "no candidate is tried after the deadline");
+    assert_eq!(r, case);
+}
