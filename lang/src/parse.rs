@@ -108,11 +108,19 @@ pub enum AnyProgram {
     Imp(imp::Program),
 }
 
+thread_local! {
+    // Building a parser compiles its lexer's regular expressions, which
+    // cost more than parsing a small program: the fuzzer parses every
+    // stage back, so each thread keeps one parser of each kind.
+    static FUN_PARSER: grammar::FunProgramParser = grammar::FunProgramParser::new();
+    static IMP_PARSER: grammar::ImpProgramParser = grammar::ImpProgramParser::new();
+}
+
 /// Parses a FUN (`lang = Fun`) or FUNMEM program.
 pub fn parse_program(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
     let mut min = Vec::new();
-    let p = grammar::FunProgramParser::new()
-        .parse(lang, &mut min, text)
+    let p = FUN_PARSER
+        .with(|parser| parser.parse(lang, &mut min, text))
         .map_err(|e| convert(text, e))?;
     refuse_unclaimed(&min)?;
     Ok(p)
@@ -132,8 +140,8 @@ pub(crate) fn refuse_unclaimed(min: &[(usize, usize)]) -> Result<(), Diagnostic>
 /// Parses an IMP program.
 pub fn parse_imp(text: &str) -> Result<imp::Program, Diagnostic> {
     let mut min = Vec::new();
-    let p = grammar::ImpProgramParser::new()
-        .parse(Lang::Fun, &mut min, text)
+    let p = IMP_PARSER
+        .with(|parser| parser.parse(Lang::Fun, &mut min, text))
         .map_err(|e| convert(text, e))?;
     refuse_unclaimed(&min)?;
     Ok(p)
