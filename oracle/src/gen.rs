@@ -32,6 +32,19 @@
 //! size, clamps `min(max(e, 0), n - 1)` where `n >= 1` is known, `if`s that
 //! test `n > 0` first, divisors `max(e, 1)` or nonzero literals).
 //!
+//! Error paths. A translation's bounds guards matter where an index goes
+//! past its array's end yet stays inside the array's block: IMP would then
+//! read a neighbouring element where FUN gets stuck. So risky programs
+//! index slices past their own end inside their block (`b = a[0 : s]`
+//! with `s < d`, indexed inside a kernel over `a`'s dimension `d` with the
+//! kernel's index) and take an enclosing kernel's index, over another
+//! size, as a risky index; and any program may hold code that never runs
+//! (a kernel of zero iterations, or inside a kernel an `if` whose
+//! condition `n < 0` is false) indexing arrays with indices that may be
+//! out of bounds (the kernel's own index, an enclosing kernel's, literals
+//! past the end): never evaluated, so safe programs stay safe, but the
+//! translation must guard them all the same (the guard check, `guards`).
+//!
 //! Huge sizes. One program in [`HUGE_SHARE`] may also make arrays of huge
 //! literal sizes (2^62 + 1, 6·10^8, `i64::MAX`) in statements that never
 //! run: in an `if` whose condition is false at run time (a size below 0),
@@ -769,7 +782,7 @@ impl Gen<'_> {
             w(nest, 4),
             w(self.huge && nest, 2),
             w(self.risky && has_arr, if self.depth > 0 { 6 } else { 2 }),
-            w(has_arr, 1),
+            w(has_arr && nest, 1),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
