@@ -31,10 +31,10 @@ use funmem_oracle::check::{check_case_with, Checks, FailureKind};
 use funmem_oracle::reduce::size;
 use funmem_transforms::fault::{self, Fault};
 
-/// A seed whose error paths catch the fault early (its 9th program), so
-/// that the test is quick; over 40 seeds the median is about 300 programs
-/// and the worst about 2,500.
-const SEED: u64 = 31;
+/// A seed whose error paths catch the fault early (its 38th program), so
+/// that the test is quick; over seeds 0 to 39 the median is about 300
+/// programs and the worst about 1,900 (`explore_seeds`).
+const SEED: u64 = 6;
 /// Programs per campaign: a few seconds each in a debug build.
 const COUNT: u64 = 40;
 
