@@ -146,7 +146,7 @@ impl Walk<'_> {
                         if self.covered(a, n) {
                             continue;
                         }
-                        if !lit(a).is_some_and(|k| k >= 0) {
+                        if lit(a).is_none_or(|k| k < 0) {
                             need.push(SExp::bin(BinOp::Le, SExp::int(0), se(a)));
                         }
                         need.push(SExp::bin(BinOp::Lt, se(a), se(n)));
@@ -220,9 +220,9 @@ impl Walk<'_> {
         if need.is_empty() {
             return Ok(());
         }
-        let found = self.asserts[self.next..].iter().position(|a| {
-            a.check == check && need.iter().all(|c| a.conjuncts.iter().any(|d| *d == c))
-        });
+        let found = self.asserts[self.next..]
+            .iter()
+            .position(|a| a.check == check && need.iter().all(|c| a.conjuncts.contains(&c)));
         match found {
             Some(k) => {
                 self.next += k + 1;
