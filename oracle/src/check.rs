@@ -291,8 +291,8 @@ pub enum FailureKind {
     /// (eq. 4): another kernel, location or pair of iterations, or a race
     /// missed or invented.
     RaceReport,
-    /// An access of the IMP stage is neither guarded nor covered by a
-    /// proved in-bounds obligation.
+    /// An index or slice lowered to IMP is neither shown in bounds by a
+    /// fact nor guarded by an `assert` ([`crate::guards`]).
     Unguarded,
 }
 
@@ -402,8 +402,8 @@ pub struct Checks {
     /// A FUNMEM source's race report (kernel, location, iterations)
     /// against the brute-force reference's (eq. 4).
     pub races: bool,
-    /// Every access of the IMP stage guarded or covered by a proved
-    /// in-bounds obligation.
+    /// Every index and slice lowered to IMP shown in bounds by a fact or
+    /// guarded by an `assert` in the IMP stage ([`crate::guards`]).
     pub guards: bool,
 }
 
@@ -517,7 +517,7 @@ fn check_case_inner(
     case: &crate::Case,
     passes: &[funmem_transforms::Pass],
     limits: Limits,
-    _checks: Checks,
+    checks: Checks,
 ) -> Result<Checked, Failure> {
     let src = AnyProgram::Fun(case.program.clone());
     let fail = |stage: &str, kind, message: String| Failure {
@@ -558,6 +558,9 @@ fn check_case_inner(
             }
         }
     }
+    if checks.guards {
+        guards(&stages).map_err(|m| fail("lower to IMP", FailureKind::Unguarded, m))?;
+    }
     let tally = Tally::default();
     let verdicts = check_stages(&stages, &case.inputs, limits);
     if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
@@ -585,6 +588,21 @@ fn check_case_inner(
         None => Passed::Results,
     };
     Ok(Checked { passed, tally })
+}
+
+/// The guard check ([`crate::guards`]) of the IMP stage against the
+/// FUNMEM stage it was lowered from (nothing to check without them).
+fn guards(stages: &[Stage]) -> Result<(), String> {
+    match stages {
+        [.., Stage {
+            program: AnyProgram::Fun(mem),
+            ..
+        }, Stage {
+            program: AnyProgram::Imp(imp),
+            ..
+        }] => crate::guards::check(mem, imp),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

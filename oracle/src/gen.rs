@@ -32,6 +32,19 @@
 //! size, clamps `min(max(e, 0), n - 1)` where `n >= 1` is known, `if`s that
 //! test `n > 0` first, divisors `max(e, 1)` or nonzero literals).
 //!
+//! Error paths. A translation's bounds guards matter where an index goes
+//! past its array's end yet stays inside the array's block: IMP would then
+//! read a neighbouring element where FUN gets stuck. So risky programs
+//! index slices past their own end inside their block (`b = a[0 : s]`
+//! with `s < d`, indexed inside a kernel over `a`'s dimension `d` with the
+//! kernel's index) and take an enclosing kernel's index, over another
+//! size, as a risky index; and any program may hold code that never runs
+//! (a kernel of zero iterations, or inside a kernel an `if` whose
+//! condition `n < 0` is false) indexing arrays with indices that may be
+//! out of bounds (the kernel's own index, an enclosing kernel's, literals
+//! past the end): never evaluated, so safe programs stay safe, but the
+//! translation must guard them all the same (the guard check, `guards`).
+//!
 //! Huge sizes. One program in [`HUGE_SHARE`] may also make arrays of huge
 //! literal sizes (2^62 + 1, 6·10^8, `i64::MAX`) in statements that never
 //! run: in an `if` whose condition is false at run time (a size below 0),
@@ -89,6 +102,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         depth: 0,
         mult: 1,
         actions_left: max_stms * (cfg.max_depth.min(8) + 2) * 2,
+        kernels: Vec::new(),
     };
     g.program()
 }
@@ -236,6 +250,8 @@ enum Action {
     Kernel,
     If,
     Huge,
+    Stray,
+    Dead,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -280,6 +296,8 @@ struct Gen<'r> {
     mult: i64,
     /// Random statements left for the whole program.
     actions_left: usize,
+    /// The enclosing kernels: index and bound, innermost last.
+    kernels: Vec<(Name, Atom)>,
 }
 
 fn ident(x: &Name) -> Ident {
@@ -690,8 +708,17 @@ impl Gen<'_> {
         })
     }
 
-    /// An index that may be out of bounds for a dimension of size `d`.
+    /// An index that may be out of bounds for a dimension of size `d`:
+    /// often an enclosing kernel's index over another size, the access a
+    /// translation may wrongly take as in bounds.
     fn risky_index(&mut self, out: &mut Vec<Stm>, d: &Atom) -> Atom {
+        let others = self.kernels.iter().filter(|(_, n)| n != d).count();
+        if others > 0 && self.chance(0.6) {
+            let k = self.upto(others);
+            if let Some((i, _)) = self.kernels.iter().filter(|(_, n)| n != d).nth(k) {
+                return var(i);
+            }
+        }
         match self.upto(4) {
             0 => match self.pick_name(|_, v| v.ty.range().is_some()) {
                 Some(x) => var(&x),
@@ -723,7 +750,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 10] = [
+        const KINDS: [Action; 12] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -734,6 +761,8 @@ impl Gen<'_> {
             Action::Kernel,
             Action::If,
             Action::Huge,
+            Action::Stray,
+            Action::Dead,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -752,6 +781,8 @@ impl Gen<'_> {
             w(nest, 6),
             w(nest, 4),
             w(self.huge && nest, 2),
+            w(self.risky && has_arr, if self.depth > 0 { 6 } else { 2 }),
+            w(has_arr && nest, 1),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -767,6 +798,8 @@ impl Gen<'_> {
             Action::Kernel => self.act_kernel(out),
             Action::If => self.act_if(out),
             Action::Huge => self.act_huge(out),
+            Action::Stray => self.act_stray(out),
+            Action::Dead => self.act_dead(out),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -790,6 +823,141 @@ impl Gen<'_> {
                 })
             })
         })
+    }
+
+    /// Risky programs: `let (b: ...) = a[o : k, ...]`, then `b[...]` with
+    /// one index that may be past `b`'s own end but inside `a`'s block,
+    /// which must get stuck (E-INDEX), not read a neighbouring element of
+    /// `a`. Inside a kernel over a dimension `d` of `a`, that dimension is
+    /// cut to `0 : s` with `s < d` and indexed with the kernel's index.
+    fn act_stray(&mut self, out: &mut Vec<Stm>) -> bool {
+        // Arrays with a dimension that an enclosing kernel runs over.
+        let over = |g: &Self, v: &Var| {
+            v.ty.shape()
+                .is_some_and(|s| s.iter().any(|d| g.kernels.iter().any(|(_, n)| n == d)))
+        };
+        let pick = if self.chance(0.8) {
+            self.pick_var(0, over)
+        } else {
+            None
+        };
+        let Some(a) = pick.or_else(|| self.pick_var(0, |_, v| v.ty.shape().is_some())) else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        // The dimension to cut and the kernel index to go past it with.
+        let cut: Vec<(usize, Name)> = shape
+            .iter()
+            .enumerate()
+            .flat_map(|(k, d)| {
+                self.kernels
+                    .iter()
+                    .filter(move |(_, n)| n == d)
+                    .map(move |(i, _)| (k, i.clone()))
+            })
+            .collect();
+        let cut = (!cut.is_empty()).then(|| cut[self.upto(cut.len())].clone());
+        let mut pairs = Vec::with_capacity(shape.len());
+        for (k, d) in shape.iter().enumerate() {
+            if cut.as_ref().is_some_and(|(c, _)| *c == k) {
+                let (lo, hi) = self.bounds(d);
+                let (e, r) = if self.chance(0.5) {
+                    (
+                        SExp::bin(BinOp::Div, se(d), SExp::int(2)),
+                        Range::new(lo / 2, hi / 2),
+                    )
+                } else {
+                    (
+                        max(SExp::bin(BinOp::Sub, se(d), SExp::int(1)), SExp::int(0)),
+                        Range::new((lo - 1).max(0), (hi - 1).max(0)),
+                    )
+                };
+                let s = self.emit_int(out, "s", e, r);
+                pairs.push((lit(0), var(&s)));
+            } else {
+                pairs.push(self.slice_for(out, d));
+            }
+        }
+        let sliced: Vec<Atom> = pairs.iter().map(|(_, n)| n.clone()).collect();
+        let b = self.emit(
+            out,
+            "b",
+            Ty::Arr(sliced.clone()),
+            ExpKind::Slice(ident(&name), pairs),
+        );
+        match cut {
+            Some((c, i)) => {
+                let mut idx = Vec::with_capacity(sliced.len());
+                for (k, d) in sliced.iter().enumerate() {
+                    idx.push(if k == c {
+                        var(&i)
+                    } else {
+                        self.index_for(out, d).unwrap_or_else(|| lit(0))
+                    });
+                }
+                self.emit(
+                    out,
+                    "x",
+                    Ty::Int(Range::any()),
+                    ExpKind::Index(ident(&b), idx),
+                );
+            }
+            None => {
+                let risky_dim = self.upto(sliced.len());
+                self.emit_index(out, &b, &sliced, Some(risky_dim));
+            }
+        }
+        true
+    }
+
+    /// Code that never runs, with indices that may be out of bounds (an
+    /// enclosing kernel's index over another size, a literal past the end):
+    /// `kernel i < 0 do ... a[...] ...`, or inside a kernel `if c then ...
+    /// a[...] ... else 0` with `c = n < 0` for a size `n`. Safe programs
+    /// may have it: the translation must still guard every such access.
+    fn act_dead(&mut self, out: &mut Vec<Stm>) -> bool {
+        let Some(a) = self.pick_var(0, |_, v| v.ty.shape().is_some()) else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let index = |g: &mut Self| {
+            let mut stms = Vec::new();
+            let idx: Vec<Atom> = shape.iter().map(|d| g.risky_index(&mut stms, d)).collect();
+            let x = g.fresh("x");
+            stms.push(stm(
+                vec![pat(&x, &Ty::Int(Range::any()))],
+                ExpKind::Index(ident(&name), idx),
+            ));
+            (stms, x)
+        };
+        if !self.kernels.is_empty() && self.chance(0.5) {
+            let n = self.size_atom();
+            let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
+            let c = self.emit_int(out, "c", cond, Range::new(0, 0));
+            self.open();
+            let (then, x) = index(self);
+            self.close();
+            let y = self.fresh("y");
+            let zero = stm(
+                vec![pat(&y, &Ty::Int(Range::new(0, 0)))],
+                ExpKind::Scalar(SExp::int(0)),
+            );
+            let kind = ExpKind::If(ident(&c), body(then, &[x]), body(vec![zero], &[y]));
+            self.emit(out, "r", Ty::Int(Range::any()), kind);
+        } else {
+            let i = self.fresh("i");
+            self.open();
+            self.bind(i.clone(), Ty::Int(Range::new(0, 0)));
+            self.kernels.push((i.clone(), lit(0)));
+            let (kb, x) = index(self);
+            self.kernels.pop();
+            self.close();
+            let kind = ExpKind::Kernel(ident(&i), lit(0), body(kb, &[x]));
+            self.emit(out, "k", Ty::Arr(vec![lit(0)]), kind);
+        }
+        true
     }
 
     /// `let (x: int) = a[i, ...]`, guarded by an `if` when a dimension may
@@ -1148,9 +1316,11 @@ impl Gen<'_> {
         self.mult = mult;
         let hi = self.bounds(n).1.saturating_sub(1).max(0);
         self.bind(i.clone(), Ty::Int(Range::below(0, hi, n.clone())));
+        self.kernels.push((i.clone(), n.clone()));
         let mut stms = Vec::new();
         self.stms(&mut stms, target);
         let r = self.produce(&mut stms, elem);
+        self.kernels.pop();
         self.close();
         self.depth -= 1;
         self.mult = saved;

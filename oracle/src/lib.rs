@@ -7,6 +7,8 @@
 //! - [`reference`](crate::reference): a brute-force FUNMEM heap semantics with explicit read
 //!   and write sets, the reference for the race detector and validity.
 //! - [`check`]: the differential checks of a pipeline on one case.
+//! - [`guards`]: every index and slice lowered to IMP is in bounds by a
+//!   fact or guarded by an assert (`Checks.guards`).
 //! - [`reduce`]: shrinks a failing case while it fails the same way.
 //! - [`campaign`]: fuzz campaigns (seeds, shards, summaries).
 //!
@@ -18,6 +20,7 @@ pub mod campaign;
 pub mod check;
 pub mod gen;
 pub mod gen_mem;
+pub mod guards;
 pub mod prove;
 pub mod reduce;
 pub mod reference;

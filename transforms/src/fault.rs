@@ -22,6 +22,10 @@ pub enum Fault {
     /// Memory expansion (CPU layout): iteration i's part starts at i
     /// instead of i*M, so the parts of neighbouring iterations overlap.
     ExpandOverlap,
+    /// FUNMEM to IMP: an index that is some enclosing kernel's index is
+    /// taken as in bounds (no `assert index`), whatever that kernel's
+    /// bound, even when it is not the indexed dimension's size.
+    KernelIndexInBounds,
 }
 
 thread_local! {

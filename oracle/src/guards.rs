@@ -1,0 +1,310 @@
+//! The guard check (`Checks.guards`): every index and slice of the FUNMEM
+//! program that is lowered to IMP is either shown in bounds by a fact of
+//! its own, or guarded in the IMP program by an `assert index` /
+//! `assert slice` that tests exactly its bounds.
+//!
+//! Why. IMP has only blocks, so an index past its array's end but inside
+//! its block reads a neighbouring element where FUNMEM gets stuck
+//! (E-INDEX, E-SLICE). A translation that drops a guard is caught by the
+//! differential checks only when some input makes that access go out of
+//! bounds *and* stay inside the block; this check sees the missing guard
+//! on any program, whatever its inputs, since it looks at the code alone.
+//!
+//! How, independently of the translation's own reasoning. A dimension
+//! needs no guard when a fact of the FUNMEM program covers it: a literal
+//! index below a literal size, the index of an enclosing kernel whose bound
+//! is that very size, or a literal slice inside a literal size. Every
+//! other dimension needs the conjuncts the semantics' bounds test is made
+//! of: `0 <= a` (unless `a` is a non-negative literal) and `a < n` for an
+//! index `a` into a dimension of size `n`; `0 <= o`, `0 <= k` and
+//! `o <= n - k` for a slice `o : k`. The IMP program's asserts are listed in
+//! program order (bodies of kernels and branches where they stand), and
+//! each access that needs a guard takes the first assert after the one the
+//! previous access took that has its kind and all its conjuncts: since the
+//! translation keeps the order of statements, a dropped guard leaves some
+//! access without one. Both walks visit each statement once and each
+//! search moves forward only, so the check is linear in the programs.
+//!
+//! What it does not cover: an assert that tests the right conjuncts but
+//! stands in another branch than its access (the order match does not see
+//! scopes), and whether the translated read or write uses the index it
+//! guards (the differential checks judge addresses).
+
+use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Program, SExp, Type};
+use funmem_lang::imp::{self, Check, Stmt, StmtKind};
+use funmem_lang::Name;
+use std::collections::HashMap;
+
+/// Checks that every index and slice of `funmem` (the program lowered) is
+/// covered by a fact or guarded in `imp` (its translation). The error says
+/// which access lacks its guard.
+pub fn check(funmem: &Program, imp: &imp::Program) -> Result<(), String> {
+    let mut asserts = Vec::new();
+    collect_asserts(&imp.body, &mut asserts);
+    let mut w = Walk {
+        shapes: HashMap::default(),
+        kernels: Vec::new(),
+        asserts,
+        next: 0,
+    };
+    for q in &funmem.params {
+        w.bind(&q.name.name, &q.ty);
+    }
+    w.body(&funmem.body)
+}
+
+/// An assert of the IMP program: its kind and its conjuncts.
+struct Assert<'a> {
+    check: Check,
+    conjuncts: Vec<&'a SExp>,
+}
+
+fn collect_asserts<'a>(stmts: &'a [Stmt], out: &mut Vec<Assert<'a>>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assert(check, cond) => {
+                let mut conjuncts = Vec::new();
+                conjuncts_of(cond, &mut conjuncts);
+                out.push(Assert {
+                    check: *check,
+                    conjuncts,
+                });
+            }
+            StmtKind::If(_, t, e) => {
+                collect_asserts(t, out);
+                collect_asserts(e, out);
+            }
+            StmtKind::Kernel(_, _, b) => collect_asserts(b, out),
+            _ => {}
+        }
+    }
+}
+
+/// The operands of a tree of `&&`, left to right.
+fn conjuncts_of<'a>(e: &'a SExp, out: &mut Vec<&'a SExp>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            SExp::Bin(BinOp::And, l, r, _) => {
+                stack.push(r);
+                stack.push(l);
+            }
+            e => out.push(e),
+        }
+    }
+}
+
+struct Walk<'a> {
+    /// The shape of every array bound so far (names are never shadowed).
+    shapes: HashMap<Name, Vec<Atom>>,
+    /// Enclosing kernels: index and bound.
+    kernels: Vec<(Name, Atom)>,
+    asserts: Vec<Assert<'a>>,
+    /// The first assert no access has taken yet.
+    next: usize,
+}
+
+fn lit(a: &Atom) -> Option<i64> {
+    match a {
+        Atom::Int(k, _) => Some(*k),
+        Atom::Var(_) => None,
+    }
+}
+
+fn se(a: &Atom) -> SExp {
+    SExp::Atom(a.clone())
+}
+
+fn show(a: &Atom) -> String {
+    funmem_lang::print::sexp_string(&se(a))
+}
+
+impl Walk<'_> {
+    fn bind(&mut self, x: &Name, ty: &Type) {
+        if let Type::Array(a, _) = ty {
+            self.shapes.insert(x.clone(), a.shape.clone());
+        }
+    }
+
+    /// A fact makes `0 <= a < n`: literals, or an enclosing kernel's index
+    /// over exactly `n`.
+    fn covered(&self, a: &Atom, n: &Atom) -> bool {
+        match (a, lit(n)) {
+            (Atom::Int(k, _), Some(m)) => 0 <= *k && *k < m,
+            (Atom::Var(i), _) => self.kernels.iter().any(|(j, b)| *j == i.name && b == n),
+            _ => false,
+        }
+    }
+
+    fn body(&mut self, b: &Body) -> Result<(), String> {
+        for s in &b.stms {
+            match &s.exp.kind {
+                ExpKind::Index(y, idx) => {
+                    let shape = self.shape(&y.name)?;
+                    let mut need = Vec::new();
+                    for (a, n) in idx.iter().zip(&shape) {
+                        if self.covered(a, n) {
+                            continue;
+                        }
+                        if lit(a).is_none_or(|k| k < 0) {
+                            need.push(SExp::bin(BinOp::Le, SExp::int(0), se(a)));
+                        }
+                        need.push(SExp::bin(BinOp::Lt, se(a), se(n)));
+                    }
+                    let what = || {
+                        let idx: Vec<String> = idx.iter().map(show).collect();
+                        format!("`{}[{}]`", y.name, idx.join(", "))
+                    };
+                    self.take(Check::Index, &need, what)?;
+                }
+                ExpKind::Slice(y, sl) => {
+                    let shape = self.shape(&y.name)?;
+                    let mut need = Vec::new();
+                    for ((o, k), n) in sl.iter().zip(&shape) {
+                        if let (Some(o), Some(k), Some(n)) = (lit(o), lit(k), lit(n)) {
+                            if o >= 0 && k >= 0 && o.checked_add(k).is_some_and(|e| e <= n) {
+                                continue;
+                            }
+                        }
+                        need.push(SExp::bin(BinOp::Le, SExp::int(0), se(o)));
+                        need.push(SExp::bin(BinOp::Le, SExp::int(0), se(k)));
+                        need.push(SExp::bin(
+                            BinOp::Le,
+                            se(o),
+                            SExp::bin(BinOp::Sub, se(n), se(k)),
+                        ));
+                    }
+                    let what = || {
+                        let sl: Vec<String> = sl
+                            .iter()
+                            .map(|(o, k)| format!("{} : {}", show(o), show(k)))
+                            .collect();
+                        format!("`{}[{}]`", y.name, sl.join(", "))
+                    };
+                    self.take(Check::Slice, &need, what)?;
+                }
+                ExpKind::If(_, t, e) => {
+                    self.body(t)?;
+                    self.body(e)?;
+                }
+                ExpKind::Kernel(i, n, kb) => {
+                    self.kernels.push((i.name.clone(), n.clone()));
+                    let r = self.body(kb);
+                    self.kernels.pop();
+                    r?;
+                }
+                _ => {}
+            }
+            for p in &s.pats {
+                self.bind(&p.name.name, &p.ty);
+            }
+        }
+        Ok(())
+    }
+
+    fn shape(&self, y: &Name) -> Result<Vec<Atom>, String> {
+        self.shapes
+            .get(y)
+            .cloned()
+            .ok_or_else(|| format!("`{y}` is indexed but is not an array in scope"))
+    }
+
+    /// Takes the first assert from `next` on of kind `check` that has
+    /// every conjunct of `need` (nothing when `need` is empty).
+    fn take(
+        &mut self,
+        check: Check,
+        need: &[SExp],
+        what: impl Fn() -> String,
+    ) -> Result<(), String> {
+        if need.is_empty() {
+            return Ok(());
+        }
+        let found = self.asserts[self.next..]
+            .iter()
+            .position(|a| a.check == check && need.iter().all(|c| a.conjuncts.contains(&c)));
+        match found {
+            Some(k) => {
+                self.next += k + 1;
+                Ok(())
+            }
+            None => {
+                let conds: Vec<String> = need.iter().map(funmem_lang::print::sexp_string).collect();
+                Err(format!(
+                    "{} is not shown in bounds, and the IMP program has no `assert {}` testing {} where it stands",
+                    what(),
+                    check.keyword(),
+                    conds.join(" && ")
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::ast::Lang;
+    use funmem_lang::parse::AnyProgram;
+
+    /// The last FUNMEM stage and the IMP stage of a FUN program.
+    fn lowered(text: &str) -> (Program, imp::Program) {
+        let p = funmem_lang::parse::parse_program(text, Lang::Fun).expect("parses");
+        let st = funmem_transforms::pipeline::stages(
+            &AnyProgram::Fun(p),
+            &[],
+            true,
+            &funmem_transforms::obligation::NoProver,
+        )
+        .expect("lowers");
+        let mem = match &st[st.len() - 2].program {
+            AnyProgram::Fun(q) => q.clone(),
+            AnyProgram::Imp(_) => panic!("not FUNMEM"),
+        };
+        let imp = match &st[st.len() - 1].program {
+            AnyProgram::Imp(q) => q.clone(),
+            AnyProgram::Fun(_) => panic!("not IMP"),
+        };
+        (mem, imp)
+    }
+
+    const OTHER_BOUND: &str = "def main (n: int) (m: int) (xs: [n]int) =\n  let (k: [m]int) = kernel i < m do\n    let (y: int) = xs[i]\n    in (y)\n  in (k)\n";
+    const SAME_BOUND: &str = "def main (n: int) (xs: [n]int) =\n  let (k: [n]int) = kernel i < n do\n    let (y: int) = xs[i]\n    let (b: [1]int) = xs[i : 1]\n    in (y)\n  in (k)\n";
+
+    #[test]
+    fn the_shipped_translation_guards_what_it_must() {
+        for text in [OTHER_BOUND, SAME_BOUND] {
+            let (mem, imp) = lowered(text);
+            assert_eq!(check(&mem, &imp), Ok(()), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_dropped_guard_is_reported() {
+        let (mem, mut imp) = lowered(OTHER_BOUND);
+        fn drop_asserts(s: &mut Vec<Stmt>) {
+            s.retain(|s| !matches!(s.kind, StmtKind::Assert(..)));
+            for s in s {
+                match &mut s.kind {
+                    StmtKind::Kernel(_, _, b) => drop_asserts(b),
+                    StmtKind::If(_, t, e) => {
+                        drop_asserts(t);
+                        drop_asserts(e);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        drop_asserts(&mut imp.body);
+        let e = check(&mem, &imp).expect_err("no guard");
+        assert!(e.contains("`xs[i]`") && e.contains("i < n"), "{e}");
+        // A slice of variable bounds needs its guard too.
+        let (mem, mut imp) = lowered(SAME_BOUND);
+        drop_asserts(&mut imp.body);
+        let e = check(&mem, &imp).expect_err("no guard");
+        assert!(
+            e.contains("`xs[i : 1]`") && e.contains("assert slice"),
+            "{e}"
+        );
+    }
+}
