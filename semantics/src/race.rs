@@ -307,6 +307,10 @@ pub struct RaceDetector {
     instances: u64,
     /// The one location whose every access is logged, if any.
     watch: Option<Box<Watch>>,
+    /// The planted fault `RaceIgnoresReadsOnNestedWrite` was on when the
+    /// detector was made (crate::fault; tests only).
+    #[cfg(feature = "planted-faults")]
+    nested_write_fault: bool,
 }
 
 /// The log of every access to one location, with the full iteration path
@@ -333,6 +337,10 @@ impl RaceDetector {
             pool: Vec::new(),
             instances: 0,
             watch: None,
+            #[cfg(feature = "planted-faults")]
+            nested_write_fault: crate::fault::active(
+                crate::fault::Fault::RaceIgnoresReadsOnNestedWrite,
+            ),
         }
     }
 
@@ -457,6 +465,8 @@ impl RaceDetector {
         if self.watch.is_some() {
             self.log(block, offset, write);
         }
+        #[cfg(feature = "planted-faults")]
+        let depth = self.levels.len();
         for (d, level) in self.levels.iter_mut().enumerate() {
             let it = level.iteration;
             // Before its first iteration a kernel has no access to record.
@@ -464,6 +474,12 @@ impl RaceDetector {
                 continue;
             }
             let cell = level.shadow.record(block, offset);
+            #[cfg(feature = "planted-faults")]
+            if self.nested_write_fault && write && d + 1 < depth && cell.b != WRITTEN {
+                // The planted fault: the readers are forgotten, unchecked.
+                *cell = Record { a: it, b: WRITTEN };
+                continue;
+            }
             let first = if write { cell.write(it) } else { cell.read(it) };
             if let Some(first) = first {
                 return Err(self.report(d, block, offset, first, write));
