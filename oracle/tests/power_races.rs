@@ -7,9 +7,19 @@
 //! the brute-force reference's (eq. 4); that comparison catches the fault,
 //! and the campaign without it does not.
 
+use funmem_lang::ast::Lang;
+use funmem_lang::parse::parse_program;
 use funmem_oracle::campaign::{self, draws_race, Config, Source, Summary};
 use funmem_oracle::check::{Checks, FailureKind};
+use funmem_oracle::gen_mem::gen_funmem;
+use funmem_oracle::reference::{names_a_conflict, reference_heap, RefOutcome};
+use funmem_oracle::{GenConfig, Rng};
+use funmem_semantics::error::{Access, ErrorKind, Limits, Race};
 use funmem_semantics::fault::{self, Fault};
+use funmem_semantics::heap::run_heap;
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::value::{ArrayValue, Value};
+use rand::SeedableRng;
 
 fn faulty() {
     fault::set(Fault::RaceIgnoresReadsOnNestedWrite);
@@ -170,4 +180,99 @@ fn detection_over_3000_programs() {
         funmem_oracle::reduce::size(&small.program),
         small.program
     );
+}
+
+/// The reference's conflicts of a program, by its text.
+fn conflicts_of(src: &str, inputs: &[Value]) -> Vec<Race> {
+    let p = parse_program(src, Lang::FunMem).expect("parses");
+    match reference_heap(&p, inputs, 1_000_000) {
+        RefOutcome::Race { conflicts } => conflicts,
+        r => panic!("no race: {r:?}"),
+    }
+}
+
+fn at(path: i64, write: bool) -> Access {
+    Access {
+        path: vec![path],
+        write,
+    }
+}
+
+#[test]
+fn the_reference_names_every_conflicting_pair() {
+    // Every iteration writes cell 0 of block 0: three pairs.
+    let c = conflicts_of(
+        "def main (n: int) =
+           let (m: mem) = alloc 1
+           let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do in (i)
+           in (ys)",
+        &[Value::Int(3)],
+    );
+    let pairs: Vec<_> = c
+        .iter()
+        .map(|r| (r.block, r.offset, r.first.clone(), r.second.clone()))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![
+            (0, 0, at(0, true), at(1, true)),
+            (0, 0, at(0, true), at(2, true)),
+            (0, 0, at(1, true), at(2, true)),
+        ]
+    );
+    // Iteration i reads xs[i] (block 0, a `mem` parameter) and writes
+    // where xs[i + 1] is; the input block has 3 cells, the last write is
+    // stuck, but the races before it are found: read by 1 after written
+    // by 0, and read by 2 after written by 1.
+    let c = conflicts_of(
+        "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+           let (m: mem) = alloc 1
+           let (ys: [n]int @ xm -> 1 + {(n : 1)}) = kernel i < n do
+               let (x: int) = xs[i]
+               in (x)
+           in (ys)",
+        &[
+            Value::Int(3),
+            Value::Array(ArrayValue::vector(vec![1, 2, 3])),
+        ],
+    );
+    let pairs: Vec<_> = c
+        .iter()
+        .map(|r| (r.block, r.offset, r.first.clone(), r.second.clone()))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![
+            (0, 1, at(0, true), at(1, false)),
+            (0, 2, at(1, true), at(2, false))
+        ]
+    );
+}
+
+#[test]
+fn the_detector_reports_one_of_the_references_conflicts_on_gen_mem_programs() {
+    let cfg = GenConfig::default();
+    let mut races = 0;
+    for seed in 0..600 {
+        let case = gen_funmem(&mut Rng::seed_from_u64(seed), &cfg);
+        let (p, inputs) = (&case.program, &case.inputs);
+        let r = reference_heap(p, inputs, 1_000_000);
+        let h = run_heap(p, inputs, Limits::default(), true, &mut NoObserver);
+        match (&r, &h) {
+            (RefOutcome::Race { conflicts }, Err(e)) => {
+                let ErrorKind::Race(report) = &e.kind else {
+                    panic!("seed {seed}: the reference races, the heap: {e}\n{p}");
+                };
+                assert!(
+                    names_a_conflict(report, conflicts),
+                    "seed {seed}: {report:?} not among {conflicts:?}\n{p}"
+                );
+                races += 1;
+            }
+            (RefOutcome::Race { .. }, _) => panic!("seed {seed}: a race missed\n{p}"),
+            (_, Err(e)) => assert!(!e.is_race(), "seed {seed}: a race invented: {e}\n{p}"),
+            _ => {}
+        }
+    }
+    assert!(races > 60, "{races} racing programs");
 }

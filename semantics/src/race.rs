@@ -86,6 +86,13 @@
 //! fork-join kernels: the only concurrency is between iterations of one
 //! instance, and eq. 4 (all pairs, both orders) is what is checked, no more.
 //!
+//! The fuzzer holds the detector to this (`funmem fuzz --source funmem`):
+//! on programs with exactly one conflicting pair of accesses, at any depth
+//! and in either order, its report (kernel, location, iterations, kinds)
+//! must be that pair, as a brute-force semantics over explicit read and
+//! write sets finds it; on every other program, one of the pairs found
+//! there.
+//!
 //! # Cost
 //!
 //! Time: an access costs one shadow update per enclosing kernel, `O(depth)`,
