@@ -13,7 +13,7 @@
 //! one. Validity (Def. 3.1) is judged on its own: a stage whose two
 //! semantics give different results is invalid whatever the source did.
 
-use crate::reference::{names_a_conflict, reference_heap, RefOutcome};
+use crate::reference::{names_a_conflict, reference_heap_within, RefOutcome};
 use funmem_lang::ast::{Body, ExpKind, Lang, Program};
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_semantics::error::Race;
@@ -583,7 +583,7 @@ fn funmem_source(
     tally: &mut Tally,
 ) -> Result<Option<Passed>, (FailureKind, String)> {
     let p = &case.program;
-    let reference = reference_heap(p, &case.inputs, limits.fuel);
+    let reference = reference_heap_within(p, &case.inputs, limits.fuel, limits.max_heap);
     let heap = funmem_semantics::heap::run_heap(p, &case.inputs, limits, true, &mut NoObserver);
     let report = match &heap {
         Err(EvalError {
@@ -592,7 +592,8 @@ fn funmem_source(
         }) => Some(r.as_ref()),
         _ => None,
     };
-    let limit = reference == RefOutcome::OutOfFuel || heap.as_ref().is_err_and(EvalError::is_limit);
+    let limit = matches!(reference, RefOutcome::OutOfFuel | RefOutcome::OutOfHeap)
+        || heap.as_ref().is_err_and(EvalError::is_limit);
     let heap_text = || match &heap {
         Ok(_) => "gives results".to_string(),
         Err(e) => format!("goes wrong ({}): {e}", kind_name(e)),
@@ -675,7 +676,7 @@ fn funmem_source(
                 )),
             }
         }
-        (RefOutcome::OutOfFuel, None) => Ok(None),
+        (RefOutcome::OutOfFuel | RefOutcome::OutOfHeap, None) => Ok(None),
     }
 }
 

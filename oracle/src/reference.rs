@@ -73,19 +73,32 @@ pub enum RefOutcome {
     Stuck(String),
     /// More statements and kernel iterations than the fuel allows.
     OutOfFuel,
+    /// More heap cells than the limit allows.
+    OutOfHeap,
 }
 
-/// Most heap cells the reference allocates in all (the real interpreter's
-/// default limit); beyond it the program is reported stuck.
+/// Most heap cells [`reference_heap`] allocates in all (the real
+/// interpreter's default limit).
 const MAX_CELLS: u64 = 1 << 30;
 
 /// Evaluates a FUNMEM program on its inputs under the reference heap
 /// semantics, with at most `fuel` statements and kernel iterations.
 pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
+    reference_heap_within(p, inputs, fuel, MAX_CELLS)
+}
+
+/// [`reference_heap`] allocating at most `max_cells` heap cells in all.
+pub fn reference_heap_within(
+    p: &Program,
+    inputs: &[Value],
+    fuel: u64,
+    max_cells: u64,
+) -> RefOutcome {
     let mut m = Machine {
         heap: Vec::new(),
         fuel,
         cells: 0,
+        max_cells,
         conflicts: Vec::new(),
     };
     let r = m.program(p, inputs);
@@ -100,6 +113,7 @@ pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
         Ok(v) => RefOutcome::Results(v),
         Err(Wrong::Stuck(msg)) => RefOutcome::Stuck(msg),
         Err(Wrong::OutOfFuel) => RefOutcome::OutOfFuel,
+        Err(Wrong::OutOfHeap) => RefOutcome::OutOfHeap,
     }
 }
 
@@ -254,6 +268,7 @@ fn conflicts(kernel: Span, ts: &[Trace]) -> Vec<Race> {
 enum Wrong {
     Stuck(String),
     OutOfFuel,
+    OutOfHeap,
 }
 
 fn stuck<T>(msg: impl Into<String>) -> Result<T, Wrong> {
@@ -266,6 +281,7 @@ struct Machine {
     heap: Vec<Vec<i64>>,
     fuel: u64,
     cells: u64,
+    max_cells: u64,
     /// The conflicts (eq. 4) found so far.
     conflicts: Vec<Race>,
 }
@@ -414,8 +430,8 @@ impl Machine {
             return stuck(format!("allocation of negative size {n}"));
         };
         self.cells = self.cells.saturating_add(cells);
-        if self.cells > MAX_CELLS {
-            return stuck("heap limit exceeded");
+        if self.cells > self.max_cells {
+            return Err(Wrong::OutOfHeap);
         }
         self.heap.push(vec![0; cells as usize]);
         Ok(self.heap.len() - 1)
