@@ -22,7 +22,8 @@ pub enum Source {
     /// FUN programs (`gen`), lowered by the pipeline.
     Fun,
     /// FUNMEM programs written directly (`gen_mem`): shared blocks and
-    /// layouts that lowering never makes.
+    /// layouts that lowering never makes; one in four has exactly one race
+    /// (`gen_race`, see [`draws_race`]).
     Funmem,
     /// Both in turn: even programs FUN, odd ones FUNMEM.
     Mixed,
