@@ -759,6 +759,30 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "planted-faults")]
+    #[test]
+    fn the_planted_fault_misses_a_write_after_read_made_in_an_inner_kernel() {
+        use crate::fault::{self, Fault};
+        let run = |faulty: bool| {
+            fault::set(if faulty {
+                Fault::RaceIgnoresReadsOnNestedWrite
+            } else {
+                Fault::None
+            });
+            let mut r = RaceDetector::new();
+            fault::set(Fault::None);
+            r.enter_kernel(span(1));
+            r.begin_iteration(0);
+            r.read(0, 0).unwrap();
+            r.begin_iteration(1);
+            r.enter_kernel(span(2));
+            r.begin_iteration(0);
+            r.write(0, 0)
+        };
+        assert_eq!(run(false).unwrap_err().kernel.start, 1);
+        assert!(run(true).is_ok());
+    }
+
     #[test]
     fn sequential_kernels_do_not_race() {
         let mut r = RaceDetector::new();
