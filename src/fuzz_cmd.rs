@@ -51,7 +51,9 @@ pub struct Args {
     max_size: i64,
     /// Which generator makes the programs: FUN programs (lowered by the
     /// pipeline), FUNMEM programs written directly (shared blocks and odd
-    /// layouts, as later passes make them), or both in turn.
+    /// layouts, as later passes make them; one in four with exactly one
+    /// data race, whose report is compared with a brute-force reference's),
+    /// or both in turn.
     #[arg(long, value_enum, default_value_t = SourceArg::Fun)]
     source: SourceArg,
     /// Most seconds the reducer spends on one failure (0: save failures
@@ -74,7 +76,7 @@ pub struct Args {
 enum SourceArg {
     /// FUN programs, lowered by the pipeline.
     Fun,
-    /// FUNMEM programs written directly.
+    /// FUNMEM programs written directly (one in four with one data race).
     Funmem,
     /// Both in turn: even programs FUN, odd ones FUNMEM.
     Mixed,

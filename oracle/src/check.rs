@@ -13,7 +13,10 @@
 //! one. Validity (Def. 3.1) is judged on its own: a stage whose two
 //! semantics give different results is invalid whatever the source did.
 
+use crate::reference::{names_a_conflict, reference_heap_within, RefOutcome};
+use funmem_lang::ast::{Body, ExpKind, Lang, Program};
 use funmem_lang::parse::{AnyProgram, Layer};
+use funmem_semantics::error::Race;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{layer_of, run, RunOptions, Semantics};
@@ -529,6 +532,15 @@ fn check_case_inner(
         return Err(fail("source", FailureKind::SourceIllTyped, d.message));
     }
     round_trip(&src).map_err(|m| fail("source", FailureKind::RoundTrip, m))?;
+    let mut tally = Tally::default();
+    if case.program.lang == Lang::FunMem && (checks.races || checks.reference) {
+        let decided = funmem_source(case, limits, checks, &mut tally)
+            .map_err(|(kind, m)| fail("source", kind, m))?;
+        if let Some(passed) = decided {
+            // A racing source has no meaning for the passes to preserve.
+            return Ok(Checked { passed, tally });
+        }
+    }
     // A shorter Z3 limit than interactive use: fuzzing decides thousands.
     let provers = crate::prove::Provers {
         timeout_ms: 250,
@@ -561,7 +573,6 @@ fn check_case_inner(
     if checks.guards {
         guards(&stages).map_err(|m| fail("lower to IMP", FailureKind::Unguarded, m))?;
     }
-    let tally = Tally::default();
     let verdicts = check_stages(&stages, &case.inputs, limits);
     if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
@@ -603,6 +614,157 @@ fn guards(stages: &[Stage]) -> Result<(), String> {
         }] => crate::guards::check(mem, imp),
         _ => Ok(()),
     }
+}
+
+/// A FUNMEM source against the brute-force reference heap semantics
+/// ([`crate::reference`]). With `checks.races`: where either finds a race,
+/// the real heap semantics (with its race detector) must report one, and
+/// one of the conflicting pairs of accesses the reference found (the same
+/// kernel, block and offset, the same two iterations of the racing kernel
+/// with the same kinds of access); where the program has one such pair,
+/// that pair. Then the case is decided: it went wrong with a race (the
+/// passes are not run: a racing program has no meaning to preserve). With
+/// `checks.reference`, on a race-free source: the same results, or stuck
+/// alike. A run over a resource limit (in either) decides nothing.
+/// `Ok(None)`: go on with the stages.
+fn funmem_source(
+    case: &crate::Case,
+    limits: Limits,
+    checks: Checks,
+    tally: &mut Tally,
+) -> Result<Option<Passed>, (FailureKind, String)> {
+    let p = &case.program;
+    let reference = reference_heap_within(p, &case.inputs, limits.fuel, limits.max_heap);
+    let heap = funmem_semantics::heap::run_heap(p, &case.inputs, limits, true, &mut NoObserver);
+    let report = match &heap {
+        Err(EvalError {
+            kind: ErrorKind::Race(r),
+            ..
+        }) => Some(r.as_ref()),
+        _ => None,
+    };
+    let limit = matches!(reference, RefOutcome::OutOfFuel | RefOutcome::OutOfHeap)
+        || heap.as_ref().is_err_and(EvalError::is_limit);
+    let heap_text = || match &heap {
+        Ok(_) => "gives results".to_string(),
+        Err(e) => format!("goes wrong ({}): {e}", kind_name(e)),
+    };
+    match (&reference, report) {
+        (RefOutcome::Race { conflicts }, Some(race)) if checks.races => {
+            tally.add("races compared with the reference", 1);
+            if names_a_conflict(race, conflicts) {
+                return Ok(Some(Passed::WentWrong("race")));
+            }
+            let shown: Vec<String> = conflicts.iter().take(4).map(|c| brief(p, c)).collect();
+            Err((
+                FailureKind::RaceReport,
+                format!(
+                    "the race detector reports {}, which is not among the {} conflicting pair(s) the reference finds (eq. 4): {}",
+                    brief(p, race),
+                    conflicts.len(),
+                    shown.join("; ")
+                ),
+            ))
+        }
+        (RefOutcome::Race { conflicts }, None) if checks.races && !limit => Err((
+            FailureKind::RaceReport,
+            format!(
+                "the reference finds a race ({}{}), but the race detector none: the heap semantics {}",
+                conflicts.first().map_or(String::new(), |c| brief(p, c)),
+                if conflicts.len() > 1 {
+                    format!(" and {} more conflicting pair(s)", conflicts.len() - 1)
+                } else {
+                    String::new()
+                },
+                heap_text()
+            ),
+        )),
+        (_, Some(race)) if checks.races && !limit => Err((
+            FailureKind::RaceReport,
+            format!(
+                "the race detector reports {} where the reference finds no race ({})",
+                brief(p, race),
+                match &reference {
+                    RefOutcome::Results(_) => "it gives results".to_string(),
+                    RefOutcome::Stuck(why) => format!("it gets stuck: {why}"),
+                    _ => "it runs out of fuel".to_string(),
+                }
+            ),
+        )),
+        (RefOutcome::Race { .. }, _) | (_, Some(_)) => Ok(None),
+        _ if !checks.reference || limit => Ok(None),
+        (RefOutcome::Results(want), None) => {
+            tally.add("sources compared with the reference", 1);
+            match &heap {
+                Ok(got) => match first_difference(got, want) {
+                    None => Ok(None),
+                    Some(d) => Err((
+                        FailureKind::Reference,
+                        format!(
+                            "the heap semantics and the brute-force reference disagree: {}",
+                            d.describe("the heap semantics", "the reference")
+                        ),
+                    )),
+                },
+                Err(_) => Err((
+                    FailureKind::Reference,
+                    format!(
+                        "the heap semantics {} where the brute-force reference gives results",
+                        heap_text()
+                    ),
+                )),
+            }
+        }
+        (RefOutcome::Stuck(why), None) => {
+            tally.add("sources compared with the reference", 1);
+            match &heap {
+                Err(_) => Ok(None),
+                Ok(_) => Err((
+                    FailureKind::Reference,
+                    format!(
+                        "the heap semantics gives results where the brute-force reference gets stuck: {why}"
+                    ),
+                )),
+            }
+        }
+        (RefOutcome::OutOfFuel | RefOutcome::OutOfHeap, None) => Ok(None),
+    }
+}
+
+/// A race in a few words: the kernel (by the name it binds), the location,
+/// the two iterations at its level and their kinds of access.
+fn brief(p: &Program, r: &Race) -> String {
+    let kernel = kernel_name(&p.body, (r.kernel.start, r.kernel.end))
+        .map_or("a kernel".to_string(), |x| format!("the kernel of `{x}`"));
+    let access = |a: &funmem_semantics::error::Access| {
+        format!(
+            "{} by iteration {}",
+            if a.write { "written" } else { "read" },
+            a.path.first().map_or("?".to_string(), i64::to_string)
+        )
+    };
+    format!(
+        "{kernel}: block {} at offset {} {} and {}",
+        r.block,
+        r.offset,
+        access(&r.first),
+        access(&r.second)
+    )
+}
+
+/// The name bound by the kernel statement at these source positions.
+fn kernel_name(b: &Body, at: (usize, usize)) -> Option<String> {
+    b.stms.iter().find_map(|s| match &s.exp.kind {
+        ExpKind::Kernel(_, _, kb) => {
+            if (s.span.start, s.span.end) == at {
+                s.pats.first().map(|q| q.name.name.to_string())
+            } else {
+                kernel_name(kb, at)
+            }
+        }
+        ExpKind::If(_, t, e) => kernel_name(t, at).or_else(|| kernel_name(e, at)),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

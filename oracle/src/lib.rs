@@ -4,6 +4,8 @@
 //! - [`big`]: large programs of a chosen shape, for measuring scaling.
 //! - [`gen`]: random well-typed FUN programs with inputs.
 //! - [`gen_mem`]: random FUNMEM programs written directly (not lowered).
+//! - [`gen_race`]: FUNMEM programs with exactly one data race, to check the
+//!   race detector's report against the reference's.
 //! - [`reference`](crate::reference): a brute-force FUNMEM heap semantics with explicit read
 //!   and write sets, the reference for the race detector and validity.
 //! - [`check`]: the differential checks of a pipeline on one case.
@@ -20,6 +22,7 @@ pub mod campaign;
 pub mod check;
 pub mod gen;
 pub mod gen_mem;
+pub mod gen_race;
 pub mod guards;
 pub mod prove;
 pub mod reduce;

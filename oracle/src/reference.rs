@@ -13,7 +13,22 @@
 //! 10's R' and W'). When the iterations are done, eq. 4 is checked over
 //! every pair of them: a location written by one iteration and read or
 //! written by another is a race. Nothing is shared with the real
-//! interpreters but the syntax tree and the value type.
+//! interpreters but the syntax tree, the value type and the type of a race
+//! report.
+//!
+//! A race is reported as every conflicting pair of accesses it found, in
+//! the terms of the real interpreter's reports (`funmem_semantics::error::
+//! Race`): the racing kernel's statement, the location (the block by its
+//! allocation number, `mem` parameters first in parameter order, then
+//! every `alloc` in the order evaluated; the offset), the two iterations of
+//! the racing kernel instance (the one that ran first first) and whether
+//! each read or wrote. A race does not stop this semantics: evaluation goes
+//! on (sequentially, as the paper's rules would if eq. 4 were dropped) and
+//! collects the conflicts of every kernel instance, until the program ends
+//! or gets stuck. The real detector stops at the first conflicting access
+//! it meets, so its report must be one of the conflicts found here; where
+//! the program has exactly one (`gen_race` makes such programs), it must be
+//! that one.
 //!
 //! What the paper leaves open follows docs/language.md
 //! ("Semantics as implemented"): indices are 0-based; an index or slice
@@ -35,6 +50,7 @@
 
 use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, LmadSyn, Program, SExp, Stm, Type, UnOp};
 use funmem_lang::{Name, Span};
+use funmem_semantics::error::{Access, Race};
 use funmem_semantics::value::{ArrayValue, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -44,36 +60,78 @@ pub enum RefOutcome {
     /// The results, `mem` results left out, arrays read back through their
     /// LMADs in row-major order of their index space.
     Results(Vec<Value>),
-    /// Eq. 4 fails for an instance of this kernel (the span of its
-    /// statement).
+    /// Eq. 4 fails for some kernel instance: every conflicting pair of
+    /// accesses found (at least one), in the order found. Each names the
+    /// racing kernel's statement, the location, and the two iterations at
+    /// that kernel's level (paths of one index: the earlier iteration
+    /// first) with whether each read or wrote.
     Race {
-        /// The racing kernel's statement.
-        kernel: Span,
+        /// The conflicts, inner kernels' before the enclosing ones'.
+        conflicts: Vec<Race>,
     },
     /// A rule's premise fails; the message says which and why.
     Stuck(String),
     /// More statements and kernel iterations than the fuel allows.
     OutOfFuel,
+    /// More heap cells than the limit allows.
+    OutOfHeap,
 }
 
-/// Most heap cells the reference allocates in all (the real interpreter's
-/// default limit); beyond it the program is reported stuck.
+/// Most heap cells [`reference_heap`] allocates in all (the real
+/// interpreter's default limit).
 const MAX_CELLS: u64 = 1 << 30;
 
 /// Evaluates a FUNMEM program on its inputs under the reference heap
 /// semantics, with at most `fuel` statements and kernel iterations.
 pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
+    reference_heap_within(p, inputs, fuel, MAX_CELLS)
+}
+
+/// [`reference_heap`] allocating at most `max_cells` heap cells in all.
+pub fn reference_heap_within(
+    p: &Program,
+    inputs: &[Value],
+    fuel: u64,
+    max_cells: u64,
+) -> RefOutcome {
     let mut m = Machine {
         heap: Vec::new(),
         fuel,
         cells: 0,
+        max_cells,
+        conflicts: Vec::new(),
     };
-    match m.program(p, inputs) {
+    let r = m.program(p, inputs);
+    if !m.conflicts.is_empty() {
+        // Every conflict found was made before the program ended or got
+        // stuck: the real interpreter meets it first.
+        return RefOutcome::Race {
+            conflicts: m.conflicts,
+        };
+    }
+    match r {
         Ok(v) => RefOutcome::Results(v),
-        Err(Wrong::Race(kernel)) => RefOutcome::Race { kernel },
         Err(Wrong::Stuck(msg)) => RefOutcome::Stuck(msg),
         Err(Wrong::OutOfFuel) => RefOutcome::OutOfFuel,
+        Err(Wrong::OutOfHeap) => RefOutcome::OutOfHeap,
     }
+}
+
+/// Whether a race report (of the real interpreter) names one of these
+/// conflicts: the same kernel, location, and pair of iterations at the
+/// racing kernel's level with the same kinds of access, in either order.
+/// Inner iteration paths are not compared.
+pub fn names_a_conflict(report: &Race, conflicts: &[Race]) -> bool {
+    let top = |a: &Access| (a.path.first().copied(), a.write);
+    let (x, y) = (top(&report.first), top(&report.second));
+    conflicts.iter().any(|c| {
+        let (p, q) = (top(&c.first), top(&c.second));
+        // (Spans compare equal whatever their positions: compare those.)
+        (c.kernel.start, c.kernel.end) == (report.kernel.start, report.kernel.end)
+            && c.block == report.block
+            && c.offset == report.offset
+            && ((x, y) == (p, q) || (x, y) == (q, p))
+    })
 }
 
 /// A concrete LMAD: `offset + {(elems : stride) ...}`, outermost first.
@@ -171,29 +229,46 @@ impl Trace {
     }
 }
 
-/// racefree (eq. 4): no iteration writes a location that another one reads
-/// or writes.
-fn racefree(ts: &[Trace]) -> bool {
+/// racefree (eq. 4), pair by pair: every location written by one
+/// iteration and read or written by another, as a conflict of the kernel
+/// `kernel` (iteration `k` is `ts[k]`), the earlier iteration first. Empty
+/// when the iterations are race free.
+fn conflicts(kernel: Span, ts: &[Trace]) -> Vec<Race> {
+    let mut out = Vec::new();
+    let access = |it: usize, write: bool| Access {
+        path: vec![it as i64],
+        write,
+    };
     for (i, ti) in ts.iter().enumerate() {
-        for (j, tj) in ts.iter().enumerate() {
-            if i != j
-                && ti
-                    .writes
-                    .iter()
-                    .any(|l| tj.reads.contains(l) || tj.writes.contains(l))
-            {
-                return false;
+        for (j, tj) in ts.iter().enumerate().skip(i + 1) {
+            // (i's set, whether a write, j's set, whether a write), one
+            // of them writing.
+            let pairs = [
+                (&ti.writes, true, &tj.writes, true),
+                (&ti.writes, true, &tj.reads, false),
+                (&ti.reads, false, &tj.writes, true),
+            ];
+            for (a, aw, b, bw) in pairs {
+                for &(block, offset) in a.intersection(b) {
+                    out.push(Race {
+                        kernel,
+                        block,
+                        offset,
+                        first: access(i, aw),
+                        second: access(j, bw),
+                    });
+                }
             }
         }
     }
-    true
+    out
 }
 
 /// Why evaluation stopped.
 enum Wrong {
-    Race(Span),
     Stuck(String),
     OutOfFuel,
+    OutOfHeap,
 }
 
 fn stuck<T>(msg: impl Into<String>) -> Result<T, Wrong> {
@@ -206,6 +281,9 @@ struct Machine {
     heap: Vec<Vec<i64>>,
     fuel: u64,
     cells: u64,
+    max_cells: u64,
+    /// The conflicts (eq. 4) found so far.
+    conflicts: Vec<Race>,
 }
 
 fn lookup<'e>(env: &'e Env, x: &Name) -> Result<&'e RV, Wrong> {
@@ -352,8 +430,8 @@ impl Machine {
             return stuck(format!("allocation of negative size {n}"));
         };
         self.cells = self.cells.saturating_add(cells);
-        if self.cells > MAX_CELLS {
-            return stuck("heap limit exceeded");
+        if self.cells > self.max_cells {
+            return Err(Wrong::OutOfHeap);
         }
         self.heap.push(vec![0; cells as usize]);
         Ok(self.heap.len() - 1)
@@ -584,8 +662,9 @@ impl Machine {
 
     /// E-MEM-KERNEL: iteration k runs the body with the index bound to k and
     /// memcopies its result to index_f(L, k); each iteration has its own
-    /// trace, and the traces must satisfy eq. 4. The kernel's trace, the
-    /// union of its iterations', goes to `tr`.
+    /// trace, and the traces must satisfy eq. 4 (each conflict is recorded,
+    /// and evaluation goes on). The kernel's trace, the union of its
+    /// iterations', goes to `tr`.
     fn kernel(
         &mut self,
         env: &Env,
@@ -617,9 +696,10 @@ impl Machine {
         for t in &traces {
             tr.absorb(t);
         }
+        // Eq. 4 over what the iterations did, the stuck one's accesses so
+        // far included.
+        self.conflicts.extend(conflicts(s.span, &traces));
         match failed {
-            Some(e @ Wrong::Race(_)) => Err(e),
-            _ if !racefree(&traces) => Err(Wrong::Race(s.span)),
             Some(e) => Err(e),
             None => Ok(RV::Arr(l, lm)),
         }

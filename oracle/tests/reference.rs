@@ -195,6 +195,7 @@ fn ref_kind(r: &RefOutcome) -> &'static str {
         RefOutcome::Race { .. } => "race",
         RefOutcome::Stuck(_) => "stuck",
         RefOutcome::OutOfFuel => "out of fuel",
+        RefOutcome::OutOfHeap => "stuck",
     }
 }
 

@@ -17,6 +17,8 @@
 
 pub mod code;
 pub mod error;
+#[cfg(feature = "planted-faults")]
+pub mod fault;
 pub mod fun;
 pub mod heap;
 pub mod imp;

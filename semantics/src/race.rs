@@ -86,6 +86,13 @@
 //! fork-join kernels: the only concurrency is between iterations of one
 //! instance, and eq. 4 (all pairs, both orders) is what is checked, no more.
 //!
+//! The fuzzer holds the detector to this (`funmem fuzz --source funmem`):
+//! on programs with exactly one conflicting pair of accesses, at any depth
+//! and in either order, its report (kernel, location, iterations, kinds)
+//! must be that pair, as a brute-force semantics over explicit read and
+//! write sets finds it; on every other program, one of the pairs found
+//! there.
+//!
 //! # Cost
 //!
 //! Time: an access costs one shadow update per enclosing kernel, `O(depth)`,
@@ -307,6 +314,10 @@ pub struct RaceDetector {
     instances: u64,
     /// The one location whose every access is logged, if any.
     watch: Option<Box<Watch>>,
+    /// The planted fault `RaceIgnoresReadsOnNestedWrite` was on when the
+    /// detector was made (crate::fault; tests only).
+    #[cfg(feature = "planted-faults")]
+    nested_write_fault: bool,
 }
 
 /// The log of every access to one location, with the full iteration path
@@ -333,6 +344,10 @@ impl RaceDetector {
             pool: Vec::new(),
             instances: 0,
             watch: None,
+            #[cfg(feature = "planted-faults")]
+            nested_write_fault: crate::fault::active(
+                crate::fault::Fault::RaceIgnoresReadsOnNestedWrite,
+            ),
         }
     }
 
@@ -457,6 +472,8 @@ impl RaceDetector {
         if self.watch.is_some() {
             self.log(block, offset, write);
         }
+        #[cfg(feature = "planted-faults")]
+        let depth = self.levels.len();
         for (d, level) in self.levels.iter_mut().enumerate() {
             let it = level.iteration;
             // Before its first iteration a kernel has no access to record.
@@ -464,6 +481,12 @@ impl RaceDetector {
                 continue;
             }
             let cell = level.shadow.record(block, offset);
+            #[cfg(feature = "planted-faults")]
+            if self.nested_write_fault && write && d + 1 < depth && cell.b != WRITTEN {
+                // The planted fault: the readers are forgotten, unchecked.
+                *cell = Record { a: it, b: WRITTEN };
+                continue;
+            }
             let first = if write { cell.write(it) } else { cell.read(it) };
             if let Some(first) = first {
                 return Err(self.report(d, block, offset, first, write));
@@ -734,6 +757,30 @@ mod tests {
                 write: true
             }
         );
+    }
+
+    #[cfg(feature = "planted-faults")]
+    #[test]
+    fn the_planted_fault_misses_a_write_after_read_made_in_an_inner_kernel() {
+        use crate::fault::{self, Fault};
+        let run = |faulty: bool| {
+            fault::set(if faulty {
+                Fault::RaceIgnoresReadsOnNestedWrite
+            } else {
+                Fault::None
+            });
+            let mut r = RaceDetector::new();
+            fault::set(Fault::None);
+            r.enter_kernel(span(1));
+            r.begin_iteration(0);
+            r.read(0, 0).unwrap();
+            r.begin_iteration(1);
+            r.enter_kernel(span(2));
+            r.begin_iteration(0);
+            r.write(0, 0)
+        };
+        assert_eq!(run(false).unwrap_err().kernel.start, 1);
+        assert!(run(true).is_ok());
     }
 
     #[test]
