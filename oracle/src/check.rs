@@ -154,6 +154,17 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
 /// Runs every stage on the inputs and compares it with the first (the
 /// source).
 pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<StageVerdict> {
+    check_stages_and_source(stages, inputs, limits).0
+}
+
+/// [`check_stages`], also giving what the source gave (its value
+/// semantics' outcome; `None` when there are no stages), so that other
+/// checks need not run it again.
+pub fn check_stages_and_source(
+    stages: &[Stage],
+    inputs: &[Value],
+    limits: Limits,
+) -> (Vec<StageVerdict>, Option<Result<Vec<Value>, EvalError>>) {
     let mut out = Vec::new();
     let mut reference: Option<Result<Vec<Value>, EvalError>> = None;
     for (k, st) in stages.iter().enumerate() {
@@ -257,7 +268,7 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
             error,
         });
     }
-    out
+    (out, reference)
 }
 
 /// What kind of failure a check found; with the stage, it is what a
@@ -484,7 +495,7 @@ fn check_case_inner(
     case: &crate::Case,
     passes: &[funmem_transforms::Pass],
     limits: Limits,
-    _checks: Checks,
+    checks: Checks,
 ) -> Result<Checked, Failure> {
     let src = AnyProgram::Fun(case.program.clone());
     let fail = |stage: &str, kind, message: String| Failure {
@@ -525,8 +536,8 @@ fn check_case_inner(
             }
         }
     }
-    let tally = Tally::default();
-    let verdicts = check_stages(&stages, &case.inputs, limits);
+    let mut tally = Tally::default();
+    let (verdicts, source) = check_stages_and_source(&stages, &case.inputs, limits);
     if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
             Agreement::Invalid => FailureKind::Invalid,
@@ -534,6 +545,23 @@ fn check_case_inner(
             _ => FailureKind::WrongError,
         };
         return Err(fail(&v.stage, kind, v.text.clone()));
+    }
+    if checks.reference && case.program.lang == funmem_lang::ast::Lang::Fun {
+        // A source over a limit decides nothing: the reference is not run.
+        if let Some(source) = source
+            .as_ref()
+            .filter(|s| !matches!(s, Err(e) if e.is_limit()))
+        {
+            use crate::fun_ref::{judge, run, Judgement, RefLimits};
+            let reference = run(&case.program, &case.inputs, RefLimits::from_limits(limits));
+            match judge(source, &reference) {
+                Judgement::Agrees => tally.add("reference-agrees", 1),
+                Judgement::Inconclusive => tally.add("reference-inconclusive", 1),
+                Judgement::Differs(m) => {
+                    return Err(fail("source", FailureKind::Reference, m));
+                }
+            }
+        }
     }
     if let Some(v) = verdicts
         .iter()
