@@ -10,6 +10,8 @@ pub mod ast;
 pub mod check;
 pub mod count;
 pub mod diag;
+#[cfg(feature = "planted-faults")]
+pub mod fault;
 pub mod files;
 pub mod front;
 pub mod imp;

@@ -192,8 +192,16 @@ impl<T: Num> Lmad<T> {
         );
         let mut offset = self.offset.clone();
         let mut dims = self.dims.clone();
+        #[cfg(feature = "planted-faults")]
+        let outer = self.dims.first().map(|d| d.stride.clone());
         for (d, (o, n)) in dims.iter_mut().zip(slices) {
-            offset = offset.add(&o.mul(&d.stride));
+            #[allow(unused_mut)]
+            let mut stride = &d.stride;
+            #[cfg(feature = "planted-faults")]
+            if crate::fault::active(crate::fault::Fault::SliceOffsetOuterStride) {
+                stride = outer.as_ref().unwrap_or(stride);
+            }
+            offset = offset.add(&o.mul(stride));
             d.elems = n.clone();
         }
         Lmad { offset, dims }

@@ -18,7 +18,7 @@ use funmem_lang::ast::{Body, ExpKind, Lang, Program};
 use funmem_lang::parse::{AnyProgram, Layer};
 use funmem_semantics::error::Race;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
-use funmem_semantics::observer::NoObserver;
+use funmem_semantics::observer::{NoObserver, Observer};
 use funmem_semantics::run::{layer_of, run, RunOptions, Semantics};
 use funmem_semantics::validity::{first_difference, validate, Verdict};
 use funmem_semantics::value::Value;
@@ -102,7 +102,13 @@ enum Outcome {
     Failed(EvalError),
 }
 
-fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, Outcome) {
+/// Runs a stage; a FUN or IMP stage reports its events to `obs`.
+fn outcome<O: Observer>(
+    p: &AnyProgram,
+    inputs: &[Value],
+    limits: Limits,
+    obs: &mut O,
+) -> (&'static str, Outcome) {
     let opts = RunOptions {
         limits,
         race_check: true,
@@ -136,7 +142,7 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
         }
         (_, layer) => {
             let sem = Semantics::of(layer)[0];
-            let r = run(p, sem, inputs, opts, &mut NoObserver).unwrap_or_else(|| {
+            let r = run(p, sem, inputs, opts, obs).unwrap_or_else(|| {
                 Err(EvalError::stuck(
                     "run",
                     funmem_lang::Span::DUMMY,
@@ -157,10 +163,26 @@ fn outcome(p: &AnyProgram, inputs: &[Value], limits: Limits) -> (&'static str, O
 /// Runs every stage on the inputs and compares it with the first (the
 /// source).
 pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<StageVerdict> {
+    check_stages_and_source(stages, inputs, limits, &mut NoObserver).0
+}
+
+/// [`check_stages`], also giving what the source gave (its outcome;
+/// `None` when there are no stages), so that other checks need not run it
+/// again; a FUN source reports its events to `source_obs`.
+pub fn check_stages_and_source<O: Observer>(
+    stages: &[Stage],
+    inputs: &[Value],
+    limits: Limits,
+    source_obs: &mut O,
+) -> (Vec<StageVerdict>, Option<Result<Vec<Value>, EvalError>>) {
     let mut out = Vec::new();
     let mut reference: Option<Result<Vec<Value>, EvalError>> = None;
     for (k, st) in stages.iter().enumerate() {
-        let (semantics, o) = outcome(&st.program, inputs, limits);
+        let (semantics, o) = if k == 0 {
+            outcome(&st.program, inputs, limits, source_obs)
+        } else {
+            outcome(&st.program, inputs, limits, &mut NoObserver)
+        };
         use Agreement::*;
         let (agreement, text, error) = match (&reference, o) {
             (r, Outcome::Invalid(t, e, value)) => {
@@ -260,7 +282,7 @@ pub fn check_stages(stages: &[Stage], inputs: &[Value], limits: Limits) -> Vec<S
             error,
         });
     }
-    out
+    (out, reference)
 }
 
 /// What kind of failure a check found; with the stage, it is what a
@@ -573,7 +595,14 @@ fn check_case_inner(
     if checks.guards {
         guards(&stages).map_err(|m| fail("lower to IMP", FailureKind::Unguarded, m))?;
     }
-    let verdicts = check_stages(&stages, &case.inputs, limits);
+    let fun_source = checks.reference && case.program.lang == funmem_lang::ast::Lang::Fun;
+    // The source's bindings, for the reference to hold its own against.
+    let mut trace = crate::fun_ref::Trace::default();
+    let (verdicts, source) = if fun_source {
+        check_stages_and_source(&stages, &case.inputs, limits, &mut trace)
+    } else {
+        check_stages_and_source(&stages, &case.inputs, limits, &mut NoObserver)
+    };
     if let Some(v) = verdicts.iter().find(|v| v.agreement.is_failure()) {
         let kind = match v.agreement {
             Agreement::Invalid => FailureKind::Invalid,
@@ -581,6 +610,23 @@ fn check_case_inner(
             _ => FailureKind::WrongError,
         };
         return Err(fail(&v.stage, kind, v.text.clone()));
+    }
+    if fun_source {
+        // A source over a limit decides nothing: the reference is not run.
+        if let Some(source) = source
+            .as_ref()
+            .filter(|s| !matches!(s, Err(e) if e.is_limit()))
+        {
+            use crate::fun_ref::{check, Judgement, RefLimits};
+            let limits = RefLimits::from_limits(limits);
+            match check(&case.program, &case.inputs, limits, source, Some(&trace)) {
+                Judgement::Agrees => tally.add("reference-agrees", 1),
+                Judgement::Inconclusive => tally.add("reference-inconclusive", 1),
+                Judgement::Differs(m) => {
+                    return Err(fail("source", FailureKind::Reference, m));
+                }
+            }
+        }
     }
     if let Some(v) = verdicts
         .iter()

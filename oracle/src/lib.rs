@@ -3,6 +3,8 @@
 //!
 //! - [`big`]: large programs of a chosen shape, for measuring scaling.
 //! - [`gen`]: random well-typed FUN programs with inputs.
+//! - [`fun_ref`]: an independent FUN evaluator over nested vectors, the
+//!   reference a FUN source's results are held against.
 //! - [`gen_mem`]: random FUNMEM programs written directly (not lowered).
 //! - [`gen_race`]: FUNMEM programs with exactly one data race, to check the
 //!   race detector's report against the reference's.
@@ -20,6 +22,7 @@
 pub mod big;
 pub mod campaign;
 pub mod check;
+pub mod fun_ref;
 pub mod gen;
 pub mod gen_mem;
 pub mod gen_race;
