@@ -170,10 +170,21 @@ pub fn case_for(seed: u64, k: u64, gen: &GenConfig) -> Case {
 pub fn case_from(source: Source, seed: u64, k: u64, gen: &GenConfig) -> Case {
     match source {
         Source::Fun => case_for(seed, k, gen),
-        Source::Funmem => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+        Source::Funmem => funmem_case(seed, k, gen),
         Source::Mixed if k.is_multiple_of(2) => case_for(seed, k, gen),
-        Source::Mixed => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+        Source::Mixed => funmem_case(seed, k, gen),
     }
+}
+
+/// Program `k` of the campaign `seed` from the FUNMEM generators: valid
+/// programs with shared blocks and odd layouts, a share `fail_share` of
+/// them getting stuck alike in both semantics (`gen_mem::gen_funmem_valid`:
+/// the source passes every check, so a failure is a later stage's).
+///
+/// Programs of other kinds that every stage must treat alike (racing ones,
+/// say) get their share of `k` here, each from its own generator.
+fn funmem_case(seed: u64, k: u64, gen: &GenConfig) -> Case {
+    crate::gen_mem::gen_funmem_valid(&mut rng_for(seed, k), gen)
 }
 
 /// Checks a case as the campaign `cfg` does.

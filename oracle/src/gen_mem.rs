@@ -45,14 +45,28 @@ use funmem_lang::parse::parse_program;
 use funmem_semantics::value::{ArrayValue, Value};
 use rand::RngExt;
 
-/// Generates a random, well-typed FUNMEM program with inputs for it.
+/// Generates a random, well-typed FUNMEM program with inputs for it, of
+/// any flavour (valid, racing, invalid, failing).
 pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
+    generate(rng, cfg, false)
+}
+
+/// Generates a random, well-typed FUNMEM program for a fuzz campaign of
+/// the passes: valid, or (a share `fail_share`) failing, where it gets
+/// stuck in both semantics alike and never races. Either way the source
+/// passes every check, so a failure at a later stage is the passes'.
+pub fn gen_funmem_valid(rng: &mut Rng, cfg: &GenConfig) -> Case {
+    generate(rng, cfg, true)
+}
+
+fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool) -> Case {
     let mut g = Gen {
         rng,
         max_stms: cfg.max_stms.max(2),
         max_depth: cfg.max_depth,
         max_size: cfg.max_size.clamp(1, 4),
         fail_share: cfg.fail_share.clamp(0.0, 1.0),
+        valid_only,
         next: 0,
         forced: Vec::new(),
     };
@@ -175,6 +189,9 @@ struct Gen<'r> {
     max_depth: usize,
     max_size: i64,
     fail_share: f64,
+    /// Only the valid and failing flavours, and only failures that get
+    /// stuck in both semantics (no race, no block too small).
+    valid_only: bool,
     next: usize,
     /// Names the program must return (the victims of planted hazards).
     forced: Vec<String>,
@@ -1049,8 +1066,8 @@ impl Gen<'_> {
                     sc.ints.push(v);
                     return;
                 }
-                // A block one cell too small.
-                3 => {
+                // A block one cell too small (the heap semantics only).
+                3 if !self.valid_only => {
                     let shape: Vec<Size> = (0..self.range(1, 2))
                         .map(|_| self.size_min(sc, 1))
                         .collect();
@@ -1071,8 +1088,9 @@ impl Gen<'_> {
                     self.fill(sc, &shape, place, &KHaz::None, out);
                     return;
                 }
-                // A negative allocation.
-                4 => {
+                // A negative allocation (the heap semantics only: the
+                // value semantics drops `alloc`).
+                4 if !self.valid_only => {
                     let mb = self.name("mb");
                     out.push(format!("let ({mb}: mem) = alloc {} - 4", self.max_size));
                     let mb2 = self.name("mb");
@@ -1131,8 +1149,9 @@ impl Gen<'_> {
                     return;
                 }
                 // A fresh array one element past a 1-D array, in its block:
-                // out of the block unless the block has room.
-                8 => {
+                // out of the block unless the block has room (the heap
+                // semantics only).
+                8 if !self.valid_only => {
                     let cands: Vec<Arr> = arrs
                         .iter()
                         .filter(|a| a.shape.len() == 1 && a.shape[0].val >= 1)
@@ -1531,7 +1550,7 @@ impl Gen<'_> {
         let rest = 1.0 - self.fail_share;
         let flavor = if u < self.fail_share {
             Flavor::Fail
-        } else if u < self.fail_share + rest * 0.5 {
+        } else if self.valid_only || u < self.fail_share + rest * 0.5 {
             Flavor::Valid
         } else if u < self.fail_share + rest * 0.75 {
             Flavor::Race
@@ -1556,7 +1575,7 @@ impl Gen<'_> {
                     Flavor::Invalid if input_hazard => {}
                     Flavor::Invalid => self.invalid_hazard(&mut sc, &mut out),
                     Flavor::Fail => {
-                        if self.coin(0.3) {
+                        if !self.valid_only && self.coin(0.3) {
                             self.race_hazard(&mut sc, &mut out);
                         }
                         if self.coin(0.5) {
