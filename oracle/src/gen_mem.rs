@@ -14,7 +14,12 @@
 //! - kernels, nested ones among them, whose rows are built in place in the
 //!   result's block (at `index_f` of its LMAD) or in blocks of their own;
 //! - slices and transposes (with exactly the derived LMAD), and `if`s that
-//!   return arrays with their block, offset and strides.
+//!   return arrays with their block, offset and strides;
+//! - copies within one block, on both sides of what the simplifier's
+//!   removal of copies compares: onto the source's own place (redundant),
+//!   to another offset with the same strides (then sometimes a fresh
+//!   array over the source's place), one cell further (overlapping), and
+//!   to the same offset with other strides.
 //!
 //! Each program is drawn with a *flavour*:
 //!
@@ -34,6 +39,12 @@
 //! - failing (a share `fail_share` of the programs): an index or slice out
 //!   of bounds, a division by zero, a block too small for its array, a
 //!   negative size; some of these also race before they get stuck.
+//!
+//! [`gen_funmem`] draws every flavour (the OpenCL comparison judges each
+//! program as it is); [`gen_funmem_valid`], for campaigns of the passes,
+//! draws only valid and failing programs, and only failures that get stuck
+//! in both semantics alike (no race first, no block too small, no negative
+//! `alloc`, which the value semantics never sees).
 //!
 //! A flavour is an intention: a racing kernel of one iteration does not
 //! race, and an overwrite with equal values changes nothing. Generation is
@@ -874,6 +885,130 @@ impl Gen<'_> {
         self.fill(sc, &shape, place, &KHaz::None, out);
     }
 
+    /// A copy within one block, on each side of what the simplifier's
+    /// removal of copies compares (block, offset and strides):
+    ///
+    /// - onto its source's very place: a copy that changes nothing (its
+    ///   LMAD sometimes written another way);
+    /// - with the source's strides at another offset, beside or between the
+    ///   source's cells, after which a fresh array sometimes takes the
+    ///   source's place (the copy must keep the old values);
+    /// - with the source's strides one cell further, overlapping it;
+    /// - at the source's offset with other strides.
+    ///
+    /// A source whose cells the copy (or a later array) writes over is not
+    /// used again.
+    fn copy_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let x = self.name("x");
+        let copy = |x: &str, shape: &[Size], place: &Place, src: &str| {
+            format!("let ({x}: {}) = copy {src}", ty(shape, place))
+        };
+        match self.range(0, 5) {
+            // Onto its own place. In a kernel, only onto a place of the
+            // iteration's own (an array in scope may be the other
+            // iterations' too, and they would race).
+            0 | 1 => {
+                let cands: Vec<Arr> = if sc.idx.is_empty() {
+                    sc.arrs.clone()
+                } else {
+                    Vec::new()
+                };
+                let src = if !cands.is_empty() && self.coin(0.5) {
+                    self.pick(&cands)
+                } else {
+                    let place = self.alloc_place(&shape, out);
+                    self.fill(sc, &shape, place, &KHaz::None, out)
+                };
+                let mut place = src.place.clone();
+                if place.rm {
+                    place.rm = false;
+                } else if self.coin(0.3) {
+                    place.offset = mul(&paren(&place.offset), "1 + 0");
+                }
+                out.push(copy(&x, &src.shape, &place, &src.name));
+                sc.bind(x, src.shape, place);
+            }
+            // The same strides, another offset.
+            2 | 3 => {
+                let (src_place, dst_place, size, overlap) = if self.coin(0.4) {
+                    // Interleaved: the cells of one between the other's.
+                    let (l1, l2, size) = loop {
+                        let (l1, l2, size) = self.pair_layout(&shape);
+                        if l1.strides == l2.strides {
+                            break (l1, l2, size);
+                        }
+                    };
+                    (l1, l2, size, false)
+                } else {
+                    let l1 = self.layout(&shape);
+                    let overlap = self.coin(0.3);
+                    let (offset, size) = if overlap {
+                        (add(&l1.offset, "1"), add(&paren(&l1.size), "1"))
+                    } else {
+                        (
+                            add(&paren(&l1.size), &l1.offset),
+                            mul("2", &paren(&l1.size)),
+                        )
+                    };
+                    let l2 = Layout {
+                        offset,
+                        strides: l1.strides.clone(),
+                        size: size.clone(),
+                        rm: false,
+                    };
+                    (l1, l2, size, overlap)
+                };
+                let mb = self.name("mb");
+                out.push(format!("let ({mb}: mem) = alloc {size}"));
+                let at = |l: Layout| Place {
+                    block: mb.clone(),
+                    offset: l.offset,
+                    strides: l.strides,
+                    rm: l.rm,
+                };
+                let (sp, dp) = (at(src_place), at(dst_place));
+                let src = self.fill(sc, &shape, sp.clone(), &KHaz::None, out);
+                out.push(copy(&x, &shape, &dp, &src.name));
+                sc.arrs.retain(|a| a.name != src.name);
+                sc.bind(x.clone(), shape.clone(), dp);
+                if !overlap && self.coin(0.6) {
+                    self.fill(sc, &shape, sp, &KHaz::None, out);
+                }
+                if sc.top && self.coin(0.5) {
+                    self.forced.push(x);
+                }
+            }
+            // The same offset, other strides.
+            _ => {
+                let k = self.range(0, 2).to_string();
+                let a = shape[0].atom.clone();
+                let (mut s1, mut s2, size) = if shape.len() == 1 {
+                    (vec!["1".to_string()], vec!["2".to_string()], mul("2", &a))
+                } else {
+                    let b = shape[1].atom.clone();
+                    (vec![b.clone(), "1".into()], vec!["1".into(), a.clone()], mul(&a, &b))
+                };
+                if self.coin(0.5) {
+                    std::mem::swap(&mut s1, &mut s2);
+                }
+                let mb = self.name("mb");
+                out.push(format!("let ({mb}: mem) = alloc {}", add(&k, &paren(&size))));
+                let at = |strides: Vec<String>| Place {
+                    block: mb.clone(),
+                    offset: k.clone(),
+                    strides,
+                    rm: false,
+                };
+                let src = self.fill(sc, &shape, at(s1), &KHaz::None, out);
+                let dp = at(s2);
+                out.push(copy(&x, &shape, &dp, &src.name));
+                sc.arrs.retain(|a| a.name != src.name);
+                sc.bind(x, shape, dp);
+            }
+        }
+    }
+
     /// Two fresh arrays sharing one block, side by side or interleaved.
     fn pair_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
         let shape = self.shape(sc);
@@ -982,8 +1117,12 @@ impl Gen<'_> {
                 12..=29 => self.index_stm(sc, out),
                 30..=39 => self.slice_stm(sc, out),
                 40..=45 => self.transpose_stm(sc, out),
-                46..=77 => {
+                46..=71 => {
                     self.fresh_stm(sc, out);
+                    true
+                }
+                72..=77 => {
+                    self.copy_stm(sc, out);
                     true
                 }
                 78..=85 => {

@@ -22,6 +22,10 @@ pub enum Fault {
     /// Memory expansion (CPU layout): iteration i's part starts at i
     /// instead of i*M, so the parts of neighbouring iterations overlap.
     ExpandOverlap,
+    /// The simplifier: a copy within its source's block is dropped as
+    /// already in place when the strides agree, whatever the offsets (the
+    /// offsets are not compared).
+    CopyStridesOnly,
 }
 
 thread_local! {
