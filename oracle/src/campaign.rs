@@ -70,8 +70,9 @@ pub struct Config {
     pub source: Source,
     /// Which checks beyond the stages' own.
     pub checks: Checks,
-    /// Called once on each worker thread before it checks a program (tests
-    /// switch a planted fault on with it; a no-op otherwise).
+    /// Called once on each worker thread before it checks a program, and on
+    /// the thread that reduces the failures (tests switch a planted fault
+    /// on with it; a no-op otherwise).
     pub on_worker: fn(),
 }
 
@@ -276,9 +277,24 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     if let Some(dir) = &cfg.out {
         create_out(dir)?;
     }
+    // The reducer checks programs too: on a thread of its own, prepared by
+    // `on_worker` as the workers are (a planted fault is thread-local).
+    let reduced = std::thread::scope(|s| {
+        s.spawn(|| {
+            (cfg.on_worker)();
+            failures
+                .into_iter()
+                .map(|(k, case, f)| {
+                    let (small, f2) = reduce_failure(&case, &f, cfg);
+                    (k, case, small, f2)
+                })
+                .collect::<Vec<_>>()
+        })
+        .join()
+    })
+    .unwrap_or_else(|e| std::panic::resume_unwind(e));
     let mut records = Vec::new();
-    for (k, case, f) in failures {
-        let (small, f2) = reduce_failure(&case, &f, cfg);
+    for (k, case, small, f2) in reduced {
         let file = match &cfg.out {
             Some(dir) => Some(save(dir, cfg.seed, k, &small, &f2, &passes)?),
             None => None,
