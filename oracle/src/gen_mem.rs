@@ -987,13 +987,20 @@ impl Gen<'_> {
                     (vec!["1".to_string()], vec!["2".to_string()], mul("2", &a))
                 } else {
                     let b = shape[1].atom.clone();
-                    (vec![b.clone(), "1".into()], vec!["1".into(), a.clone()], mul(&a, &b))
+                    (
+                        vec![b.clone(), "1".into()],
+                        vec!["1".into(), a.clone()],
+                        mul(&a, &b),
+                    )
                 };
                 if self.coin(0.5) {
                     std::mem::swap(&mut s1, &mut s2);
                 }
                 let mb = self.name("mb");
-                out.push(format!("let ({mb}: mem) = alloc {}", add(&k, &paren(&size))));
+                out.push(format!(
+                    "let ({mb}: mem) = alloc {}",
+                    add(&k, &paren(&size))
+                ));
                 let at = |strides: Vec<String>| Place {
                     block: mb.clone(),
                     offset: k.clone(),
