@@ -182,3 +182,39 @@ fn first_detection_in_3000_programs() {
         );
     }
 }
+
+/// A copy out of an `if`'s array into a block of another name that the
+/// `if` may have returned: one block at run time, so IMP's parallel copy
+/// must go through a temporary as eq. 5's memcopy reads before it writes
+/// (it raced: iteration 0 wrote the cell iteration 1 read).
+#[test]
+fn a_copy_between_blocks_an_if_made_one_does_not_race_in_imp() {
+    let text = "def main (n: int) (c: int) =
+  let (mb: mem) = alloc n + 1
+  let (a: [n]int @ mb -> 0 + {(n : 1)}) = iota n
+  let (mb2: mem) = alloc n + 1
+  let (b: [n]int @ mb2 -> 0 + {(n : 1)}) = iota n
+  let (zm: mem) (z: [n]int @ zm -> 0 + {(n : 1)}) = if c then
+      in (mb, a)
+    else
+      in (mb2, b)
+  let (y: [n]int @ mb -> 1 + {(n : 1)}) = copy z
+  in (y)
+";
+    let program =
+        funmem_lang::parse::parse_program(text, funmem_lang::ast::Lang::FunMem).expect("parses");
+    for passes in ["none", "simplify"] {
+        let cfg = config(Source::Funmem, passes);
+        for c in [0, 1] {
+            let case = Case {
+                program: program.clone(),
+                inputs: vec![
+                    funmem_semantics::value::Value::Int(4),
+                    funmem_semantics::value::Value::Int(c),
+                ],
+            };
+            let r = check_case(&case, &cfg.passes, cfg.limits);
+            assert!(r.is_ok(), "{passes}, c = {c}: {r:?}");
+        }
+    }
+}
