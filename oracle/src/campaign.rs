@@ -80,8 +80,9 @@ pub struct Config {
     pub source: Source,
     /// Which checks beyond the stages' own.
     pub checks: Checks,
-    /// Called once on each worker thread before it checks a program (tests
-    /// switch a planted fault on with it; a no-op otherwise).
+    /// Called once on each worker thread before it checks a program, and on
+    /// the thread that reduces the failures (tests switch a planted fault
+    /// on with it; a no-op otherwise).
     pub on_worker: fn(),
 }
 
@@ -188,9 +189,9 @@ pub fn case_from(source: Source, seed: u64, k: u64, gen: &GenConfig) -> Case {
     }
     match source {
         Source::Fun => case_for(seed, k, gen),
-        Source::Funmem => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+        Source::Funmem => funmem_case(seed, k, gen),
         Source::Mixed if k.is_multiple_of(2) => case_for(seed, k, gen),
-        Source::Mixed => crate::gen_mem::gen_funmem(&mut rng_for(seed, k), gen),
+        Source::Mixed => funmem_case(seed, k, gen),
     }
 }
 
@@ -204,6 +205,15 @@ pub fn draws_race(source: Source, k: u64) -> bool {
         Source::Funmem => k % 4 == 3,
         Source::Mixed => k % 8 == 7,
     }
+}
+
+/// Program `k` of the campaign `seed` from the FUNMEM generators (other
+/// than the racing programs of [`draws_race`]): valid programs with shared
+/// blocks and odd layouts, a share `fail_share` of them getting stuck
+/// alike in both semantics (`gen_mem::gen_funmem_valid`: the source passes
+/// every check, so a failure is a later stage's).
+fn funmem_case(seed: u64, k: u64, gen: &GenConfig) -> Case {
+    crate::gen_mem::gen_funmem_valid(&mut rng_for(seed, k), gen)
 }
 
 /// Checks a case as the campaign `cfg` does.
@@ -321,12 +331,27 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
             None => groups.push((sig, k, case, f, Vec::new())),
         }
     }
-    let mut records = Vec::new();
     let all_by = cfg
         .reduce_time
         .map(|t| Instant::now() + t * REDUCE_TOTAL_FACTOR);
-    for (_, k, case, f, duplicates) in groups {
-        let (small, f2) = reduce_failure_until(&case, &f, cfg, all_by);
+    // The reducer checks programs too: on a thread of its own, prepared by
+    // `on_worker` as the workers are (a planted fault is thread-local).
+    let reduced = std::thread::scope(|s| {
+        s.spawn(|| {
+            (cfg.on_worker)();
+            groups
+                .into_iter()
+                .map(|(_, k, case, f, duplicates)| {
+                    let (small, f2) = reduce_failure_until(&case, &f, cfg, all_by);
+                    (k, case, small, f2, duplicates)
+                })
+                .collect::<Vec<_>>()
+        })
+        .join()
+    })
+    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let mut records = Vec::new();
+    for (k, case, small, f2, duplicates) in reduced {
         let file = match &cfg.out {
             Some(dir) => Some(save(dir, cfg.seed, k, &small, &f2, &passes)?),
             None => None,

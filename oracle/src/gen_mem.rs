@@ -14,7 +14,12 @@
 //! - kernels, nested ones among them, whose rows are built in place in the
 //!   result's block (at `index_f` of its LMAD) or in blocks of their own;
 //! - slices and transposes (with exactly the derived LMAD), and `if`s that
-//!   return arrays with their block, offset and strides.
+//!   return arrays with their block, offset and strides;
+//! - copies within one block, on both sides of what the simplifier's
+//!   removal of copies compares: onto the source's own place (redundant),
+//!   to another offset with the same strides (then sometimes a fresh
+//!   array over the source's place), one cell further (overlapping), and
+//!   to the same offset with other strides.
 //!
 //! Each program is drawn with a *flavour*:
 //!
@@ -35,6 +40,12 @@
 //!   of bounds, a division by zero, a block too small for its array, a
 //!   negative size; some of these also race before they get stuck.
 //!
+//! [`gen_funmem`] draws every flavour (the OpenCL comparison judges each
+//! program as it is); [`gen_funmem_valid`], for campaigns of the passes,
+//! draws only valid and failing programs, and only failures that get stuck
+//! in both semantics alike (no race first, no block too small, no negative
+//! `alloc`, which the value semantics never sees).
+//!
 //! A flavour is an intention: a racing kernel of one iteration does not
 //! race, and an overwrite with equal values changes nothing. Generation is
 //! deterministic given the random number generator.
@@ -45,14 +56,28 @@ use funmem_lang::parse::parse_program;
 use funmem_semantics::value::{ArrayValue, Value};
 use rand::RngExt;
 
-/// Generates a random, well-typed FUNMEM program with inputs for it.
+/// Generates a random, well-typed FUNMEM program with inputs for it, of
+/// any flavour (valid, racing, invalid, failing).
 pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
+    generate(rng, cfg, false)
+}
+
+/// Generates a random, well-typed FUNMEM program for a fuzz campaign of
+/// the passes: valid, or (a share `fail_share`) failing, where it gets
+/// stuck in both semantics alike and never races. Either way the source
+/// passes every check, so a failure at a later stage is the passes'.
+pub fn gen_funmem_valid(rng: &mut Rng, cfg: &GenConfig) -> Case {
+    generate(rng, cfg, true)
+}
+
+fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool) -> Case {
     let mut g = Gen {
         rng,
         max_stms: cfg.max_stms.max(2),
         max_depth: cfg.max_depth,
         max_size: cfg.max_size.clamp(1, 4),
         fail_share: cfg.fail_share.clamp(0.0, 1.0),
+        valid_only,
         next: 0,
         forced: Vec::new(),
     };
@@ -175,6 +200,9 @@ struct Gen<'r> {
     max_depth: usize,
     max_size: i64,
     fail_share: f64,
+    /// Only the valid and failing flavours, and only failures that get
+    /// stuck in both semantics (no race, no block too small).
+    valid_only: bool,
     next: usize,
     /// Names the program must return (the victims of planted hazards).
     forced: Vec<String>,
@@ -857,6 +885,137 @@ impl Gen<'_> {
         self.fill(sc, &shape, place, &KHaz::None, out);
     }
 
+    /// A copy within one block, on each side of what the simplifier's
+    /// removal of copies compares (block, offset and strides):
+    ///
+    /// - onto its source's very place: a copy that changes nothing (its
+    ///   LMAD sometimes written another way);
+    /// - with the source's strides at another offset, beside or between the
+    ///   source's cells, after which a fresh array sometimes takes the
+    ///   source's place (the copy must keep the old values);
+    /// - with the source's strides one cell further, overlapping it;
+    /// - at the source's offset with other strides.
+    ///
+    /// A source whose cells the copy (or a later array) writes over is not
+    /// used again.
+    fn copy_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let x = self.name("x");
+        let copy = |x: &str, shape: &[Size], place: &Place, src: &str| {
+            format!("let ({x}: {}) = copy {src}", ty(shape, place))
+        };
+        match self.range(0, 5) {
+            // Onto its own place. In a kernel, only onto a place of the
+            // iteration's own (an array in scope may be the other
+            // iterations' too, and they would race).
+            0 | 1 => {
+                let cands: Vec<Arr> = if sc.idx.is_empty() {
+                    sc.arrs.clone()
+                } else {
+                    Vec::new()
+                };
+                let src = if !cands.is_empty() && self.coin(0.5) {
+                    self.pick(&cands)
+                } else {
+                    let place = self.alloc_place(&shape, out);
+                    self.fill(sc, &shape, place, &KHaz::None, out)
+                };
+                let mut place = src.place.clone();
+                if place.rm {
+                    place.rm = false;
+                } else if self.coin(0.3) {
+                    place.offset = mul(&paren(&place.offset), "1 + 0");
+                }
+                out.push(copy(&x, &src.shape, &place, &src.name));
+                sc.bind(x, src.shape, place);
+            }
+            // The same strides, another offset.
+            2 | 3 => {
+                let (src_place, dst_place, size, overlap) = if self.coin(0.4) {
+                    // Interleaved: the cells of one between the other's.
+                    let (l1, l2, size) = loop {
+                        let (l1, l2, size) = self.pair_layout(&shape);
+                        if l1.strides == l2.strides {
+                            break (l1, l2, size);
+                        }
+                    };
+                    (l1, l2, size, false)
+                } else {
+                    let l1 = self.layout(&shape);
+                    let overlap = self.coin(0.3);
+                    let (offset, size) = if overlap {
+                        (add(&l1.offset, "1"), add(&paren(&l1.size), "1"))
+                    } else {
+                        (
+                            add(&paren(&l1.size), &l1.offset),
+                            mul("2", &paren(&l1.size)),
+                        )
+                    };
+                    let l2 = Layout {
+                        offset,
+                        strides: l1.strides.clone(),
+                        size: size.clone(),
+                        rm: false,
+                    };
+                    (l1, l2, size, overlap)
+                };
+                let mb = self.name("mb");
+                out.push(format!("let ({mb}: mem) = alloc {size}"));
+                let at = |l: Layout| Place {
+                    block: mb.clone(),
+                    offset: l.offset,
+                    strides: l.strides,
+                    rm: l.rm,
+                };
+                let (sp, dp) = (at(src_place), at(dst_place));
+                let src = self.fill(sc, &shape, sp.clone(), &KHaz::None, out);
+                out.push(copy(&x, &shape, &dp, &src.name));
+                sc.arrs.retain(|a| a.name != src.name);
+                sc.bind(x.clone(), shape.clone(), dp);
+                if !overlap && self.coin(0.6) {
+                    self.fill(sc, &shape, sp, &KHaz::None, out);
+                }
+                if sc.top && self.coin(0.5) {
+                    self.forced.push(x);
+                }
+            }
+            // The same offset, other strides.
+            _ => {
+                let k = self.range(0, 2).to_string();
+                let a = shape[0].atom.clone();
+                let (mut s1, mut s2, size) = if shape.len() == 1 {
+                    (vec!["1".to_string()], vec!["2".to_string()], mul("2", &a))
+                } else {
+                    let b = shape[1].atom.clone();
+                    (
+                        vec![b.clone(), "1".into()],
+                        vec!["1".into(), a.clone()],
+                        mul(&a, &b),
+                    )
+                };
+                if self.coin(0.5) {
+                    std::mem::swap(&mut s1, &mut s2);
+                }
+                let mb = self.name("mb");
+                out.push(format!(
+                    "let ({mb}: mem) = alloc {}",
+                    add(&k, &paren(&size))
+                ));
+                let at = |strides: Vec<String>| Place {
+                    block: mb.clone(),
+                    offset: k.clone(),
+                    strides,
+                    rm: false,
+                };
+                let src = self.fill(sc, &shape, at(s1), &KHaz::None, out);
+                let dp = at(s2);
+                out.push(copy(&x, &shape, &dp, &src.name));
+                sc.arrs.retain(|a| a.name != src.name);
+                sc.bind(x, shape, dp);
+            }
+        }
+    }
+
     /// Two fresh arrays sharing one block, side by side or interleaved.
     fn pair_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
         let shape = self.shape(sc);
@@ -965,8 +1124,12 @@ impl Gen<'_> {
                 12..=29 => self.index_stm(sc, out),
                 30..=39 => self.slice_stm(sc, out),
                 40..=45 => self.transpose_stm(sc, out),
-                46..=77 => {
+                46..=71 => {
                     self.fresh_stm(sc, out);
+                    true
+                }
+                72..=77 => {
+                    self.copy_stm(sc, out);
                     true
                 }
                 78..=85 => {
@@ -1049,8 +1212,8 @@ impl Gen<'_> {
                     sc.ints.push(v);
                     return;
                 }
-                // A block one cell too small.
-                3 => {
+                // A block one cell too small (the heap semantics only).
+                3 if !self.valid_only => {
                     let shape: Vec<Size> = (0..self.range(1, 2))
                         .map(|_| self.size_min(sc, 1))
                         .collect();
@@ -1071,8 +1234,9 @@ impl Gen<'_> {
                     self.fill(sc, &shape, place, &KHaz::None, out);
                     return;
                 }
-                // A negative allocation.
-                4 => {
+                // A negative allocation (the heap semantics only: the
+                // value semantics drops `alloc`).
+                4 if !self.valid_only => {
                     let mb = self.name("mb");
                     out.push(format!("let ({mb}: mem) = alloc {} - 4", self.max_size));
                     let mb2 = self.name("mb");
@@ -1131,8 +1295,9 @@ impl Gen<'_> {
                     return;
                 }
                 // A fresh array one element past a 1-D array, in its block:
-                // out of the block unless the block has room.
-                8 => {
+                // out of the block unless the block has room (the heap
+                // semantics only).
+                8 if !self.valid_only => {
                     let cands: Vec<Arr> = arrs
                         .iter()
                         .filter(|a| a.shape.len() == 1 && a.shape[0].val >= 1)
@@ -1531,7 +1696,7 @@ impl Gen<'_> {
         let rest = 1.0 - self.fail_share;
         let flavor = if u < self.fail_share {
             Flavor::Fail
-        } else if u < self.fail_share + rest * 0.5 {
+        } else if self.valid_only || u < self.fail_share + rest * 0.5 {
             Flavor::Valid
         } else if u < self.fail_share + rest * 0.75 {
             Flavor::Race
@@ -1556,7 +1721,7 @@ impl Gen<'_> {
                     Flavor::Invalid if input_hazard => {}
                     Flavor::Invalid => self.invalid_hazard(&mut sc, &mut out),
                     Flavor::Fail => {
-                        if self.coin(0.3) {
+                        if !self.valid_only && self.coin(0.3) {
                             self.race_hazard(&mut sc, &mut out);
                         }
                         if self.coin(0.5) {

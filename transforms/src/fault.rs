@@ -26,6 +26,10 @@ pub enum Fault {
     /// taken as in bounds (no `assert index`), whatever that kernel's
     /// bound, even when it is not the indexed dimension's size.
     KernelIndexInBounds,
+    /// The simplifier: a copy within its source's block is dropped as
+    /// already in place when the strides agree, whatever the offsets (the
+    /// offsets are not compared).
+    CopyStridesOnly,
 }
 
 thread_local! {

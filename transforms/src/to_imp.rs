@@ -23,7 +23,11 @@
 //! stores a scalar expression); we read into a variable and write that. A
 //! copy between two places of one block goes through a temporary block, so
 //! that the parallel copy does not race where eq. 5's memcopy (read all,
-//! then write) would not; a copy onto the very same place is dropped.
+//! then write) would not; a copy onto the very same place is dropped. Two
+//! blocks of different names may be one at run time when a name is bound
+//! by an `if` (`if c then (m, ..) else (m2, ..)`): such a copy also goes
+//! through a temporary block unless the blocks the `if`s may return (their
+//! `alloc`s and `mem` parameters, which are distinct blocks) are disjoint.
 
 use crate::names::Names;
 use crate::to_funmem::product;
@@ -49,6 +53,7 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
         facts: Vec::new(),
         names,
         env: HashMap::default(),
+        roots: HashMap::default(),
     };
     let mut params = Vec::new();
     let mut seen: HashSet<Name> = HashSet::default();
@@ -162,6 +167,11 @@ struct Tr {
     env: HashMap<Name, Type>,
     /// Enclosing kernels: index `i` runs over `0 .. n-1`.
     facts: Vec<(Name, Atom)>,
+    /// The blocks a `mem` bound by an `if` may be: the `alloc`s and `mem`
+    /// parameters its branches return, through other `if`s. A block bound
+    /// by `alloc` or as a parameter is itself alone (and not in this map);
+    /// two such blocks of different names are different blocks.
+    roots: HashMap<Name, Vec<Name>>,
 }
 
 impl Tr {
@@ -231,6 +241,20 @@ impl Tr {
         })
     }
 
+    /// The `alloc`s and `mem` parameters that the block `m` may be.
+    fn roots_of(&self, m: &Name) -> Vec<Name> {
+        self.roots
+            .get(m)
+            .cloned()
+            .unwrap_or_else(|| vec![m.clone()])
+    }
+
+    /// Whether two blocks may be one at run time.
+    fn may_alias(&self, a: &Name, b: &Name) -> bool {
+        let rb = self.roots_of(b);
+        a == b || self.roots_of(a).iter().any(|r| rb.contains(r))
+    }
+
     fn bind(&mut self, pats: &[Pat]) {
         for p in pats {
             self.env.insert(p.name.name.clone(), p.ty.clone());
@@ -268,6 +292,7 @@ impl Tr {
             ExpKind::Alloc(e) => {
                 let x = x()?;
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Mem), sp));
+                self.roots.remove(&x.name);
                 out.push(stmt(StmtKind::Alloc(x, e.clone()), sp));
                 self.bind(&s.pats);
             }
@@ -415,10 +440,19 @@ impl Tr {
                 for (_, p, ty) in &scalars {
                     out.push(stmt(StmtKind::Var(p.name.clone(), *ty), p.span));
                 }
+                // The blocks each `mem` result may be, from both branches.
+                let mut roots: Vec<Vec<Name>> = vec![Vec::new(); s.pats.len()];
                 let mut branch = |b: &Body| -> Result<Vec<Stmt>, Diagnostic> {
                     let mut code = self.stms(&b.stms)?;
-                    for (k, p, _) in &scalars {
+                    for (k, p, ty) in &scalars {
                         let r = b.result.get(*k).ok_or_else(|| unbound(&p.name))?;
+                        if *ty == ImpType::Mem {
+                            for m in self.roots_of(&r.name) {
+                                if !roots[*k].contains(&m) {
+                                    roots[*k].push(m);
+                                }
+                            }
+                        }
                         code.push(stmt(StmtKind::Assign(p.name.clone(), var(r)), b.span));
                     }
                     if code.is_empty() {
@@ -428,6 +462,12 @@ impl Tr {
                 };
                 let then_code = branch(t)?;
                 let else_code = branch(e)?;
+                for (k, p, ty) in &scalars {
+                    if *ty == ImpType::Mem {
+                        self.roots
+                            .insert(p.name.name.clone(), std::mem::take(&mut roots[*k]));
+                    }
+                }
                 out.push(stmt(StmtKind::If(c.clone(), then_code, else_code), sp));
                 self.bind(&s.pats);
             }
@@ -438,17 +478,18 @@ impl Tr {
     /// Copy: every element of `src` to `dst` at the index `prefix`
     /// followed by the element's index, as nested kernels.
     fn copy(&mut self, dst: &Place, prefix: &[Poly], src: &Place, span: Span) -> Vec<Stmt> {
-        if dst.block.name == src.block.name {
+        if self.may_alias(&dst.block.name, &src.block.name) {
             let mut d = dst.lmad.clone();
             for k in prefix {
                 d = d.index(k);
             }
-            if d == src.lmad {
+            if dst.block.name == src.block.name && d == src.lmad {
                 // The same place: memcopy changes nothing.
                 return Vec::new();
             }
-            // Two places in one block: through a temporary block, as eq. 5
-            // reads everything before it writes.
+            // Two places in one block (or in blocks that an `if` may have
+            // made one): through a temporary block, as eq. 5 reads
+            // everything before it writes.
             let tmp = self.names.fresh("tmp_mem");
             let t = Place {
                 block: tmp.clone(),
