@@ -22,6 +22,11 @@ pub enum Fault {
     /// Memory expansion (CPU layout): iteration i's part starts at i
     /// instead of i*M, so the parts of neighbouring iterations overlap.
     ExpandOverlap,
+    /// Memory expansion: a size that depends on the kernel index is
+    /// taken to be at most its first iteration's (`M = se(0)` instead of
+    /// `max(se(0), se(n-1))`), so an increasing size no longer fits its
+    /// part and the rewrite is skipped.
+    ExpandFirstIteration,
 }
 
 thread_local! {
