@@ -134,10 +134,17 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         let Some(b) = &baseline else {
             return Ok(ExitCode::SUCCESS);
         };
-        let drops = baseline::compare_with_baseline(s, b, a.baseline_tolerance)
-            .map_err(|e| bad(format!("--baseline {}: {e}", a.baseline.as_deref().unwrap_or(""))))?;
+        let drops = baseline::compare_with_baseline(s, b, a.baseline_tolerance).map_err(|e| {
+            bad(format!(
+                "--baseline {}: {e}",
+                a.baseline.as_deref().unwrap_or("")
+            ))
+        })?;
         for d in &drops {
-            let line = format!("DROP {d} (baseline {})", a.baseline.as_deref().unwrap_or(""));
+            let line = format!(
+                "DROP {d} (baseline {})",
+                a.baseline.as_deref().unwrap_or("")
+            );
             if a.json {
                 eprintln!("{line}");
             } else {
@@ -192,6 +199,15 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(b) = &baseline {
+        let names: Vec<&str> = passes.iter().map(|p| p.name).collect();
+        baseline::comparable(b, &names.join(","), a.source.into()).map_err(|e| {
+            bad(format!(
+                "--baseline {}: {e}",
+                a.baseline.as_deref().unwrap_or("")
+            ))
+        })?;
+    }
     let cfg = Config {
         count,
         time: a.time.map(Duration::from_secs_f64),
@@ -225,10 +241,7 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
 
 /// The exit code of a campaign and of its comparison with the baseline:
 /// bad input (2) first, then any failure (1).
-fn finish(
-    report: ExitCode,
-    compared: Result<ExitCode, ExitCode>,
-) -> Result<ExitCode, ExitCode> {
+fn finish(report: ExitCode, compared: Result<ExitCode, ExitCode>) -> Result<ExitCode, ExitCode> {
     let compared = compared?;
     Ok(if report == ExitCode::SUCCESS {
         compared

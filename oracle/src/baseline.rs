@@ -17,11 +17,13 @@
 //! than the tolerance *and* by more than three standard errors of the
 //! difference of two binomial proportions (with the pooled share `p`:
 //! `3 * sqrt(p (1 - p) (1/a + 1/b))` for `a` and `b` counted items), so a
-//! small campaign compared with a large baseline does not fail by chance.
+//! small campaign compared with a large baseline does not fail by chance;
+//! and a share measured on fewer than [`MIN_COUNTED`] items (in either) is
+//! not compared at all.
 //! A campaign compared with its own summary (same seed, count and passes)
 //! measures exactly the same shares.
 
-use crate::campaign::Summary;
+use crate::campaign::{Source, Summary};
 use crate::check::Tally;
 use std::path::Path;
 
@@ -30,6 +32,10 @@ pub const DEFAULT_TOLERANCE: f64 = 0.02;
 
 /// Standard errors a drop must exceed (besides the tolerance).
 const NOISE_SIGMAS: f64 = 3.0;
+
+/// Fewest items a share must be measured on, in the campaign and in the
+/// baseline, to be compared (the noise estimate is poor below).
+pub const MIN_COUNTED: u64 = 20;
 
 /// The ratios read from each pass's counts: (what is counted, of it what
 /// the pass did, the verb). A pass `p` with the counts `p: <whole>` and
@@ -189,9 +195,25 @@ pub fn load(path: &Path) -> Result<Summary, String> {
     })
 }
 
+/// Whether a campaign of `passes` (comma-separated) on `source` programs
+/// can be compared with `baseline`: the same passes and generator.
+pub fn comparable(baseline: &Summary, passes: &str, source: Source) -> Result<(), String> {
+    if passes == baseline.passes && source == baseline.source {
+        return Ok(());
+    }
+    let named = |p: &str| if p.is_empty() { "none" } else { p }.to_string();
+    Err(format!(
+        "the baseline ran passes `{}` on {} programs, this campaign passes `{}` on {} programs: their shares are not comparable",
+        named(&baseline.passes),
+        baseline.source.name(),
+        named(passes),
+        source.name()
+    ))
+}
+
 /// The shares of `now` that fell compared with `baseline` by more than
-/// `tolerance` (absolute) and by more than sampling noise. A share the
-/// campaign did not measure (nothing counted) is not compared. An error
+/// `tolerance` (absolute) and by more than sampling noise. A share either
+/// measured on fewer than [`MIN_COUNTED`] items is not compared. An error
 /// when the two are not comparable: other passes or another generator, or
 /// a baseline that measured nothing.
 pub fn compare_with_baseline(
@@ -199,16 +221,7 @@ pub fn compare_with_baseline(
     baseline: &Summary,
     tolerance: f64,
 ) -> Result<Vec<Drop>, String> {
-    if now.passes != baseline.passes || now.source != baseline.source {
-        let passes = |p: &str| if p.is_empty() { "none" } else { p }.to_string();
-        return Err(format!(
-            "the baseline ran passes `{}` on {} programs, this campaign passes `{}` on {} programs: their shares are not comparable",
-            passes(&baseline.passes),
-            baseline.source.name(),
-            passes(&now.passes),
-            now.source.name()
-        ));
-    }
+    comparable(baseline, &now.passes, now.source)?;
     let was = shares(&baseline.tally);
     if was.iter().all(|s| s.whole == 0) {
         return Err(
@@ -218,8 +231,11 @@ pub fn compare_with_baseline(
     }
     let current = shares(&now.tally);
     let mut drops = Vec::new();
-    for w in was.into_iter().filter(|s| s.whole > 0) {
-        let Some(c) = current.iter().find(|c| c.name == w.name && c.whole > 0) else {
+    for w in was.into_iter().filter(|s| s.whole >= MIN_COUNTED) {
+        let Some(c) = current
+            .iter()
+            .find(|c| c.name == w.name && c.whole >= MIN_COUNTED)
+        else {
             continue;
         };
         let fall = w.ratio() - c.ratio();
@@ -312,10 +328,18 @@ mod tests {
             d[0].to_string(),
             "expand-gpu: kernel allocations expanded dropped from 90.0% (450 of 500) to 70.0% (350 of 500)"
         );
-        // The same fall measured on 10 allocations is within noise.
+        // The same fall measured on 30 allocations is within noise, and
+        // on 10 is not compared at all.
+        let small = summary(tally(&[
+            ("expand-gpu: kernel allocations", 30),
+            ("expand-gpu: expanded", 23),
+        ]));
+        assert!(compare_with_baseline(&small, &base, DEFAULT_TOLERANCE)
+            .unwrap()
+            .is_empty());
         let small = summary(tally(&[
             ("expand-gpu: kernel allocations", 10),
-            ("expand-gpu: expanded", 7),
+            ("expand-gpu: expanded", 1),
         ]));
         assert!(compare_with_baseline(&small, &base, DEFAULT_TOLERANCE)
             .unwrap()

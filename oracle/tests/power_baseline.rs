@@ -63,7 +63,8 @@ fn caught_by_the_baseline(passes: &str, pass: &str) {
         "no drop of {variant} expanded: {drops:?}"
     );
     // The fits-its-part obligations are what failed.
-    let unproved = |t: &Tally| t.get("obligations: at-most unknown") + t.get("obligations: at-most refuted");
+    let unproved =
+        |t: &Tally| t.get("obligations: at-most unknown") + t.get("obligations: at-most refuted");
     assert!(unproved(&faulty.tally) > unproved(&base.tally));
 }
 
@@ -77,34 +78,58 @@ fn a_variant_size_from_the_first_iteration_drops_the_cpu_expansion_share() {
     caught_by_the_baseline("simplify,expand-cpu", "expand-cpu");
 }
 
-/// Programs to first detection: the fault's campaign, program by program,
-/// compared after each with a 3,000-program baseline without it. Run with
+/// Programs to first detection: the campaign with and without the fault,
+/// program by program, each prefix compared with a 3,000-program baseline
+/// without it (of another seed). The prefixes without the fault never
+/// drop. Run with
 /// `cargo test --release -p funmem-oracle --test power_baseline -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn programs_to_first_detection() {
     let passes = "simplify,expand-gpu";
-    let base = run(&config(passes, 3000));
+    let base = run(&Config {
+        seed: 4,
+        ..config(passes, 3000)
+    });
     let cfg = config(passes, 3000);
-    fault::set(Fault::ExpandFirstIteration);
-    let mut now = Summary {
+    let empty = Summary {
         programs: 0,
         tally: Tally::default(),
         ..base.clone()
     };
+    let (mut clean, mut faulty) = (empty.clone(), empty);
+    let mut first = None;
     for k in 0..3000 {
         let case = campaign::case_from(cfg.source, cfg.seed, k, &cfg.gen);
-        if let Ok(c) = campaign::check(&case, &cfg) {
-            now.tally.merge(&c.tally);
+        for (s, f) in [
+            (&mut clean, Fault::None),
+            (&mut faulty, Fault::ExpandFirstIteration),
+        ] {
+            fault::set(f);
+            if let Ok(c) = campaign::check(&case, &cfg) {
+                s.tally.merge(&c.tally);
+            }
+            s.programs = k + 1;
         }
-        now.programs = k + 1;
-        let drops = compare_with_baseline(&now, &base, DEFAULT_TOLERANCE).unwrap();
-        if let Some(d) = drops.first() {
-            eprintln!("first detection after {} programs: {d}", k + 1);
-            fault::set(Fault::None);
-            return;
+        fault::set(Fault::None);
+        let drops = compare_with_baseline(&clean, &base, DEFAULT_TOLERANCE).unwrap();
+        assert!(
+            drops.is_empty(),
+            "without the fault, after {} programs: {drops:?}",
+            k + 1
+        );
+        if first.is_none() {
+            if let Some(d) = compare_with_baseline(&faulty, &base, DEFAULT_TOLERANCE)
+                .unwrap()
+                .first()
+            {
+                eprintln!("first detection after {} programs: {d}", k + 1);
+                first = Some(k + 1);
+            }
         }
     }
-    fault::set(Fault::None);
-    panic!("not detected in 3000 programs");
+    for d in compare_with_baseline(&faulty, &base, DEFAULT_TOLERANCE).unwrap() {
+        eprintln!("after 3000 programs: {d}");
+    }
+    assert!(first.is_some(), "not detected in 3000 programs");
 }

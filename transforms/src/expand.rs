@@ -20,8 +20,11 @@
 //! `M` is the allocation's size when it is the same in every iteration
 //! (the paper's case). When the size depends on the kernel index (after
 //! inlining the body's scalar definitions), `M = max(se(0), se(n-1))` is
-//! computed before the kernel, and the pass emits the obligation that
-//! `se(i) <= M` for every iteration. A size that depends on data read in
+//! computed before the kernel. Either way the pass emits the obligation
+//! that `se(i) <= M` for every iteration (each member of a class fits its
+//! part): by construction for an invariant size, but proved, not assumed,
+//! so that a wrong `M` skips the rewrite instead of overlapping the parts.
+//! A size that depends on data read in
 //! the kernel is not expanded (it would need a reduction over the
 //! iterations).
 //!
@@ -35,8 +38,9 @@
 //! LMAD is mapped the same way); in the CPU layout they share one `M`.
 //!
 //! For each expanded block the pass emits the obligations the rewrite
-//! relies on: the parts of two iterations are disjoint, and every part lies
-//! inside the new block; it applies the rewrite only when all are proved.
+//! relies on: each member fits its part, the parts of two iterations are
+//! disjoint, and every part lies inside the new block; it applies the
+//! rewrite only when all are proved. It counts what it did ([`COUNTS`]).
 //! [`allocs_in_kernels`] lists the allocations left inside kernels.
 //!
 //! **Sizes never wrap.** The hoisted block has `M * n` cells, a product the
