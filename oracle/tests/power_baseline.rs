@@ -133,3 +133,37 @@ fn programs_to_first_detection() {
     }
     assert!(first.is_some(), "not detected in 3000 programs");
 }
+
+/// The first program of the campaign on which the fault expands fewer
+/// variant sizes, reduced while that stays so: the smallest witness of
+/// the missed optimisation. Run with
+/// `cargo test --release -p funmem-oracle --test power_baseline -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn a_witness_of_the_drop_reduces_to_a_few_statements() {
+    let cfg = config("simplify,expand-gpu", 3000);
+    let key = "expand-gpu: variant sizes expanded";
+    let expanded = |case: &funmem_oracle::Case, f: Fault| {
+        fault::set(f);
+        let n = campaign::check(case, &cfg).map_or(0, |c| c.tally.get(key));
+        fault::set(Fault::None);
+        n
+    };
+    let mut missed = |case: &funmem_oracle::Case| {
+        expanded(case, Fault::ExpandFirstIteration) < expanded(case, Fault::None)
+    };
+    let (k, case) = (0..3000)
+        .map(|k| (k, campaign::case_from(cfg.source, cfg.seed, k, &cfg.gen)))
+        .find(|(_, c)| missed(c))
+        .expect("a program on which the fault expands less");
+    let small = funmem_oracle::reduce::reduce(&case, &mut missed, 3000);
+    let size = funmem_oracle::reduce::size;
+    eprintln!(
+        "program {k} ({} statements) reduced to {} statements:\n{}",
+        size(&case.program),
+        size(&small.program),
+        small.program
+    );
+    assert!(missed(&small));
+    assert!(size(&small.program) <= 8);
+}
