@@ -1,6 +1,7 @@
 //! `funmem fuzz`: a campaign of random programs through lowering and
 //! passes (funmem_oracle::campaign), with a progress bar and a summary.
 
+use funmem_oracle::baseline;
 use funmem_oracle::campaign::{self, Config, Progress, Source, Summary};
 use funmem_oracle::GenConfig;
 use funmem_semantics::error::Limits;
@@ -69,6 +70,16 @@ pub struct Args {
     /// and compare with the IMP interpreter.
     #[arg(long, conflicts_with_all = ["merge", "time"])]
     opencl: Option<String>,
+    /// Compare the shares of what the passes did (allocations expanded,
+    /// copies removed, obligations proved, ...) with this saved summary
+    /// (an --out folder's summary-*.json, or --json's output); exit 1 when
+    /// one dropped.
+    #[arg(long, conflicts_with = "opencl")]
+    baseline: Option<String>,
+    /// How much (absolute, 0 to 1) a share may drop below the baseline's
+    /// before it is a failure; the drop must also exceed sampling noise.
+    #[arg(long, default_value_t = funmem_oracle::baseline::DEFAULT_TOLERANCE, requires = "baseline")]
+    baseline_tolerance: f64,
 }
 
 /// `--source`.
@@ -118,6 +129,41 @@ impl Progress for Bar {
 
 /// Runs `funmem fuzz`; exit 1 when a failure was found.
 pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
+    if !(0.0..=1.0).contains(&a.baseline_tolerance) {
+        return Err(bad("--baseline-tolerance must lie in 0..1".into()));
+    }
+    // A baseline that cannot be read fails now, not after the campaign.
+    let baseline = match &a.baseline {
+        Some(f) => Some(baseline::load(Path::new(f)).map_err(|e| bad(format!("--baseline {e}")))?),
+        None => None,
+    };
+    let compare = |s: &Summary| -> Result<ExitCode, ExitCode> {
+        let Some(b) = &baseline else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let drops = baseline::compare_with_baseline(s, b, a.baseline_tolerance).map_err(|e| {
+            bad(format!(
+                "--baseline {}: {e}",
+                a.baseline.as_deref().unwrap_or("")
+            ))
+        })?;
+        for d in &drops {
+            let line = format!(
+                "DROP {d} (baseline {})",
+                a.baseline.as_deref().unwrap_or("")
+            );
+            if a.json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+        Ok(if drops.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    };
     if !a.merge.is_empty() {
         let dirs: Vec<PathBuf> = a.merge.iter().map(PathBuf::from).collect();
         let s = campaign::merge(&dirs).map_err(|e| bad(e.to_string()))?;
@@ -127,7 +173,7 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
             std::fs::write(PathBuf::from(out).join("summary-merged.json"), json)
                 .map_err(|e| bad(format!("{out}: {e}")))?;
         }
-        return Ok(report(&s, a.json));
+        return finish(report(&s, a.json), compare(&s));
     }
     let shard = parse_shard(&a.shard).map_err(bad)?;
     // A folder that cannot be made fails now, not after the campaign.
@@ -160,6 +206,15 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(b) = &baseline {
+        let names: Vec<&str> = passes.iter().map(|p| p.name).collect();
+        baseline::comparable(b, &names.join(","), a.source.into()).map_err(|e| {
+            bad(format!(
+                "--baseline {}: {e}",
+                a.baseline.as_deref().unwrap_or("")
+            ))
+        })?;
+    }
     let cfg = Config {
         count,
         time: a.time.map(Duration::from_secs_f64),
@@ -190,7 +245,18 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
     std::panic::set_hook(hook);
     bar.finish_and_clear();
     let s = r.map_err(|e| bad(e.to_string()))?;
-    Ok(report(&s, a.json))
+    finish(report(&s, a.json), compare(&s))
+}
+
+/// The exit code of a campaign and of its comparison with the baseline:
+/// bad input (2) first, then any failure (1).
+fn finish(report: ExitCode, compared: Result<ExitCode, ExitCode>) -> Result<ExitCode, ExitCode> {
+    let compared = compared?;
+    Ok(if report == ExitCode::SUCCESS {
+        compared
+    } else {
+        report
+    })
 }
 
 fn report(s: &Summary, json: bool) -> ExitCode {
@@ -219,6 +285,9 @@ fn report(s: &Summary, json: bool) -> ExitCode {
                 d => format!(" (and {d} more programs failing alike)"),
             }
         );
+        for line in share_lines(&s.tally) {
+            println!("{line}");
+        }
         for f in &s.failures {
             println!(
                 "FAIL program {}: {} at stage `{}` (reduced from {} to {} statements)",
@@ -246,6 +315,34 @@ fn report(s: &Summary, json: bool) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// What the passes did, one line per share (`expand-gpu: 412 of 530
+/// kernel allocations expanded (77.7%)`), then the obligations by kind and
+/// outcome on one line (`obligations: in-bounds 300 proved, 2 unknown;
+/// ...`).
+fn share_lines(t: &funmem_oracle::check::Tally) -> Vec<String> {
+    let mut out: Vec<String> = baseline::shares(t)
+        .iter()
+        .filter(|s| s.whole > 0 && !s.name.starts_with("obligations: "))
+        .map(ToString::to_string)
+        .collect();
+    let kinds: Vec<String> = baseline::obligations(t)
+        .iter()
+        .map(|(kind, counts)| {
+            let parts: Vec<String> = counts
+                .iter()
+                .zip(baseline::OUTCOMES)
+                .filter(|(n, _)| **n > 0)
+                .map(|(n, o)| format!("{n} {o}"))
+                .collect();
+            format!("{kind} {}", parts.join(", "))
+        })
+        .collect();
+    if !kinds.is_empty() {
+        out.push(format!("obligations: {}", kinds.join("; ")));
+    }
+    out
 }
 
 /// Programs in one OpenCL build (PoCL spends about a second a build).

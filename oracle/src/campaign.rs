@@ -6,6 +6,7 @@
 //! splits into shards without overlap: shard `i/n` takes the programs `k`
 //! with `k % n == i`.
 
+pub use crate::baseline::{compare_with_baseline, Drop};
 use crate::check::{check_case_with, Checks, Failure, FailureKind, Passed, Tally};
 use crate::{gen::gen_fun, Case, GenConfig, Rng};
 use funmem_semantics::error::Limits;

@@ -478,6 +478,25 @@ impl Tally {
     pub fn get(&self, key: &str) -> u64 {
         self.0.get(key).copied().unwrap_or(0)
     }
+
+    /// What the steps of a pipeline did: each pass's counts as
+    /// `<pass>: <count>`, and its obligations by kind and verdict as
+    /// `obligations: <kind> <outcome>` (`obligations: in-bounds proved`).
+    pub fn of_stages(stages: &[Stage]) -> Tally {
+        let mut t = Tally::default();
+        for st in stages {
+            for (name, n) in &st.counts.0 {
+                t.add(&format!("{}: {name}", st.name), *n);
+            }
+            for (o, v) in &st.obligations {
+                t.add(
+                    &format!("obligations: {} {}", o.claim.kind(), v.outcome.word()),
+                    1,
+                );
+            }
+        }
+        t
+    }
 }
 
 /// A case that passed its checks: how it ran, and what the passes did.
@@ -592,6 +611,7 @@ fn check_case_inner(
             }
         }
     }
+    tally.merge(&Tally::of_stages(&stages));
     if checks.guards {
         guards(&stages).map_err(|m| fail("lower to IMP", FailureKind::Unguarded, m))?;
     }

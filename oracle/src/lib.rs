@@ -15,10 +15,13 @@
 //!   fact or guarded by an assert (`Checks.guards`).
 //! - [`reduce`]: shrinks a failing case while it fails the same way.
 //! - [`campaign`]: fuzz campaigns (seeds, shards, summaries).
+//! - [`baseline`]: the shares of what the passes did, and their
+//!   comparison with a saved campaign (`--baseline`).
 //!
 //! Architecture invariant: everything here is deterministic given a seed:
 //! the same seed gives the same programs on any machine.
 
+pub mod baseline;
 pub mod big;
 pub mod campaign;
 pub mod check;

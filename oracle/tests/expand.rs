@@ -44,8 +44,9 @@ fn the_section5_example_expands_to_the_papers_files_in_both_layouts() {
             out.program
         );
         assert!(allocs_in_kernels(&out.program).is_empty());
-        // Two blocks, two obligations each, all proved.
-        assert_eq!(out.obligations.len(), 4);
+        // Two blocks, three obligations each (fits its part, disjoint,
+        // in bounds), all proved.
+        assert_eq!(out.obligations.len(), 6);
         assert!(out
             .obligations
             .iter()

@@ -20,8 +20,11 @@
 //! `M` is the allocation's size when it is the same in every iteration
 //! (the paper's case). When the size depends on the kernel index (after
 //! inlining the body's scalar definitions), `M = max(se(0), se(n-1))` is
-//! computed before the kernel, and the pass emits the obligation that
-//! `se(i) <= M` for every iteration. A size that depends on data read in
+//! computed before the kernel. Either way the pass emits the obligation
+//! that `se(i) <= M` for every iteration (each member of a class fits its
+//! part): by construction for an invariant size, but proved, not assumed,
+//! so that a wrong `M` skips the rewrite instead of overlapping the parts.
+//! A size that depends on data read in
 //! the kernel is not expanded (it would need a reduction over the
 //! iterations).
 //!
@@ -35,8 +38,9 @@
 //! LMAD is mapped the same way); in the CPU layout they share one `M`.
 //!
 //! For each expanded block the pass emits the obligations the rewrite
-//! relies on: the parts of two iterations are disjoint, and every part lies
-//! inside the new block; it applies the rewrite only when all are proved.
+//! relies on: each member fits its part, the parts of two iterations are
+//! disjoint, and every part lies inside the new block; it applies the
+//! rewrite only when all are proved. It counts what it did ([`COUNTS`]).
 //! [`allocs_in_kernels`] lists the allocations left inside kernels.
 //!
 //! **Sizes never wrap.** The hoisted block has `M * n` cells, a product the
@@ -70,7 +74,7 @@
 
 use crate::names::Names;
 use crate::obligation::{Claim, Fact, Obligation, Outcome, Prover, Verdict};
-use crate::pass::PassOutput;
+use crate::pass::{Counts, PassOutput};
 use funmem_lang::ast::*;
 use funmem_lang::diag::Diagnostic;
 use funmem_lang::lmad::{Dim, Lmad, Num};
@@ -114,6 +118,7 @@ pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
         names: Names::of_program(p),
         obligations: Vec::new(),
         plain: HashMap::new(),
+        counts: Counts::default(),
     };
     let mut facts = Vec::new();
     for q in &p.params {
@@ -123,6 +128,7 @@ pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
     PassOutput {
         program: Program { body, ..p.clone() },
         obligations: ex.obligations,
+        counts: ex.counts,
     }
 }
 
@@ -187,7 +193,39 @@ struct Expander<'a> {
     /// a block hoisted again out of an enclosing kernel are stated over
     /// these, so that the provers reason about plain products.
     plain: HashMap<Name, SExp>,
+    /// What the pass did: per kernel an allocation is found in, whether it
+    /// was hoisted out of it or why not ([`COUNTS`]).
+    counts: Counts,
 }
+
+/// The names of the pass's counts, each counted once per kernel an
+/// allocation is found in (an allocation hoisted out of two nested kernels
+/// counts twice): found, hoisted, and why one was not.
+pub const COUNTS: [&str; 7] = [
+    KERNEL_ALLOCATIONS,
+    EXPANDED,
+    VARIANT,
+    VARIANT_EXPANDED,
+    LEFT_UNKNOWN_SIZE,
+    LEFT_SHARED,
+    LEFT_UNPROVED,
+];
+/// Allocations found in a kernel body.
+pub const KERNEL_ALLOCATIONS: &str = "kernel allocations";
+/// Of those, hoisted out of the kernel.
+pub const EXPANDED: &str = "expanded";
+/// Allocations whose size depends on the kernel index.
+pub const VARIANT: &str = "variant sizes";
+/// Of those, hoisted out of the kernel.
+pub const VARIANT_EXPANDED: &str = "variant sizes expanded";
+/// Left: the size is not known before the kernel (it depends on data read
+/// in the kernel, or may divide by zero).
+pub const LEFT_UNKNOWN_SIZE: &str = "left, size unknown before the kernel";
+/// Left: the block shares an `if` result with a block not allocated in the
+/// kernel.
+pub const LEFT_SHARED: &str = "left, block shared with another";
+/// Left: an obligation was not proved.
+pub const LEFT_UNPROVED: &str = "left, obligation not proved";
 
 /// An allocation found in a kernel body.
 struct Found {
@@ -337,14 +375,24 @@ impl Expander<'_> {
                     Some((code, plain))
                 })
                 .collect();
-            let Some(sizes) = sizes.filter(|_| !class_names.iter().any(|m| tainted.contains(m)))
-            else {
+            let count = members.len() as u64;
+            self.counts.add(KERNEL_ALLOCATIONS, count);
+            if class_names.iter().any(|m| tainted.contains(m)) {
+                self.counts.add(LEFT_SHARED, count);
+                continue;
+            }
+            let Some(sizes) = sizes else {
+                self.counts.add(LEFT_UNKNOWN_SIZE, count);
                 continue;
             };
             // Each member's per-iteration maximum, as an expression before
             // the kernel (and its plain value), and its obligations.
             let mut maxes = Vec::new();
             let mut obls = Vec::new();
+            let mut variants = 0;
+            // Each member's size in iteration `i` (plain), and the facts
+            // known there: the fits-its-part obligations speak of them.
+            let mut in_iteration = Vec::new();
             for (f, (se, plain)) in members.iter().zip(sizes) {
                 // Out of a branch, a negative size must not get stuck when
                 // the branch is not taken: hoist max(se, 0). (When it is
@@ -362,6 +410,10 @@ impl Expander<'_> {
                 }
                 let ends = |e: &SExp| {
                     let first = subst_var(e, &i.name, &SExp::int(0));
+                    #[cfg(feature = "planted-faults")]
+                    if crate::fault::active(crate::fault::Fault::ExpandFirstIteration) {
+                        return first;
+                    }
                     let last = subst_var(
                         e,
                         &i.name,
@@ -370,21 +422,21 @@ impl Expander<'_> {
                     SExp::bin(BinOp::Max, first, last)
                 };
                 let (m, m_plain) = if variant {
-                    let m = at_least(ends(&se), floor, facts);
-                    let m_plain = at_least(ends(&plain), floor, facts);
-                    obls.push(Obligation::new(
-                        self.layout.pass_name(),
-                        format!("{}: size at most its maximum", f.block),
-                        Claim::AtMost(plain.clone(), m_plain.clone()),
-                        kfacts.clone(),
-                        f.span,
-                    ));
-                    (m, m_plain)
+                    variants += 1;
+                    (
+                        at_least(ends(&se), floor, facts),
+                        at_least(ends(&plain), floor, facts),
+                    )
                 } else {
-                    (at_least(se, floor, facts), at_least(plain, floor, facts))
+                    (
+                        at_least(se, floor, facts),
+                        at_least(plain.clone(), floor, facts),
+                    )
                 };
                 maxes.push((m, m_plain));
+                in_iteration.push((plain, kfacts));
             }
+            self.counts.add(VARIANT, variants);
             // The per-iteration size of the parts: own maximum (GPU), or
             // the class's common maximum (CPU).
             let mut size_names = Vec::new();
@@ -417,6 +469,24 @@ impl Expander<'_> {
                     }
                 };
                 size_names.push(part);
+            }
+            // Each member fits its part in every iteration: what the
+            // rewrite relies on, proved rather than assumed from how `M`
+            // was computed.
+            let class_plain = class_max(|x| &x.1);
+            for ((f, (size, kfacts)), (_, m_plain)) in members.iter().zip(in_iteration).zip(&maxes)
+            {
+                let part = match self.layout {
+                    Layout::Cpu => class_plain.clone(),
+                    Layout::Gpu => m_plain.clone(),
+                };
+                obls.push(Obligation::new(
+                    self.layout.pass_name(),
+                    format!("{}: size in every iteration at most its part", f.block),
+                    Claim::AtMost(size, part),
+                    kfacts,
+                    f.span,
+                ));
             }
             // Obligations on the parts of two iterations.
             let (i1, i2) = (self.names.fresh("i1"), self.names.fresh("i2"));
@@ -476,8 +546,11 @@ impl Expander<'_> {
                 self.obligations.push((o, v));
             }
             if !all {
+                self.counts.add(LEFT_UNPROVED, count);
                 continue;
             }
+            self.counts.add(EXPANDED, count);
+            self.counts.add(VARIANT_EXPANDED, variants);
             // Apply: allocate outside, map the class's LMADs.
             for (f, part) in members.iter().zip(&size_names) {
                 let total = match (&cap, n) {

@@ -30,6 +30,11 @@ pub enum Fault {
     /// already in place when the strides agree, whatever the offsets (the
     /// offsets are not compared).
     CopyStridesOnly,
+    /// Memory expansion: a size that depends on the kernel index is
+    /// taken to be at most its first iteration's (`M = se(0)` instead of
+    /// `max(se(0), se(n-1))`), so an increasing size no longer fits its
+    /// part and the rewrite is skipped.
+    ExpandFirstIteration,
 }
 
 thread_local! {

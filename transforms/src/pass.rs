@@ -16,6 +16,34 @@ pub struct PassOutput {
     /// prover gave; a rewrite whose obligations were not all proved was not
     /// applied.
     pub obligations: Vec<(Obligation, Verdict)>,
+    /// What the pass did, counted (allocations seen and expanded, copies
+    /// removed, ...): what a fuzz campaign adds up and compares, so that a
+    /// rewrite that stops being applied shows even where every check stays
+    /// green.
+    pub counts: Counts,
+}
+
+/// Named counts of what a pass did on one program (`kernel allocations`,
+/// `expanded`, `copies removed`, ...), in the order first counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts(pub Vec<(&'static str, u64)>);
+
+impl Counts {
+    /// Adds `n` to the count `name`.
+    pub fn add(&mut self, name: &'static str, n: u64) {
+        match self.0.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, c)) => *c = c.saturating_add(n),
+            None => self.0.push((name, n)),
+        }
+    }
+
+    /// The count `name` (0 when never counted).
+    pub fn get(&self, name: &str) -> u64 {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(0, |(_, c)| *c)
+    }
 }
 
 /// A FUNMEM -> FUNMEM pass.

@@ -2,7 +2,7 @@
 //! (optionally) lowered to IMP, every stage type-checked in its language.
 
 use crate::obligation::{Obligation, Prover, Verdict};
-use crate::pass::Pass;
+use crate::pass::{Counts, Pass};
 use funmem_lang::ast::Lang;
 use funmem_lang::check::check_any;
 use funmem_lang::diag::Diagnostic;
@@ -17,6 +17,9 @@ pub struct Stage {
     pub program: AnyProgram,
     /// The obligations the step relied on, with their verdicts.
     pub obligations: Vec<(Obligation, Verdict)>,
+    /// What the step did, counted (passes only; empty for the source and
+    /// the lowerings).
+    pub counts: Counts,
 }
 
 /// Why a pipeline stopped.
@@ -69,6 +72,7 @@ pub fn stages(
         name: "source".into(),
         program: src.clone(),
         obligations: Vec::new(),
+        counts: Counts::default(),
     }];
     let mut cur = p.clone();
     let fail = |stage: &str, d: Diagnostic| StageError {
@@ -76,11 +80,13 @@ pub fn stages(
         diagnostic: Box::new(d),
         output: None,
     };
-    let checked = |stage: &str, program: AnyProgram, obligations| match check_any(&program) {
+    let checked = |stage: &str, program: AnyProgram, obligations, counts| match check_any(&program)
+    {
         Ok(()) => Ok(Stage {
             name: stage.into(),
             program,
             obligations,
+            counts,
         }),
         Err(d) => Err(StageError {
             stage: stage.into(),
@@ -91,7 +97,12 @@ pub fn stages(
     if p.lang == Lang::Fun {
         let stage = "lower to FUNMEM";
         cur = crate::to_funmem::transform_program(p).map_err(|d| fail(stage, d))?;
-        out.push(checked(stage, AnyProgram::Fun(cur.clone()), Vec::new())?);
+        out.push(checked(
+            stage,
+            AnyProgram::Fun(cur.clone()),
+            Vec::new(),
+            Counts::default(),
+        )?);
     }
     for pass in passes {
         let r = pass.run(&cur, prover).map_err(|d| fail(pass.name, d))?;
@@ -100,12 +111,18 @@ pub fn stages(
             pass.name,
             AnyProgram::Fun(cur.clone()),
             r.obligations,
+            r.counts,
         )?);
     }
     if to_imp {
         let stage = "lower to IMP";
         let q = crate::to_imp::fun_mem_to_imp(&cur).map_err(|d| fail(stage, d))?;
-        out.push(checked(stage, AnyProgram::Imp(q), Vec::new())?);
+        out.push(checked(
+            stage,
+            AnyProgram::Imp(q),
+            Vec::new(),
+            Counts::default(),
+        )?);
     }
     Ok(out)
 }

@@ -24,8 +24,12 @@
 //!
 //! Nothing that may get stuck is removed or moved, so a program and its
 //! simplified form go wrong in the same way on the same inputs.
+//!
+//! The pass counts what it did as the difference between its input and
+//! its output (statements, `copy`s, `if` results, at any depth), so the
+//! counts need no bookkeeping in the rules themselves.
 
-use crate::pass::PassOutput;
+use crate::pass::{Counts, PassOutput};
 use crate::to_funmem::lmad_syn;
 use crate::walk::{self, Subst};
 use funmem_lang::ast::*;
@@ -43,10 +47,60 @@ pub fn simplify_pass(
     p: &Program,
     _: &dyn crate::obligation::Prover,
 ) -> Result<PassOutput, Diagnostic> {
+    let program = simplify(p);
+    let (before, after) = (Census::of(&p.body), Census::of(&program.body));
+    let mut counts = Counts::default();
+    let pairs = [
+        ("statements", "statements removed", before.stms, after.stms),
+        ("copies", "copies removed", before.copies, after.copies),
+        (
+            "if results",
+            "if results removed",
+            before.if_results,
+            after.if_results,
+        ),
+    ];
+    for (seen, removed, x, y) in pairs {
+        counts.add(seen, x);
+        counts.add(removed, x.saturating_sub(y));
+    }
     Ok(PassOutput {
-        program: simplify(p),
+        program,
         obligations: Vec::new(),
+        counts,
     })
+}
+
+/// What a body holds, at any depth: what the pass's counts compare.
+#[derive(Default)]
+struct Census {
+    stms: u64,
+    copies: u64,
+    if_results: u64,
+}
+
+impl Census {
+    fn of(b: &Body) -> Census {
+        let mut c = Census::default();
+        c.add(b);
+        c
+    }
+
+    fn add(&mut self, b: &Body) {
+        for s in &b.stms {
+            self.stms += 1;
+            match &s.exp.kind {
+                ExpKind::Copy(_) => self.copies += 1,
+                ExpKind::If(_, b1, b2) => {
+                    self.if_results += s.pats.len() as u64;
+                    self.add(b1);
+                    self.add(b2);
+                }
+                ExpKind::Kernel(_, _, kb) => self.add(kb),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// The simplified program.
