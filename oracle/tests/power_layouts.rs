@@ -113,9 +113,9 @@ fn funmem_campaigns_pass_on_the_shipped_simplifier() {
     let s = run(&config(Source::Funmem, "simplify"));
     assert_eq!(s.programs, COUNT);
     assert!(s.failures.is_empty(), "{}", failures(&s));
-    // Some programs get stuck (alike everywhere), most give results.
+    // Some programs get stuck or race (alike everywhere), most give results.
     assert!(
-        s.went_wrong > 0 && s.went_wrong < COUNT / 4,
+        s.went_wrong > 0 && s.went_wrong < COUNT / 2,
         "{}",
         s.went_wrong
     );
