@@ -54,8 +54,9 @@ pub struct Args {
     /// pipeline), FUNMEM programs written directly (shared blocks and odd
     /// layouts, as later passes make them; one in four with exactly one
     /// data race, whose report is compared with a brute-force reference's),
-    /// or both in turn.
-    #[arg(long, value_enum, default_value_t = SourceArg::Fun)]
+    /// or both in turn (the default: every check then has programs to
+    /// judge).
+    #[arg(long, value_enum, default_value_t = SourceArg::Mixed)]
     source: SourceArg,
     /// Most seconds the reducer spends on one failure (0: save failures
     /// unreduced). Failures alike (same stage, kind and message up to
