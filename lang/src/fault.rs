@@ -1,21 +1,55 @@
-//! Deliberately broken variants of the shared LMAD code, to test the
-//! tester: a fault here is common to every stage (the type checker, every
-//! semantics and both translations use `lmad.rs`), so the stages agree on
-//! the wrong answer and only an independent evaluator (the oracle's
-//! `fun_ref`) can see it (oracle/tests/power_reference.rs). Compiled only
-//! with the `planted-faults` feature, and even then off unless a test
-//! switches one on for its own thread.
+//! Deliberately broken variants of the workspace's code, to test the
+//! tester: the oracle's checks must catch each one (oracle/tests/planted.rs
+//! and power_*.rs). One switch for every crate: the faults of the shared
+//! LMAD code here, of the semantics and of the translations and passes
+//! (funmem-semantics and funmem-transforms re-export this module as their
+//! own `fault`). Compiled only with the `planted-faults` feature (the
+//! other crates' features turn this one on), and even then off unless a
+//! test switches one on for its own thread; at most one is on at a time.
 
 use std::cell::Cell;
 
 /// A planted fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// No fault: the LMAD operations as shipped.
+    /// No fault: everything as shipped.
     None,
     /// `slice_f` (eq. 2): the offset moves by `oi * s1`, the outermost
-    /// stride, for every dimension `i` instead of by `oi * si`.
+    /// stride, for every dimension `i` instead of by `oi * si`. Common to
+    /// every stage (the type checker, every semantics and both
+    /// translations use `lmad.rs`), so the stages agree on the wrong
+    /// answer and only an independent evaluator (the oracle's `fun_ref`)
+    /// can see it.
     SliceOffsetOuterStride,
+    /// The race detector: a write made inside a nested kernel (at depth
+    /// 2 or more) is not checked against the earlier reads of other
+    /// iterations at the outer levels (a write-after-read race missed).
+    RaceIgnoresReadsOnNestedWrite,
+    /// FUN to FUNMEM: fresh arrays (kernel, `iota`, `copy`) are laid out
+    /// one element too far into their block (an off-by-one LMAD offset).
+    FreshOffsetOffByOne,
+    /// FUNMEM to IMP: a kernel whose body returns an array does not copy
+    /// it into its row (a missing Copy).
+    MissingKernelCopy,
+    /// FUNMEM to IMP: a transposed array is read with its source's strides
+    /// (a wrong stride in transpose).
+    TransposeStride,
+    /// Memory expansion (CPU layout): iteration i's part starts at i
+    /// instead of i*M, so the parts of neighbouring iterations overlap.
+    ExpandOverlap,
+    /// FUNMEM to IMP: an index that is some enclosing kernel's index is
+    /// taken as in bounds (no `assert index`), whatever that kernel's
+    /// bound, even when it is not the indexed dimension's size.
+    KernelIndexInBounds,
+    /// The simplifier: a copy within its source's block is dropped as
+    /// already in place when the strides agree, whatever the offsets (the
+    /// offsets are not compared).
+    CopyStridesOnly,
+    /// Memory expansion: a size that depends on the kernel index is
+    /// taken to be at most its first iteration's (`M = se(0)` instead of
+    /// `max(se(0), se(n-1))`), so an increasing size no longer fits its
+    /// part and the rewrite is skipped.
+    ExpandFirstIteration,
 }
 
 thread_local! {

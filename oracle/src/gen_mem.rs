@@ -102,12 +102,12 @@ struct Size {
 /// Where an array lives: a block and an LMAD whose element counts are the
 /// array's sizes (offset and strides are scalar expressions, as text).
 #[derive(Clone, Debug)]
-struct Place {
-    block: String,
-    offset: String,
-    strides: Vec<String>,
+pub(crate) struct Place {
+    pub(crate) block: String,
+    pub(crate) offset: String,
+    pub(crate) strides: Vec<String>,
     /// Printed as `R(...)` (only for offset 0 and row-major strides).
-    rm: bool,
+    pub(crate) rm: bool,
 }
 
 /// An array in scope.
@@ -208,7 +208,7 @@ struct Gen<'r> {
     forced: Vec<String>,
 }
 
-fn indent(lines: Vec<String>) -> impl Iterator<Item = String> {
+pub(crate) fn indent(lines: Vec<String>) -> impl Iterator<Item = String> {
     lines.into_iter().map(|l| format!("  {l}"))
 }
 
@@ -218,7 +218,7 @@ fn simple(e: &str) -> bool {
     !e.is_empty() && e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn paren(e: &str) -> String {
+pub(crate) fn paren(e: &str) -> String {
     if simple(e) {
         e.to_string()
     } else {
@@ -226,7 +226,7 @@ fn paren(e: &str) -> String {
     }
 }
 
-fn add(a: &str, b: &str) -> String {
+pub(crate) fn add(a: &str, b: &str) -> String {
     match (a, b) {
         ("0", _) => b.to_string(),
         (_, "0") => a.to_string(),
@@ -234,7 +234,7 @@ fn add(a: &str, b: &str) -> String {
     }
 }
 
-fn mul(a: &str, b: &str) -> String {
+pub(crate) fn mul(a: &str, b: &str) -> String {
     match (a, b) {
         ("0", _) | (_, "0") => "0".to_string(),
         ("1", _) => b.to_string(),
@@ -256,15 +256,20 @@ fn same_shape(a: &[Size], b: &[Size]) -> bool {
 
 /// The text of an array type.
 fn ty(shape: &[Size], p: &Place) -> String {
-    let dims: String = shape.iter().map(|s| format!("[{}]", s.atom)).collect();
+    let atoms: Vec<&str> = shape.iter().map(|s| s.atom.as_str()).collect();
+    type_text(&atoms, p)
+}
+
+/// The text of an array type of these sizes (atoms) at a place.
+pub(crate) fn type_text(shape: &[&str], p: &Place) -> String {
+    let dims: String = shape.iter().map(|s| format!("[{s}]")).collect();
     let lmad = if p.rm {
-        let atoms: Vec<&str> = shape.iter().map(|s| s.atom.as_str()).collect();
-        format!("R({})", atoms.join(", "))
+        format!("R({})", shape.join(", "))
     } else {
         let ds: Vec<String> = shape
             .iter()
             .zip(&p.strides)
-            .map(|(s, st)| format!("({} : {st})", s.atom))
+            .map(|(s, st)| format!("({s} : {st})"))
             .collect();
         format!("{} + {{{}}}", paren(&p.offset), ds.join(" "))
     };

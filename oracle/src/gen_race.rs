@@ -36,6 +36,7 @@
 //! the race the heap results still equal the value results: only the race
 //! report check can see the miss.
 
+use crate::gen_mem::{add, indent, mul, paren, type_text, Place};
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{Body, ExpKind, Lang};
 use funmem_lang::parse::parse_program;
@@ -98,17 +99,6 @@ struct Shared {
     label: usize,
 }
 
-/// Where a kernel's array lives: a block, an offset and row-major strides
-/// (as text).
-#[derive(Clone, Debug)]
-struct Place {
-    block: String,
-    offset: String,
-    strides: Vec<String>,
-    /// Printed as `R(...)`.
-    rm: bool,
-}
-
 /// Generates a FUNMEM program with exactly one conflicting pair of
 /// accesses, and that pair. Sizes are at most 3 (or `max_size` if smaller,
 /// but at least 2 for the racing kernel); nesting at most 3 kernels (or
@@ -157,49 +147,10 @@ fn stm_span(b: &Body, name: &str) -> Option<Span> {
     })
 }
 
-fn indent(lines: Vec<String>) -> impl Iterator<Item = String> {
-    lines.into_iter().map(|l| format!("  {l}"))
-}
-
-fn paren(e: &str) -> String {
-    if e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        e.to_string()
-    } else {
-        format!("({e})")
-    }
-}
-
-fn add(a: &str, b: &str) -> String {
-    match (a, b) {
-        ("0", _) => b.to_string(),
-        (_, "0") => a.to_string(),
-        _ => format!("{a} + {}", paren(b)),
-    }
-}
-
-fn mul(a: &str, b: &str) -> String {
-    match (a, b) {
-        ("0", _) | (_, "0") => "0".to_string(),
-        ("1", _) => b.to_string(),
-        (_, "1") => a.to_string(),
-        _ => format!("{} * {}", paren(a), paren(b)),
-    }
-}
-
 /// The text of an array type of these sizes (atoms) at a place.
 fn ty(shape: &[String], p: &Place) -> String {
-    let dims: String = shape.iter().map(|s| format!("[{s}]")).collect();
-    let lmad = if p.rm {
-        format!("R({})", shape.join(", "))
-    } else {
-        let ds: Vec<String> = shape
-            .iter()
-            .zip(&p.strides)
-            .map(|(s, st)| format!("({s} : {st})"))
-            .collect();
-        format!("{} + {{{}}}", paren(&p.offset), ds.join(" "))
-    };
-    format!("{dims}int @ {} -> {lmad}", p.block)
+    let atoms: Vec<&str> = shape.iter().map(String::as_str).collect();
+    type_text(&atoms, p)
 }
 
 /// Row-major strides of these sizes (atoms), as text.

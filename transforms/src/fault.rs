@@ -1,52 +1,5 @@
-//! Deliberately broken variants of the translations, to test the tester:
-//! the oracle's checks must catch each one (oracle/tests/planted.rs).
-//! Compiled only with the `planted-faults` feature, and even then off
-//! unless a test switches one on for its own thread.
+//! The planted faults of the translations and passes, to test the tester: the one switch of
+//! every crate (`funmem_lang::fault`), re-exported under this crate's name.
+//! Compiled only with the `planted-faults` feature.
 
-use std::cell::Cell;
-
-/// A planted fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// No fault: the translations as shipped.
-    None,
-    /// FUN to FUNMEM: fresh arrays (kernel, `iota`, `copy`) are laid out
-    /// one element too far into their block (an off-by-one LMAD offset).
-    FreshOffsetOffByOne,
-    /// FUNMEM to IMP: a kernel whose body returns an array does not copy
-    /// it into its row (a missing Copy).
-    MissingKernelCopy,
-    /// FUNMEM to IMP: a transposed array is read with its source's strides
-    /// (a wrong stride in transpose).
-    TransposeStride,
-    /// Memory expansion (CPU layout): iteration i's part starts at i
-    /// instead of i*M, so the parts of neighbouring iterations overlap.
-    ExpandOverlap,
-    /// FUNMEM to IMP: an index that is some enclosing kernel's index is
-    /// taken as in bounds (no `assert index`), whatever that kernel's
-    /// bound, even when it is not the indexed dimension's size.
-    KernelIndexInBounds,
-    /// The simplifier: a copy within its source's block is dropped as
-    /// already in place when the strides agree, whatever the offsets (the
-    /// offsets are not compared).
-    CopyStridesOnly,
-    /// Memory expansion: a size that depends on the kernel index is
-    /// taken to be at most its first iteration's (`M = se(0)` instead of
-    /// `max(se(0), se(n-1))`), so an increasing size no longer fits its
-    /// part and the rewrite is skipped.
-    ExpandFirstIteration,
-}
-
-thread_local! {
-    static FAULT: Cell<Fault> = const { Cell::new(Fault::None) };
-}
-
-/// Switches a fault on (or `Fault::None` off) for this thread.
-pub fn set(f: Fault) {
-    FAULT.with(|c| c.set(f));
-}
-
-/// Whether this fault is on in this thread.
-pub fn active(f: Fault) -> bool {
-    FAULT.with(|c| c.get() == f)
-}
+pub use funmem_lang::fault::{active, set, Fault};
