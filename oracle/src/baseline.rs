@@ -16,8 +16,11 @@
 //! different shares. A share counts as dropped only when it fell by more
 //! than the tolerance *and* by more than three standard errors of the
 //! difference of two binomial proportions (with the pooled share `p`:
-//! `3 * sqrt(p (1 - p) (1/a + 1/b))` for `a` and `b` counted items), so a
-//! small campaign compared with a large baseline does not fail by chance;
+//! `3 * sqrt(p (1 - p) (1/a + 1/b))`), so a small campaign compared with
+//! a large baseline does not fail by chance. The items of one program are
+//! not independent (one program's kernels tend to be alike), so `a` and
+//! `b` are each campaign's counted items but at most its programs: three
+//! programs are three samples, however many allocations they hold;
 //! and a share measured on fewer than [`MIN_COUNTED`] items (in either) is
 //! not compared at all.
 //! A campaign compared with its own summary (same seed, count and passes)
@@ -240,8 +243,10 @@ pub fn compare_with_baseline(
         };
         let fall = w.ratio() - c.ratio();
         let pooled = (w.part + c.part) as f64 / (w.whole + c.whole) as f64;
-        let noise = NOISE_SIGMAS
-            * (pooled * (1.0 - pooled) * (1.0 / w.whole as f64 + 1.0 / c.whole as f64)).sqrt();
+        // Samples: the items counted, but no more than the programs.
+        let a = w.whole.min(baseline.programs.max(1)) as f64;
+        let b = c.whole.min(now.programs.max(1)) as f64;
+        let noise = NOISE_SIGMAS * (pooled * (1.0 - pooled) * (1.0 / a + 1.0 / b)).sqrt();
         if fall > tolerance && fall > noise {
             drops.push(Drop {
                 was: w,
