@@ -157,3 +157,28 @@ fn first_detection_in_3000_programs() {
         );
     }
 }
+
+/// A view that a faulty index function moves past its buffer is reported
+/// by the FUN interpreter, not read as zeros.
+#[test]
+fn a_view_outside_its_buffer_is_stuck_not_zero() {
+    let p = parse_program(
+        "def main (x: [3][3]int) =\n  let (y: [2][2]int) = x[1 : 2, 1 : 2]\n  in (y)\n",
+        Lang::Fun,
+    )
+    .expect("parses");
+    let x = parse_values("[[1, 2, 3], [4, 5, 6], [7, 8, 9]]").expect("input");
+    let good = run_value(&p, &x, Limits::default(), &mut NoObserver).expect("runs");
+    assert_eq!(show(&good), "[[5i64, 6i64], [8i64, 9i64]]");
+    fault::set(Fault::SliceOffsetOuterStride);
+    // Offset 1*3 + 1*3 = 6: the view's last row starts at 9, past the end.
+    let bad = run_value(&p, &x, Limits::default(), &mut NoObserver);
+    fault::set(Fault::None);
+    let e = bad.expect_err("a view outside its buffer is stuck");
+    assert!(
+        e.message.contains("outside its buffer"),
+        "{}: {}",
+        e.rule,
+        e.message
+    );
+}

@@ -130,11 +130,14 @@ impl Arr {
         self.lmad.dims.iter().map(|d| d.elems).collect()
     }
 
-    /// Appends the elements in row-major order.
-    fn flatten_into(&self, out: &mut Vec<i64>) {
+    /// Appends the elements in row-major order; `Err(a)` when the view
+    /// reaches position `a`, outside its buffer (which index functions
+    /// derived by the type-checked rules never do: a fault of their
+    /// arithmetic, reported rather than read as 0).
+    fn flatten_into(&self, out: &mut Vec<i64>) -> Result<(), i64> {
         let l = &self.lmad;
         if l.size() == 0 {
-            return;
+            return Ok(());
         }
         // Contiguous row-major views are one slice of the buffer.
         let mut stride = 1i64;
@@ -147,17 +150,36 @@ impl Arr {
             if let (Ok(start), Ok(n)) = (usize::try_from(l.offset), usize::try_from(l.size())) {
                 if let Some(s) = self.buf.get(start..start.saturating_add(n)) {
                     out.extend_from_slice(s);
-                    return;
+                    return Ok(());
                 }
             }
         }
-        out.extend(l.image().map(|a| {
-            usize::try_from(a)
-                .ok()
-                .and_then(|a| self.buf.get(a))
-                .copied()
-                .unwrap_or(0)
-        }));
+        for a in l.image() {
+            match usize::try_from(a).ok().and_then(|i| self.buf.get(i)) {
+                Some(&v) => out.push(v),
+                None => return Err(a),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Arr::flatten_into`], a position outside the buffer stuck in `rule`.
+    fn flatten_checked(
+        &self,
+        out: &mut Vec<i64>,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(), EvalError> {
+        self.flatten_into(out).map_err(|a| {
+            EvalError::stuck(
+                rule,
+                span,
+                format!(
+                    "an array view reaches position {a}, outside its buffer of {} elements (a fault of the index-function arithmetic)",
+                    self.buf.len()
+                ),
+            )
+        })
     }
 }
 
@@ -168,7 +190,10 @@ impl V {
             V::Int(k) => Value::Int(*k),
             V::Arr(a) => {
                 let mut data = Vec::with_capacity(usize::try_from(a.lmad.size()).unwrap_or(0));
-                a.flatten_into(&mut data);
+                // For display only: a view outside its buffer (reported
+                // where it is used) shows what it could read.
+                let _ = a.flatten_into(&mut data);
+                data.resize(usize::try_from(a.lmad.size()).unwrap_or(0), 0);
                 let shape = a
                     .shape()
                     .iter()
@@ -274,7 +299,7 @@ impl<O: Observer> Machine<'_, O> {
             V::Arr(a) => {
                 let size = u64::try_from(a.lmad.size()).unwrap_or(0);
                 let mut data = self.copy_out(size, span)?;
-                a.flatten_into(&mut data);
+                a.flatten_checked(&mut data, "E-PROG", span)?;
                 let shape = a.shape_usize();
                 Ok(Value::Array(ArrayValue { shape, data }))
             }
@@ -432,7 +457,7 @@ impl<O: Observer> Machine<'_, O> {
                 let size = u64::try_from(a.lmad.size()).unwrap_or(0);
                 let a = a.clone();
                 let mut data = self.allocate(size, "E-COPY", s.span)?;
-                a.flatten_into(&mut data);
+                a.flatten_checked(&mut data, "E-COPY", s.span)?;
                 self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
             }
         }
@@ -553,7 +578,7 @@ impl<O: Observer> Machine<'_, O> {
                         .map(|d| d.elems)
                         .eq(inner.iter().copied()) =>
                 {
-                    a.flatten_into(&mut out)
+                    a.flatten_checked(&mut out, "E-KERNEL", s.span)?
                 }
                 v => {
                     let found = v.to_value().type_name();
