@@ -3,31 +3,14 @@
 //! dropped is a failure (exit 1), a summary that cannot serve as a
 //! baseline is bad input (exit 2).
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{assert_exit, temp_dir};
+use std::process::Output;
+
+/// `funmem ARGS` with no input, under the harness's bound.
 fn funmem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the funmem binary runs")
-}
-
-/// Asserts the exit code, showing the output when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("funmem-baseline-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    common::funmem(args, "")
 }
 
 const PASSES: &str = "simplify,expand-gpu";

@@ -933,19 +933,12 @@ impl Gen<'_> {
             (stms, x)
         };
         if !self.kernels.is_empty() && self.chance(0.5) {
-            let n = self.size_atom();
-            let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
-            let c = self.emit_int(out, "c", cond, Range::new(0, 0));
-            self.open();
-            let (then, x) = index(self);
-            self.close();
-            let y = self.fresh("y");
-            let zero = stm(
-                vec![pat(&y, &Ty::Int(Range::new(0, 0)))],
-                ExpKind::Scalar(SExp::int(0)),
-            );
-            let kind = ExpKind::If(ident(&c), body(then, &[x]), body(vec![zero], &[y]));
-            self.emit(out, "r", Ty::Int(Range::any()), kind);
+            self.emit_never_taken(out, |g| {
+                g.open();
+                let made = index(g);
+                g.close();
+                made
+            });
         } else {
             let i = self.fresh("i");
             self.open();
@@ -1214,6 +1207,27 @@ impl Gen<'_> {
         true
     }
 
+    /// `let (r: int) = if c then STMS in (x) else 0` with `c = n < 0` for
+    /// a size `n`, false at run time: `make` gives the statements (and
+    /// their int result) that must never run.
+    fn emit_never_taken(
+        &mut self,
+        out: &mut Vec<Stm>,
+        make: impl FnOnce(&mut Self) -> (Vec<Stm>, Name),
+    ) {
+        let n = self.size_atom();
+        let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
+        let c = self.emit_int(out, "c", cond, Range::new(0, 0));
+        let (then, x) = make(self);
+        let y = self.fresh("y");
+        let zero = stm(
+            vec![pat(&y, &Ty::Int(Range::new(0, 0)))],
+            ExpKind::Scalar(SExp::int(0)),
+        );
+        let kind = ExpKind::If(ident(&c), body(then, &[x]), body(vec![zero], &[y]));
+        self.emit(out, "r", Ty::Int(Range::any()), kind);
+    }
+
     /// An array of a huge size that is never made: inside a kernel,
     /// `if c then (iota HUGE)[0] else 0` with `c = n < 0` for a size `n`
     /// (false at run time); anywhere, a kernel of zero iterations whose
@@ -1236,17 +1250,7 @@ impl Gen<'_> {
             (stms, x)
         };
         if self.depth > 0 && self.chance(0.7) {
-            let n = self.size_atom();
-            let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
-            let c = self.emit_int(out, "c", cond, Range::new(0, 0));
-            let (then, x) = make(self);
-            let y = self.fresh("y");
-            let zero = stm(
-                vec![pat(&y, &Ty::Int(Range::new(0, 0)))],
-                ExpKind::Scalar(SExp::int(0)),
-            );
-            let kind = ExpKind::If(ident(&c), body(then, &[x]), body(vec![zero], &[y]));
-            self.emit(out, "r", Ty::Int(Range::any()), kind);
+            self.emit_never_taken(out, make);
         } else {
             let i = self.fresh("i");
             let (kb, x) = make(self);

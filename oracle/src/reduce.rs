@@ -811,17 +811,21 @@ fn gen_replace_var(c: &Case) -> Vec<Case> {
             .filter(|(x, t)| *x != q.name.name && kind_of(t) == kind)
             .take(REPLACE_NEAR);
         for (x, _) in others {
-            let sub = Subst::one(&q.name.name, Atom::Var(ident(x)));
-            if let Some(n) = edit_body(c, &path, |b| {
-                subst_rest(b, j + 1, &sub);
-                b.stms.remove(j);
-                true
-            }) {
-                out.push(n);
-            }
+            out.extend(bind_away(c, &path, j, &q.name.name, Atom::Var(ident(x))));
         }
     }
     out
+}
+
+/// Removes statement `j` of the body at `path`, which binds `x`, and uses
+/// `a` for `x` in what follows.
+fn bind_away(c: &Case, path: &[(usize, u8)], j: usize, x: &Name, a: Atom) -> Option<Case> {
+    let sub = Subst::one(x, a);
+    edit_body(c, path, |b| {
+        subst_rest(b, j + 1, &sub);
+        b.stms.remove(j);
+        true
+    })
 }
 
 /// Inlines `let (x: int) = a` for an atom `a`.
@@ -837,14 +841,7 @@ fn gen_inline_scalar(c: &Case) -> Vec<Case> {
         if !matches!(q.ty, Type::Int(_)) {
             continue;
         }
-        let sub = Subst::one(&q.name.name, a.clone());
-        if let Some(n) = edit_body(c, &path, |b| {
-            subst_rest(b, j + 1, &sub);
-            b.stms.remove(j);
-            true
-        }) {
-            out.push(n);
-        }
+        out.extend(bind_away(c, &path, j, &q.name.name, a.clone()));
     }
     out
 }

@@ -14,7 +14,7 @@ use funmem_oracle::check::{Checks, FailureKind};
 use funmem_oracle::gen_mem::gen_funmem;
 use funmem_oracle::reference::{names_a_conflict, reference_heap, RefOutcome};
 use funmem_oracle::{GenConfig, Rng};
-use funmem_semantics::error::{Access, ErrorKind, Limits, Race};
+use funmem_semantics::error::{Access, ErrorKind, Limits};
 use funmem_semantics::fault::{self, Fault};
 use funmem_semantics::heap::run_heap;
 use funmem_semantics::observer::NoObserver;
@@ -183,10 +183,15 @@ fn detection_over_3000_programs() {
 }
 
 /// The reference's conflicts of a program, by its text.
-fn conflicts_of(src: &str, inputs: &[Value]) -> Vec<Race> {
+/// The conflicting pairs the reference finds, as (block, offset, earlier
+/// access, later access).
+fn conflicts_of(src: &str, inputs: &[Value]) -> Vec<(usize, i64, Access, Access)> {
     let p = parse_program(src, Lang::FunMem).expect("parses");
     match reference_heap(&p, inputs, 1_000_000) {
-        RefOutcome::Race { conflicts } => conflicts,
+        RefOutcome::Race { conflicts } => conflicts
+            .into_iter()
+            .map(|r| (r.block, r.offset, r.first, r.second))
+            .collect(),
         r => panic!("no race: {r:?}"),
     }
 }
@@ -201,17 +206,13 @@ fn at(path: i64, write: bool) -> Access {
 #[test]
 fn the_reference_names_every_conflicting_pair() {
     // Every iteration writes cell 0 of block 0: three pairs.
-    let c = conflicts_of(
+    let pairs = conflicts_of(
         "def main (n: int) =
            let (m: mem) = alloc 1
            let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do in (i)
            in (ys)",
         &[Value::Int(3)],
     );
-    let pairs: Vec<_> = c
-        .iter()
-        .map(|r| (r.block, r.offset, r.first.clone(), r.second.clone()))
-        .collect();
     assert_eq!(
         pairs,
         vec![
@@ -224,7 +225,7 @@ fn the_reference_names_every_conflicting_pair() {
     // where xs[i + 1] is; the input block has 3 cells, the last write is
     // stuck, but the races before it are found: read by 1 after written
     // by 0, and read by 2 after written by 1.
-    let c = conflicts_of(
+    let pairs = conflicts_of(
         "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
            let (m: mem) = alloc 1
            let (ys: [n]int @ xm -> 1 + {(n : 1)}) = kernel i < n do
@@ -236,10 +237,6 @@ fn the_reference_names_every_conflicting_pair() {
             Value::Array(ArrayValue::vector(vec![1, 2, 3])),
         ],
     );
-    let pairs: Vec<_> = c
-        .iter()
-        .map(|r| (r.block, r.offset, r.first.clone(), r.second.clone()))
-        .collect();
     assert_eq!(
         pairs,
         vec![

@@ -559,10 +559,8 @@ fn contains_copy(b: &funmem_lang::ast::Body) -> bool {
     })
 }
 
-#[test]
-fn a_needless_copy_is_replaced_by_its_source() {
-    // No cheap binding replaces the copy (the input's 9 matters), and the
-    // copy is used, so only using `xs` for `ys` removes it.
+/// A program whose `copy` is used, and which has a result of 9000.
+fn needless_copy() -> Case {
     let text = "
 def main (n: int) (xs: [n]int) =
   let (ys: [n]int) = copy xs
@@ -572,29 +570,24 @@ def main (n: int) (xs: [n]int) =
       in (b)
   in (zs)
 ";
-    let case = Case {
+    Case {
         program: parse(text, Lang::Fun),
         inputs: vec![Value::Int(2), vector(&[7, 9])],
-    };
+    }
+}
+
+#[test]
+fn a_needless_copy_is_replaced_by_its_source() {
+    // No cheap binding replaces the copy (the input's 9 matters), and the
+    // copy is used, so only using `xs` for `ys` removes it.
+    let case = needless_copy();
     let r = reduce_checked(&case, &has_9000, 500);
     assert!(!contains_copy(&r.program.body), "{}", r.program);
 }
 
 #[test]
 fn reduction_stops_at_its_deadline() {
-    let text = "
-def main (n: int) (xs: [n]int) =
-  let (ys: [n]int) = copy xs
-  let (zs: [n]int) = kernel i < n do
-      let (a: int) = ys[i]
-      let (b: int) = a * 1000
-      in (b)
-  in (zs)
-";
-    let case = Case {
-        program: parse(text, Lang::Fun),
-        inputs: vec![Value::Int(2), vector(&[7, 9])],
-    };
+    let case = needless_copy();
     let mut calls = 0;
     let past = std::time::Instant::now();
     let r = funmem_oracle::reduce::reduce_until(
