@@ -388,6 +388,8 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
     };
     for s in ss {
         match &s.kind {
+            // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
+            StmtKind::For(..) | StmtKind::While(..) => {}
             StmtKind::Skip => {}
             StmtKind::Assert(_, e) => sexp(e, bound, free),
             StmtKind::Var(x, _) => {
@@ -474,6 +476,14 @@ impl Gen {
         let mut out = Vec::new();
         for s in ss {
             out.push(match &s.kind {
+                // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
+                StmtKind::For(..) | StmtKind::While(..) => {
+                    return Err(Diagnostic::new(
+                        Phase::Transform,
+                        s.span,
+                        "issue 18 skeleton: loops not yet on OpenCL",
+                    ))
+                }
                 StmtKind::Skip => continue,
                 StmtKind::Assert(c, e) => HostStmt::Assert(*c, e.clone(), s.span),
                 StmtKind::Var(x, t) => {
@@ -597,6 +607,14 @@ impl Gen {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
+            // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
+            StmtKind::For(..) | StmtKind::While(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    s.span,
+                    "issue 18 skeleton: loops not yet on OpenCL",
+                ))
+            }
             StmtKind::Skip => {}
             // E-IMP-ASSERT: a failure records the first two variables.
             StmtKind::Assert(check, e) => {

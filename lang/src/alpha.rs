@@ -9,7 +9,8 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{
-    ArrayType, Atom, Body, Exp, ExpKind, Ident, LmadSyn, MemAnn, Pat, Program, SExp, Stm, Type,
+    ArrayType, Atom, Body, Exp, ExpKind, Ident, LmadSyn, LoopForm, MemAnn, Pat, Program, SExp, Stm,
+    Type, UpdIdx,
 };
 use crate::imp::{self, ArrDecl, Param, Stmt, StmtKind};
 use crate::name::Name;
@@ -159,6 +160,7 @@ impl Renamer {
             .map(|(p, name)| Pat {
                 name,
                 ty: self.ty(&p.ty),
+                unique: p.unique,
                 span: p.span,
             })
             .collect()
@@ -217,6 +219,35 @@ impl Renamer {
             ExpKind::Iota(n) => ExpKind::Iota(self.atom(n)),
             ExpKind::Copy(x) => ExpKind::Copy(self.use_(x)),
             ExpKind::Alloc(se) => ExpKind::Alloc(self.sexp(se)),
+            ExpKind::Loop(ps, init, form, b) => {
+                let init = self.atoms(init);
+                let form_n = match form {
+                    LoopForm::For(_, n) => Some(self.atom(n)),
+                    LoopForm::While(_) => None,
+                };
+                self.scoped(|r| {
+                    let ps = r.pats(ps);
+                    let form = match (form, form_n) {
+                        (LoopForm::For(i, _), Some(n)) => LoopForm::For(r.bind(i), n),
+                        (LoopForm::While(c), _) | (LoopForm::For(c, _), None) => {
+                            LoopForm::While(r.use_(c))
+                        }
+                    };
+                    ExpKind::Loop(ps, init, form, r.body(b))
+                })
+            }
+            ExpKind::Update(x, is, v) => {
+                let is = is
+                    .iter()
+                    .map(|i| match i {
+                        UpdIdx::Elem(a) => UpdIdx::Elem(self.atom(a)),
+                        UpdIdx::Range(o, n) => UpdIdx::Range(self.atom(o), self.atom(n)),
+                    })
+                    .collect();
+                ExpKind::Update(self.use_(x), is, self.atom(v))
+            }
+            ExpKind::Concat(x, y) => ExpKind::Concat(self.use_(x), self.use_(y)),
+            ExpKind::Replicate(n, v) => ExpKind::Replicate(self.atom(n), self.atom(v)),
         };
         Exp { kind, span: e.span }
     }
@@ -289,6 +320,14 @@ impl Renamer {
             StmtKind::Kernel(i, n, b) => {
                 let n = self.sexp(n);
                 self.scoped(|r| StmtKind::Kernel(r.bind(i), n, r.stmts(b)))
+            }
+            StmtKind::For(i, n, b) => {
+                let n = self.sexp(n);
+                self.scoped(|r| StmtKind::For(r.bind(i), n, r.stmts(b)))
+            }
+            StmtKind::While(c, b) => {
+                let c = self.use_(c);
+                StmtKind::While(c, self.scoped(|r| r.stmts(b)))
             }
         };
         Stmt { kind, span: s.span }

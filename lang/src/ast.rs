@@ -442,13 +442,16 @@ impl Type {
     }
 }
 
-/// A binding `(x : τ)`.
+/// A binding `(x : τ)`, or for a program parameter `(x : *τ)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pat {
     /// The bound name.
     pub name: Ident,
     /// Its type.
     pub ty: Type,
+    /// `*τ`: a unique parameter, which the program may consume (only
+    /// program parameters of array type may be unique).
+    pub unique: bool,
     /// The whole binding, parentheses included.
     pub span: Span,
 }
@@ -474,6 +477,55 @@ pub enum ExpKind {
     Copy(Ident),
     /// `alloc se`: a fresh block of `se` elements (FUNMEM only).
     Alloc(SExp),
+    /// `loop p̄ = (ā) for i < n do b` / `loop p̄ = (ā) while p do b`: the
+    /// loop parameters, their initial values (one atom each), how the loop
+    /// runs, and the body, which returns the parameters' next values.
+    Loop(Vec<Pat>, Vec<Atom>, LoopForm, Body),
+    /// `x with [idx, ...] = v`: x with the element or sub-array at the
+    /// indices replaced by v; consumes x.
+    Update(Ident, Vec<UpdIdx>, Atom),
+    /// `concat x y`: x's rows, then y's (the outer dimension).
+    Concat(Ident, Ident),
+    /// `replicate n v`: n copies of v (a scalar or an array).
+    Replicate(Atom, Atom),
+}
+
+/// How a loop runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LoopForm {
+    /// `for i < n`: i = 0 .. n-1 (n evaluated once, before the first
+    /// iteration).
+    For(Ident, Atom),
+    /// `while p`: while the loop parameter p is non-zero, tested before
+    /// each iteration.
+    While(Ident),
+}
+
+/// One index of an in-place update: an element or an `offset : size` range.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UpdIdx {
+    /// `i`: one element of the dimension (the dimension disappears).
+    Elem(Atom),
+    /// `o : n`: n elements from o (the dimension stays, of size n).
+    Range(Atom, Atom),
+}
+
+impl UpdIdx {
+    /// Where the index occurs.
+    pub fn span(&self) -> Span {
+        match self {
+            UpdIdx::Elem(a) => a.span(),
+            UpdIdx::Range(o, n) => o.span().to(n.span()),
+        }
+    }
+
+    /// Its atoms, in order.
+    pub fn atoms(&self) -> Vec<&Atom> {
+        match self {
+            UpdIdx::Elem(a) => vec![a],
+            UpdIdx::Range(o, n) => vec![o, n],
+        }
+    }
 }
 
 /// An expression with its position.
@@ -548,6 +600,13 @@ impl Exp {
             ExpKind::Scalar(se) | ExpKind::Alloc(se) => se.depth_within(limit - 1)?,
             ExpKind::If(_, b1, b2) => b1.depth_within(limit - 1)?.max(b2.depth_within(limit - 1)?),
             ExpKind::Kernel(_, _, b) => b.depth_within(limit - 1)?,
+            ExpKind::Loop(ps, _, _, b) => {
+                let mut d = b.depth_within(limit - 1)?;
+                for p in ps {
+                    d = d.max(p.ty.depth_within(limit - 1)?);
+                }
+                d
+            }
             _ => 0,
         };
         Some(1 + inner)

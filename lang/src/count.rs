@@ -7,18 +7,24 @@ use crate::imp::{self, StmtKind};
 use crate::parse::AnyProgram;
 
 /// The construct names FUN and FUNMEM programs can count.
-pub const FUN_CONSTRUCTS: [&str; 8] = [
+pub const FUN_CONSTRUCTS: [&str; 12] = [
     "alloc",
+    "concat",
     "copy",
     "if",
     "index",
     "iota",
     "kernel",
+    "loop",
+    "replicate",
     "slice",
     "transpose",
+    "update",
 ];
 /// The construct names IMP programs can count.
-pub const IMP_CONSTRUCTS: [&str; 6] = ["alloc", "if", "kernel", "read", "var", "write"];
+pub const IMP_CONSTRUCTS: [&str; 8] = [
+    "alloc", "for", "if", "kernel", "read", "var", "while", "write",
+];
 
 /// How many times `construct` occurs, or `None` if the language has no
 /// construct of that name.
@@ -52,6 +58,10 @@ fn count_body(b: &Body, c: &str) -> usize {
                 ExpKind::Copy(_) => ("copy", 0),
                 ExpKind::If(_, t, e) => ("if", count_body(t, c) + count_body(e, c)),
                 ExpKind::Kernel(_, _, b) => ("kernel", count_body(b, c)),
+                ExpKind::Loop(_, _, _, b) => ("loop", count_body(b, c)),
+                ExpKind::Update(..) => ("update", 0),
+                ExpKind::Concat(..) => ("concat", 0),
+                ExpKind::Replicate(..) => ("replicate", 0),
             };
             usize::from(name == c) + inner
         })
@@ -71,6 +81,8 @@ fn count_stmts(ss: &[imp::Stmt], c: &str) -> usize {
                 StmtKind::Write(..) => ("write", 0),
                 StmtKind::If(_, t, e) => ("if", count_stmts(t, c) + count_stmts(e, c)),
                 StmtKind::Kernel(_, _, b) => ("kernel", count_stmts(b, c)),
+                StmtKind::For(_, _, b) => ("for", count_stmts(b, c)),
+                StmtKind::While(_, b) => ("while", count_stmts(b, c)),
             };
             usize::from(name == c) + inner
         })

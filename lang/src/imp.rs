@@ -119,6 +119,12 @@ pub enum StmtKind {
     If(Ident, Vec<Stmt>, Vec<Stmt>),
     /// `kernel i < se do s done`.
     Kernel(Ident, SExp, Vec<Stmt>),
+    /// `for i < se do s done`: sequential; se is evaluated once, i runs
+    /// 0 .. se-1 and is bound (read-only) in s.
+    For(Ident, SExp, Vec<Stmt>),
+    /// `while x do s done`: runs s while the `int` variable x is non-zero,
+    /// tested before each iteration.
+    While(Ident, Vec<Stmt>),
     /// `assert index se` / `assert slice se`: stuck unless se is non-zero.
     Assert(Check, SExp),
 }
@@ -160,9 +166,10 @@ pub fn depth_within(stmts: &[Stmt], limit: usize) -> Option<usize> {
             | StmtKind::Assert(_, e) => e.depth_within(limit - 1)?,
             StmtKind::Write(_, i, e) => i.depth_within(limit - 1)?.max(e.depth_within(limit - 1)?),
             StmtKind::If(_, a, b) => depth_within(a, limit - 1)?.max(depth_within(b, limit - 1)?),
-            StmtKind::Kernel(_, n, b) => {
+            StmtKind::Kernel(_, n, b) | StmtKind::For(_, n, b) => {
                 n.depth_within(limit - 1)?.max(depth_within(b, limit - 1)?)
             }
+            StmtKind::While(_, b) => depth_within(b, limit - 1)?,
         };
         d = d.max(1 + inner);
     }

@@ -80,6 +80,45 @@ fn stm(out: &mut String, s: &Stm, ind: usize) {
             body(out, b, ind + INDENT);
             return;
         }
+        ExpKind::Loop(ps, init, form, b) => {
+            out.push_str("loop");
+            for p in ps {
+                write!(out, " {}", PatD(p)).ok();
+            }
+            out.push_str(" = (");
+            sep(out, init, ", ", atom);
+            out.push_str(") ");
+            match form {
+                LoopForm::For(i, n) => {
+                    write!(out, "for {} < ", i.name).ok();
+                    atom(out, n);
+                }
+                LoopForm::While(c) => write!(out, "while {}", c.name).unwrap_or(()),
+            }
+            out.push_str(" do\n");
+            body(out, b, ind + INDENT);
+            return;
+        }
+        ExpKind::Update(x, is, v) => {
+            write!(out, "{} with [", x.name).ok();
+            sep(out, is, ", ", |o, i| match i {
+                UpdIdx::Elem(a) => atom(o, a),
+                UpdIdx::Range(a, n) => {
+                    atom(o, a);
+                    o.push_str(" : ");
+                    atom(o, n);
+                }
+            });
+            out.push_str("] = ");
+            atom(out, v);
+        }
+        ExpKind::Concat(x, y) => write!(out, "concat {} {}", x.name, y.name).unwrap_or(()),
+        ExpKind::Replicate(n, v) => {
+            out.push_str("replicate ");
+            atom(out, n);
+            out.push(' ');
+            atom(out, v);
+        }
     }
     out.push('\n');
 }
@@ -154,10 +193,22 @@ fn stmt(out: &mut String, s: &imp::Stmt, ind: usize) {
             pad(out, ind);
             out.push_str("fi");
         }
-        K::Kernel(i, n, b) => {
-            write!(out, "kernel {} < ", i.name).ok();
+        K::Kernel(i, n, b) | K::For(i, n, b) => {
+            let word = if matches!(s.kind, K::Kernel(..)) {
+                "kernel"
+            } else {
+                "for"
+            };
+            write!(out, "{word} {} < ", i.name).ok();
             sexp(out, n, 0);
             out.push_str(" do\n");
+            stmts(out, b, ind + INDENT);
+            out.push('\n');
+            pad(out, ind);
+            out.push_str("done");
+        }
+        K::While(c, b) => {
+            writeln!(out, "while {} do", c.name).ok();
             stmts(out, b, ind + INDENT);
             out.push('\n');
             pad(out, ind);
@@ -258,7 +309,8 @@ struct PatD<'a>(&'a Pat);
 
 impl fmt::Display for PatD<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}: {})", self.0.name.name, self.0.ty)
+        let star = if self.0.unique { "*" } else { "" };
+        write!(f, "({}: {star}{})", self.0.name.name, self.0.ty)
     }
 }
 

@@ -117,6 +117,7 @@ impl Subst {
         Pat {
             name: p.name.clone(),
             ty: self.ty(&p.ty),
+            unique: p.unique,
             span: p.span,
         }
     }
@@ -141,6 +142,27 @@ impl Subst {
             ExpKind::Iota(n) => ExpKind::Iota(self.atom(n)),
             ExpKind::If(c, t, el) => ExpKind::If(self.ident(c), self.body(t), self.body(el)),
             ExpKind::Kernel(i, n, b) => ExpKind::Kernel(i.clone(), self.atom(n), self.body(b)),
+            ExpKind::Loop(ps, init, form, b) => ExpKind::Loop(
+                ps.iter().map(|p| self.pat(p)).collect(),
+                init.iter().map(|a| self.atom(a)).collect(),
+                match form {
+                    LoopForm::For(i, n) => LoopForm::For(i.clone(), self.atom(n)),
+                    LoopForm::While(c) => LoopForm::While(self.ident(c)),
+                },
+                self.body(b),
+            ),
+            ExpKind::Update(x, is, v) => ExpKind::Update(
+                self.ident(x),
+                is.iter()
+                    .map(|i| match i {
+                        UpdIdx::Elem(a) => UpdIdx::Elem(self.index_atom(a)),
+                        UpdIdx::Range(o, n) => UpdIdx::Range(self.index_atom(o), self.atom(n)),
+                    })
+                    .collect(),
+                self.atom(v),
+            ),
+            ExpKind::Concat(x, y) => ExpKind::Concat(self.ident(x), self.ident(y)),
+            ExpKind::Replicate(n, v) => ExpKind::Replicate(self.atom(n), self.atom(v)),
         };
         Exp { kind, span: e.span }
     }

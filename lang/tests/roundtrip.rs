@@ -82,7 +82,12 @@ fn ty(lang: Lang) -> BoxedStrategy<Type> {
 }
 
 fn pat(lang: Lang) -> impl Strategy<Value = Pat> {
-    (ident(), ty(lang)).prop_map(|(name, ty)| Pat { name, ty, span: S })
+    (ident(), ty(lang)).prop_map(|(name, ty)| Pat {
+        unique: false,
+        name,
+        ty,
+        span: S,
+    })
 }
 
 fn simple_exp(lang: Lang) -> BoxedStrategy<ExpKind> {

@@ -340,6 +340,7 @@ fn stm(pats: Vec<Pat>, kind: ExpKind) -> Stm {
 
 fn pat(x: &Name, ty: &Ty) -> Pat {
     Pat {
+        unique: false,
         name: ident(x),
         ty: ty.syntax(),
         span: Span::DUMMY,

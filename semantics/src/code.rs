@@ -273,6 +273,13 @@ impl Resolver {
                 self.scopes.pop();
                 Op::Kernel(i, n, b)
             }
+            // TRANSIENT (issue 18 skeleton): the semantics helper replaces this.
+            ExpKind::Loop(..)
+            | ExpKind::Update(..)
+            | ExpKind::Concat(..)
+            | ExpKind::Replicate(..) => {
+                unreachable!("issue 18 skeleton: not yet in the interpreters")
+            }
         };
         // Patterns are bound after the expression; an if-pattern's types may
         // use the pattern's own names, so bind all names, then the types.

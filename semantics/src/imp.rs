@@ -481,6 +481,14 @@ impl Compiler {
                 self.close(mark);
                 Kind::Kernel(k, n, body?)
             }
+            // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
+            StmtKind::For(..) | StmtKind::While(..) => {
+                return Err(stuck(
+                    SKIP,
+                    s.span,
+                    "issue 18 skeleton: loops not yet interpreted",
+                ))
+            }
         };
         Ok(Stmt { kind, span: s.span })
     }
@@ -1746,6 +1754,10 @@ mod tests {
         fn stmts(&mut self, env: &mut RefEnv, ss: &[AstStmt]) -> Result<(), RefErr> {
             for s in ss {
                 match &s.kind {
+                    // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
+                    StmtKind::For(..) | StmtKind::While(..) => {
+                        return Err((SKIP, ErrorKind::Stuck))
+                    }
                     StmtKind::Skip => {}
                     StmtKind::Assert(c, e) => {
                         if Self::se(env, e, ASSERT)? == 0 {

@@ -21,6 +21,7 @@ fn pat(p: &Pat) -> Pat {
     Pat {
         name: p.name.clone(),
         ty: ty(&p.ty),
+        unique: p.unique,
         span: p.span,
     }
 }
@@ -51,6 +52,12 @@ fn stm(s: &Stm) -> Stm {
         ExpKind::Alloc(_) => ExpKind::Scalar(SExp::Atom(Atom::Int(0, s.exp.span))),
         ExpKind::If(c, t, e) => ExpKind::If(c.clone(), body(t), body(e)),
         ExpKind::Kernel(i, n, b) => ExpKind::Kernel(i.clone(), n.clone(), body(b)),
+        ExpKind::Loop(ps, init, form, b) => ExpKind::Loop(
+            ps.iter().map(pat).collect(),
+            init.clone(),
+            form.clone(),
+            body(b),
+        ),
         k => k.clone(),
     };
     Stm {

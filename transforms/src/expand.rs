@@ -567,6 +567,7 @@ impl Expander<'_> {
                 let fresh = self.names.fresh(f.block.as_str());
                 let alloc = Stm {
                     pats: vec![Pat {
+                        unique: false,
                         name: fresh.clone(),
                         ty: Type::Mem(Span::DUMMY),
                         span: Span::DUMMY,
@@ -670,6 +671,7 @@ fn explicit(l: &LmadSyn) -> (SExp, Vec<(Atom, SExp)>) {
 fn scalar_stm(x: &Ident, e: SExp) -> Stm {
     Stm {
         pats: vec![Pat {
+            unique: false,
             name: x.clone(),
             ty: Type::Int(Span::DUMMY),
             span: Span::DUMMY,

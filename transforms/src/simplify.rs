@@ -256,6 +256,14 @@ impl Prop {
             span: s.span,
         };
         match &s.exp.kind {
+            // TRANSIENT (issue 18 skeleton): the lowering helper replaces this.
+            ExpKind::Loop(..)
+            | ExpKind::Update(..)
+            | ExpKind::Concat(..)
+            | ExpKind::Replicate(..) => {
+                let s2 = sub.stm(s);
+                self.emit(s2, out)
+            }
             ExpKind::Scalar(e) => {
                 let e = sub.sexp(e);
                 if sexp_may_fail(&e) {
@@ -628,6 +636,10 @@ fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
         return true;
     }
     match &s.exp.kind {
+        // TRANSIENT (issue 18 skeleton).
+        ExpKind::Loop(..) | ExpKind::Update(..) | ExpKind::Concat(..) | ExpKind::Replicate(..) => {
+            true
+        }
         ExpKind::Scalar(e) => sexp_may_fail(e),
         ExpKind::Alloc(e) => {
             if sexp_may_fail(e) {

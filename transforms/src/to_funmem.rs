@@ -163,6 +163,17 @@ impl Tr {
             }
         };
         Ok(match &s.exp.kind {
+            // TRANSIENT (issue 18 skeleton): the lowering helper replaces this.
+            ExpKind::Loop(..)
+            | ExpKind::Update(..)
+            | ExpKind::Concat(..)
+            | ExpKind::Replicate(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    s.span,
+                    "issue 18 skeleton: not yet lowered",
+                ))
+            }
             ExpKind::Scalar(_) | ExpKind::Index(..) => vec![s.clone()],
             ExpKind::Slice(x, sl) => {
                 let shape = shape_of(first)?;
@@ -393,6 +404,7 @@ pub fn product(shape: &[Atom]) -> SExp {
 
 fn mem_pat(x: &Ident, span: Span) -> Pat {
     Pat {
+        unique: false,
         name: x.clone(),
         ty: Type::Mem(Span::DUMMY),
         span,
@@ -401,6 +413,7 @@ fn mem_pat(x: &Ident, span: Span) -> Pat {
 
 fn int_pat(x: &Ident, span: Span) -> Pat {
     Pat {
+        unique: false,
         name: x.clone(),
         ty: Type::Int(Span::DUMMY),
         span,
@@ -410,6 +423,7 @@ fn int_pat(x: &Ident, span: Span) -> Pat {
 /// `(x: shape int @ block -> lmad)`.
 pub fn array_pat(x: &Ident, shape: &[Atom], block: &Ident, lmad: LmadSyn, span: Span) -> Pat {
     Pat {
+        unique: false,
         name: x.clone(),
         ty: Type::Array(
             ArrayType {

@@ -283,6 +283,17 @@ impl Tr {
             })
         };
         match &s.exp.kind {
+            // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
+            ExpKind::Loop(..)
+            | ExpKind::Update(..)
+            | ExpKind::Concat(..)
+            | ExpKind::Replicate(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    sp,
+                    "issue 18 skeleton: not yet lowered to IMP",
+                ))
+            }
             ExpKind::Scalar(e) => {
                 let x = x()?;
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));

@@ -63,6 +63,36 @@ pub fn exp_names<'a>(e: &'a Exp, f: &mut impl FnMut(&'a Ident)) {
             atom(n, f);
             body_names(b, f);
         }
+        ExpKind::Loop(ps, init, form, b) => {
+            for p in ps {
+                f(&p.name);
+                type_names(&p.ty, f);
+            }
+            init.iter().for_each(|a| atom(a, f));
+            match form {
+                LoopForm::For(i, n) => {
+                    f(i);
+                    atom(n, f);
+                }
+                LoopForm::While(c) => f(c),
+            }
+            body_names(b, f);
+        }
+        ExpKind::Update(x, is, v) => {
+            f(x);
+            for i in is {
+                i.atoms().into_iter().for_each(|a| atom(a, f));
+            }
+            atom(v, f);
+        }
+        ExpKind::Concat(x, y) => {
+            f(x);
+            f(y);
+        }
+        ExpKind::Replicate(n, v) => {
+            atom(n, f);
+            atom(v, f);
+        }
     }
 }
 

@@ -49,6 +49,17 @@ pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
     };
     // The parameters form one pattern: a size may be any parameter.
     c.bind_pattern(&p.params, "parameter")?;
+    for q in &p.params {
+        if q.unique && q.ty.as_array().is_none() {
+            return Err(err(
+                q.ty.span(),
+                format!(
+                    "only an array parameter can be unique (`*`), and `{}` is {}",
+                    q.name.name, q.ty
+                ),
+            ));
+        }
+    }
     c.stms(&p.body.stms)?;
     for x in &p.body.result {
         c.lookup(x)?;
@@ -219,8 +230,12 @@ impl Checker {
     /// Γ ⊢ let p̄ = e: the expression is checked in Γ, the pattern then bound.
     fn stm(&mut self, s: &Stm) -> Result<(), Diagnostic> {
         let construct = construct_name(&s.exp.kind);
-        // Every form but `if` produces exactly one value.
-        if !matches!(s.exp.kind, ExpKind::If(..)) && s.pats.len() != 1 {
+        // Every form but `if`, `loop` and `kernel` produces exactly one value.
+        if !matches!(
+            s.exp.kind,
+            ExpKind::If(..) | ExpKind::Kernel(..) | ExpKind::Loop(..)
+        ) && s.pats.len() != 1
+        {
             return Err(err(
                 s.pats.get(1).map_or(s.span, |p| p.span),
                 format!(
@@ -232,11 +247,13 @@ impl Checker {
         match &s.exp.kind {
             ExpKind::If(c, t, e) => self.t_if(s, c, t, e),
             ExpKind::Kernel(i, n, b) => self.t_kernel(s, i, n, b),
+            ExpKind::Loop(ps, init, form, b) => self.t_loop(s, ps, init, form, b),
             kind => {
                 let p = &s.pats[0];
                 self.t_single(p, kind, construct)?;
                 self.bind_pattern(std::slice::from_ref(p), "binding")?;
-                if let (Lang::FunMem, ExpKind::Scalar(e)) = (self.lang, kind) {
+                // Definitions are known in FUN too: `concat`'s size needs them.
+                if let ExpKind::Scalar(e) = kind {
                     let def = self.unfold(Poly::from_sexp(e));
                     if def.terms().count() <= DEF_TERMS {
                         self.defs.insert(p.name.name.clone(), def);
@@ -278,9 +295,259 @@ impl Checker {
                 let a = self.array(x, construct)?;
                 self.expect_fresh(p, construct, &a.shape)
             }
-            // Checked with their bodies by `t_if` and `t_kernel`.
-            ExpKind::If(..) | ExpKind::Kernel(..) => Ok(()),
+            ExpKind::Update(x, is, v) => self.t_update(p, x, is, v),
+            ExpKind::Concat(x, y) => self.t_concat(p, x, y),
+            ExpKind::Replicate(n, v) => {
+                // T-REPLICATE: `[n]` followed by v's shape, in any layout.
+                self.int_atom(n, "replicate: the count")?;
+                let mut shape = vec![n.clone()];
+                if let Atom::Var(x) = v {
+                    match self.lookup(x)? {
+                        Type::Int(_) => {}
+                        Type::Array(a, _) => shape.extend(a.shape.iter().cloned()),
+                        t => {
+                            return Err(self.mismatch(x, "replicate: the value", "int or array", t))
+                        }
+                    }
+                }
+                self.expect_fresh(p, construct, &shape)
+            }
+            // Checked with their bodies by `t_if`, `t_kernel` and `t_loop`.
+            ExpKind::If(..) | ExpKind::Kernel(..) | ExpKind::Loop(..) => Ok(()),
         }
+    }
+
+    /// T-UPDATE / T-MEM-UPDATE: `x with [idx, ...] = v`. The indices (at
+    /// most x's rank; each an element or an `offset : size` range) leave a
+    /// shape, which v must have (an int when it is empty). The result has
+    /// x's shape and, in FUNMEM, lives in x's block at x's LMAD. (That x is
+    /// not used afterwards is the uniqueness check's business.)
+    fn t_update(&self, p: &Pat, x: &Ident, is: &[UpdIdx], v: &Atom) -> Result<(), Diagnostic> {
+        let a = self.array(x, "update")?;
+        if is.len() > a.shape.len() {
+            return Err(err(
+                x.span,
+                format!(
+                    "update: `{}` has rank {}, but {} are given",
+                    x.name,
+                    a.shape.len(),
+                    count(is.len(), "index")
+                ),
+            ));
+        }
+        let mut rest: Vec<Atom> = Vec::new();
+        for i in is {
+            match i {
+                UpdIdx::Elem(j) => self.int_atom(j, "update: index")?,
+                UpdIdx::Range(o, n) => {
+                    self.int_atom(o, "update: range offset")?;
+                    self.int_atom(n, "update: range size")?;
+                    rest.push(n.clone());
+                }
+            }
+        }
+        rest.extend(a.shape[is.len()..].iter().cloned());
+        match v {
+            Atom::Int(..) if rest.is_empty() => {}
+            Atom::Int(_, sp) => {
+                return Err(err(
+                    *sp,
+                    format!(
+                        "update: the indices leave a sub-array of shape {}, so the new value must be an array of that shape, not an integer",
+                        shape_str(&rest)
+                    ),
+                ))
+            }
+            Atom::Var(y) => {
+                let ty = self.lookup(y)?;
+                let ok = match ty {
+                    Type::Int(_) => rest.is_empty(),
+                    Type::Array(b, _) => b.shape == rest,
+                    Type::Mem(_) => false,
+                };
+                if !ok {
+                    let want = if rest.is_empty() {
+                        "int".to_string()
+                    } else {
+                        format!("{}int", shape_str(&rest))
+                    };
+                    return Err(self.mismatch(y, "update: the new value", &want, ty));
+                }
+            }
+        }
+        let derived = a
+            .mem
+            .as_ref()
+            .map(|m| (m.block.name.clone(), self.poly_lmad(&m.lmad)));
+        self.expect_derived(p, "update", x, &a.shape, derived)
+    }
+
+    /// T-CONCAT: two arrays of equal rank and equal inner sizes; the
+    /// result's outer size is a name or literal equal to the sum of theirs
+    /// (compared as polynomials with scalar definitions unfolded, so
+    /// `let (k: int) = n + m` names it). Fresh, in any layout.
+    fn t_concat(&self, p: &Pat, x: &Ident, y: &Ident) -> Result<(), Diagnostic> {
+        let a = self.array(x, "concat")?;
+        let b = self.array(y, "concat")?;
+        if a.shape.len() != b.shape.len() || a.shape[1..] != b.shape[1..] {
+            return Err(err(
+                y.span,
+                format!(
+                    "concat: `{}` and `{}` must agree in every dimension but the outer one, but they have shapes {} and {}",
+                    x.name,
+                    y.name,
+                    shape_str(&a.shape),
+                    shape_str(&b.shape)
+                ),
+            ));
+        }
+        let Type::Array(r, _) = &p.ty else {
+            return Err(err(
+                p.ty.span(),
+                format!(
+                    "concat produces an array, but `{}` is declared {}",
+                    p.name.name, p.ty
+                ),
+            ));
+        };
+        if r.shape.len() != a.shape.len() || r.shape[1..] != a.shape[1..] {
+            return Err(err(
+                p.ty.span(),
+                format!(
+                    "concat produces an array of shape [k]{}, but `{}` is declared {}",
+                    shape_str(&a.shape[1..]),
+                    p.name.name,
+                    p.ty
+                ),
+            ));
+        }
+        let want = self
+            .atom_poly(&a.shape[0])
+            .add(&self.atom_poly(&b.shape[0]));
+        if self.atom_poly(&r.shape[0]) != want {
+            return Err(err(
+                r.shape[0].span(),
+                format!(
+                    "concat: the result's outer size `{}` must be `{} + {}`; bind it first, as in `let (k: int) = {} + {}`",
+                    r.shape[0], a.shape[0], b.shape[0], a.shape[0], b.shape[0]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// T-LOOP / T-MEM-LOOP: the initial values fit the parameters (their
+    /// types, with the parameters' names replaced by the initial atoms);
+    /// the body, with the parameters (and a `for`'s index) bound, returns
+    /// into the parameters (T-RESULT); the statement's pattern has the
+    /// parameters' types with their names replaced by the pattern's. In
+    /// FUNMEM a parameter array names a parameter block and LMAD variables,
+    /// so each iteration may return its array anywhere (existential memory).
+    fn t_loop(
+        &mut self,
+        s: &Stm,
+        ps: &[Pat],
+        init: &[Atom],
+        form: &LoopForm,
+        b: &Body,
+    ) -> Result<(), Diagnostic> {
+        if init.len() != ps.len() {
+            return Err(err(
+                init.last().map_or(s.exp.span, |a| a.span()),
+                format!(
+                    "loop: {} declared, but {} given",
+                    count(ps.len(), "parameter"),
+                    count(init.len(), "initial value")
+                ),
+            ));
+        }
+        if let LoopForm::For(_, n) = form {
+            self.int_atom(n, "loop: the bound")?;
+        }
+        let to_init = Subst(
+            ps.iter()
+                .zip(init)
+                .map(|(p, a)| (p.name.name.clone(), a.clone()))
+                .collect(),
+        );
+        for (p, a) in ps.iter().zip(init) {
+            let want = to_init.ty(&p.ty);
+            let ok = match (a, &want) {
+                (Atom::Int(..), Type::Int(_)) => true,
+                (Atom::Int(..), _) => false,
+                (Atom::Var(x), _) => self.types_equal(self.lookup(x)?, &want),
+            };
+            if !ok {
+                let found = match a {
+                    Atom::Var(x) => self.lookup(x)?.to_string(),
+                    Atom::Int(..) => "int".into(),
+                };
+                return Err(err(
+                    a.span(),
+                    format!(
+                        "loop: the initial value `{a}` of type {found} does not fit the parameter `{}`, which needs type {want}",
+                        p.name.name
+                    ),
+                )
+                .with_label(p.span, "parameter declared here"));
+            }
+        }
+        self.env.open();
+        let r = self.loop_body(ps, form, b);
+        self.env.close();
+        r?;
+        if s.pats.len() != ps.len() {
+            return Err(err(
+                s.pats.get(ps.len()).map_or(s.span, |p| p.span),
+                format!(
+                    "loop: the loop has {}, but the pattern binds {}",
+                    count(ps.len(), "parameter"),
+                    count(s.pats.len(), "name")
+                ),
+            ));
+        }
+        self.bind_pattern(&s.pats, "binding")?;
+        let to_pat = Subst(
+            ps.iter()
+                .zip(&s.pats)
+                .map(|(p, q)| (p.name.name.clone(), Atom::Var(q.name.clone())))
+                .collect(),
+        );
+        for (p, q) in ps.iter().zip(&s.pats) {
+            let want = to_pat.ty(&p.ty);
+            if !self.types_equal(&q.ty, &want) {
+                return Err(err(
+                    q.ty.span(),
+                    format!(
+                        "loop: `{}` binds the final value of parameter `{}`, so it needs type {want}, not {}",
+                        q.name.name, p.name.name, q.ty
+                    ),
+                )
+                .with_label(p.span, "parameter declared here"));
+            }
+        }
+        Ok(())
+    }
+
+    fn loop_body(&mut self, ps: &[Pat], form: &LoopForm, b: &Body) -> Result<(), Diagnostic> {
+        self.bind_pattern(ps, "loop parameter")?;
+        match form {
+            LoopForm::For(i, _) => self.bind(i, Type::Int(i.span))?,
+            LoopForm::While(c) => {
+                if !ps.iter().any(|p| p.name.name == c.name) {
+                    return Err(err(
+                        c.span,
+                        format!(
+                            "loop: the condition of `while` must be a loop parameter, and `{}` is not one",
+                            c.name
+                        ),
+                    ));
+                }
+                self.int_var(c, "while: the condition")?;
+            }
+        }
+        self.stms(&b.stms)?;
+        self.t_result(ps, b, "loop", "the body")
     }
 
     fn expect_int(&self, p: &Pat, construct: &str) -> Result<(), Diagnostic> {
@@ -435,49 +702,52 @@ impl Checker {
             self.env.open();
             let r = self
                 .stms(&b.stms)
-                .and_then(|()| self.t_result(&s.pats, b, &format!("the {which} branch")));
+                .and_then(|()| self.t_result(&s.pats, b, "if", &format!("the {which} branch")));
             self.env.close();
             r?;
         }
         self.bind_pattern(&s.pats, "binding")
     }
 
-    /// T-KERNEL / T-MEM-KERNEL: `kernel i < n` makes an array `[n]τ` whose
-    /// element type τ is the body's result type and depends only on names
-    /// bound outside the kernel.
+    /// T-KERNEL / T-MEM-KERNEL: `kernel i < n` makes one array `[n]τ` per
+    /// pattern element, whose element type τ is the type of the body's
+    /// corresponding result and depends only on names bound outside the
+    /// kernel.
     fn t_kernel(&mut self, s: &Stm, i: &Ident, n: &Atom, b: &Body) -> Result<(), Diagnostic> {
         self.int_atom(n, "kernel: the bound")?;
-        let p = &s.pats[0];
-        let (outer, shape) = match &p.ty {
-            Type::Array(a, _) if !a.shape.is_empty() => (&a.shape[0], &a.shape),
-            t => {
+        for p in &s.pats {
+            let outer = match &p.ty {
+                Type::Array(a, _) if !a.shape.is_empty() => &a.shape[0],
+                t => {
+                    return Err(err(
+                        t.span(),
+                        format!(
+                            "kernel produces arrays, but `{}` is declared {t}",
+                            p.name.name
+                        ),
+                    ))
+                }
+            };
+            if outer != n {
                 return Err(err(
-                    t.span(),
-                    format!(
-                        "kernel produces an array, but `{}` is declared {t}",
-                        p.name.name
-                    ),
-                ))
+                    outer.span(),
+                    format!("kernel: the result's outer size must be the kernel's bound `{n}`, but it is `{outer}`"),
+                ));
             }
-        };
-        if outer != n {
-            return Err(err(
-                outer.span(),
-                format!("kernel: the result's outer size must be the kernel's bound `{n}`, but it is `{outer}`"),
-            ));
+            // The pattern's types are checked in Γ: the element type cannot
+            // mention the index or the body's names.
+            self.well_formed(&p.ty).map_err(|d| {
+                d.with_note(
+                    "a kernel's result type may use only names bound outside the kernel (T-KERNEL)",
+                )
+            })?;
         }
-        // The pattern's types are checked in Γ: the element type cannot
-        // mention the index or the body's names.
-        self.well_formed(&p.ty).map_err(|d| {
-            d.with_note(
-                "a kernel's result type may use only names bound outside the kernel (T-KERNEL)",
-            )
-        })?;
-        if b.result.len() != 1 {
+        if b.result.len() != s.pats.len() {
             return Err(err(
                 b.span,
                 format!(
-                    "kernel: the body must return one value, but it returns {}",
+                    "kernel: the body must return one value per result array ({}), but it returns {}",
+                    s.pats.len(),
                     count(b.result.len(), "value")
                 ),
             ));
@@ -487,44 +757,53 @@ impl Checker {
             .bind(i, Type::Int(i.span))
             .and_then(|()| self.stms(&b.stms))
             .and_then(|()| {
-                let x = &b.result[0];
-                let ty = self.lookup(x)?;
-                let elem = &shape[1..];
-                let ok = match ty {
-                    Type::Int(_) => elem.is_empty(),
-                    Type::Array(a, _) => a.shape == elem,
-                    Type::Mem(_) => false,
-                };
-                if ok {
-                    return Ok(());
+                for (p, x) in s.pats.iter().zip(&b.result) {
+                    let Type::Array(pa, _) = &p.ty else { continue };
+                    let ty = self.lookup(x)?;
+                    let elem = &pa.shape[1..];
+                    let ok = match ty {
+                        Type::Int(_) => elem.is_empty(),
+                        Type::Array(a, _) => a.shape == elem,
+                        Type::Mem(_) => false,
+                    };
+                    if ok {
+                        continue;
+                    }
+                    let want = if elem.is_empty() {
+                        "int".to_string()
+                    } else {
+                        format!("{}int", shape_str(elem))
+                    };
+                    return Err(err(
+                        x.span,
+                        format!(
+                            "kernel: each iteration must return {want} to make `{}`, but `{}` is {ty}",
+                            p.ty, x.name
+                        ),
+                    )
+                    .with_label(p.ty.span(), "result type declared here"));
                 }
-                let want = if elem.is_empty() {
-                    "int".to_string()
-                } else {
-                    format!("{}int", shape_str(elem))
-                };
-                Err(err(
-                    x.span,
-                    format!(
-                        "kernel: each iteration must return {want} to make `{}`, but `{}` is {ty}",
-                        p.ty, x.name
-                    ),
-                )
-                .with_label(p.ty.span(), "result type declared here"))
+                Ok(())
             });
         self.env.close();
         r?;
-        self.bind_pattern(std::slice::from_ref(p), "binding")
+        self.bind_pattern(&s.pats, "binding")
     }
 
     /// T-RESULT: `Γ ⊢ p̄ ← in (x̄)` holds when each `Γ(x_i) = S(τ_i)`, S
     /// mapping the pattern's names to the result names.
-    fn t_result(&self, pats: &[Pat], b: &Body, which: &str) -> Result<(), Diagnostic> {
+    fn t_result(
+        &self,
+        pats: &[Pat],
+        b: &Body,
+        construct: &str,
+        which: &str,
+    ) -> Result<(), Diagnostic> {
         if pats.len() != b.result.len() {
             return Err(err(
                 b.span,
                 format!(
-                    "if: {which} returns {}, but the pattern binds {}",
+                    "{construct}: {which} returns {}, but the pattern binds {}",
                     count(b.result.len(), "value"),
                     count(pats.len(), "name")
                 ),
@@ -543,7 +822,7 @@ impl Checker {
                 return Err(err(
                     x.span,
                     format!(
-                        "if: {which} returns `{}` of type {found} for the binding `{}`, which needs type {want}",
+                        "{construct}: {which} returns `{}` of type {found} for the binding `{}`, which needs type {want}",
                         x.name, p.name.name
                     ),
                 )
@@ -566,6 +845,10 @@ fn construct_name(e: &ExpKind) -> &'static str {
         ExpKind::Iota(_) => "iota",
         ExpKind::Copy(_) => "copy",
         ExpKind::Alloc(_) => "alloc",
+        ExpKind::Loop(..) => "loop",
+        ExpKind::Update(..) => "update",
+        ExpKind::Concat(..) => "concat",
+        ExpKind::Replicate(..) => "replicate",
     }
 }
 

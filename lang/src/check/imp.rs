@@ -254,6 +254,20 @@ impl Checker {
                 self.env.close();
                 r
             }
+            // T-IMP-FOR: a sequential loop; its index is read-only, and it
+            // may assign variables declared outside it.
+            StmtKind::For(i, n, b) => {
+                self.sexp(n)?;
+                self.env.open();
+                let r = self.env.bind(i, Var::Index).and_then(|()| self.stmts(b));
+                self.env.close();
+                r
+            }
+            // T-IMP-WHILE: the condition is an int variable in scope.
+            StmtKind::While(c, b) => {
+                self.expect(c, ImpType::Int, "while: the condition")?;
+                self.scoped(b)
+            }
         }
     }
 }
