@@ -5,7 +5,9 @@
 //! binder (parameter, pattern name, kernel index) gets its own slot in one
 //! flat frame, and every use refers to its binder's slot. Names never shadow
 //! (docs/language.md, Conventions), so slots can be given in binding order; sibling scopes
-//! reuse names but get distinct slots. The tree keeps the paper's shape:
+//! reuse names but get distinct slots; a loop's parameters and `for` index
+//! are bound in its body's scope, and its pattern after it. The tree keeps
+//! the paper's shape:
 //! the interpreters' rules match on it as the paper's rules match on syntax.
 
 use crate::error::EvalError;
@@ -87,6 +89,42 @@ pub enum Op {
     Iota(AtomC),
     Copy(Slot),
     Alloc(SE),
+    /// `loop p̄ = (ā) form do b`: the parameters (bound in the body's
+    /// scope), their initial values (resolved outside), how it runs, the
+    /// body, and for each initial value whether this is the last use of
+    /// its variable (see [`Op::Update`]).
+    Loop(Vec<PatC>, Vec<AtomC>, LoopC, Block, Vec<bool>),
+    /// `x with [idx, ...] = v`, and whether this is the last use of x: x
+    /// is bound in the innermost block that runs the statement (or is a
+    /// program or loop parameter of that block) and no later statement or
+    /// result of the block names it. Then its value may move out of the
+    /// frame instead of being shared, so that its buffer may be written in
+    /// place. (The type checker's uniqueness rules make every update
+    /// such a last use; the interpreters do not rely on it.)
+    Update(Slot, Vec<UpdC>, AtomC, bool),
+    /// `concat x y`.
+    Concat(Slot, Slot),
+    /// `replicate n v`.
+    Replicate(AtomC, AtomC),
+}
+
+/// How a loop runs, resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum LoopC {
+    /// `for i < n`: the index's slot (bound in the body's scope) and the
+    /// bound (resolved outside).
+    For(Slot, AtomC),
+    /// `while p`: the slot of the parameter tested.
+    While(Slot),
+}
+
+/// One index of an in-place update, resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum UpdC {
+    /// `j`: one element (the dimension disappears).
+    Elem(AtomC),
+    /// `o : n`: a range (the dimension stays, of size n).
+    Range(AtomC, AtomC),
 }
 
 /// A statement resolved.
@@ -109,6 +147,22 @@ pub struct Block {
     pub stms: Vec<Stm>,
     /// The result slots.
     pub result: Vec<Slot>,
+    /// The first slot bound inside the block: a result slot at or above it
+    /// names a value of the block's own, which nothing reads once the
+    /// block is done (a later run of the block binds it again first), so
+    /// the interpreters may move it out rather than share it.
+    pub first: Slot,
+}
+
+impl Block {
+    /// Whether result `k` may be moved out of the frame when the block is
+    /// done: bound at or above `local` (the block's own slots, or a loop's
+    /// parameters too) and not named again by a later result.
+    #[inline]
+    pub fn movable(&self, k: usize, local: Slot) -> bool {
+        let r = self.result[k];
+        r >= local && !self.result[k + 1..].contains(&r)
+    }
 }
 
 /// A program resolved.
@@ -139,7 +193,7 @@ pub fn resolve(p: &ast::Program) -> Code {
         .zip(&p.params)
         .map(|(slot, q)| r.pat(slot, q))
         .collect();
-    let body = r.block(&p.body);
+    let body = r.block(&p.body, Some(0));
     Code {
         params,
         body,
@@ -228,12 +282,21 @@ impl Resolver {
         }
     }
 
-    fn block(&mut self, b: &ast::Body) -> Block {
+    /// A body; `local` is the first slot of the values that belong to it
+    /// (its own, or also its loop's or program's parameters), by default
+    /// its own.
+    fn block(&mut self, b: &ast::Body, local: Option<Slot>) -> Block {
         self.scopes.push(HashMap::new());
-        let stms = b.stms.iter().map(|s| self.stm(s)).collect();
-        let result = b.result.iter().map(|x| self.lookup(&x.name)).collect();
+        let first = self.next;
+        let mut stms: Vec<Stm> = b.stms.iter().map(|s| self.stm(s)).collect();
+        let result: Vec<Slot> = b.result.iter().map(|x| self.lookup(&x.name)).collect();
         self.scopes.pop();
-        Block { stms, result }
+        last_uses(&mut stms, &result, local.unwrap_or(first));
+        Block {
+            stms,
+            result,
+            first,
+        }
     }
 
     fn stm(&mut self, s: &ast::Stm) -> Stm {
@@ -263,23 +326,57 @@ impl Resolver {
             ExpKind::Iota(n) => Op::Iota(self.atom(n)),
             ExpKind::If(c, t, e) => {
                 let c = self.lookup(&c.name);
-                Op::If(c, self.block(t), self.block(e))
+                Op::If(c, self.block(t, None), self.block(e, None))
             }
             ExpKind::Kernel(i, n, b) => {
                 let n = self.atom(n);
                 self.scopes.push(HashMap::new());
                 let i = self.bind(&i.name);
-                let b = self.block(b);
+                let b = self.block(b, None);
                 self.scopes.pop();
                 Op::Kernel(i, n, b)
             }
-            // TRANSIENT (issue 18 skeleton): the semantics helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                unreachable!("issue 18 skeleton: not yet in the interpreters")
+            ExpKind::Loop(ps, init, form, b) => {
+                // The initial values and a `for`'s bound are outside the
+                // loop; the parameters and the index are the body's.
+                let init = init.iter().map(|a| self.atom(a)).collect();
+                let bound = match form {
+                    ast::LoopForm::For(_, n) => self.atom(n),
+                    ast::LoopForm::While(_) => AtomC::Const(0),
+                };
+                self.scopes.push(HashMap::new());
+                let local = self.next;
+                let slots: Vec<Slot> = ps.iter().map(|p| self.bind_pat(p)).collect();
+                let params = slots
+                    .into_iter()
+                    .zip(ps)
+                    .map(|(k, p)| self.pat(k, p))
+                    .collect();
+                let form = match form {
+                    ast::LoopForm::For(i, _) => LoopC::For(self.bind(&i.name), bound),
+                    ast::LoopForm::While(c) => LoopC::While(self.lookup(&c.name)),
+                };
+                let b = self.block(b, Some(local));
+                self.scopes.pop();
+                let moves = vec![false; ps.len()];
+                Op::Loop(params, init, form, b, moves)
             }
+            ExpKind::Update(x, is, v) => {
+                let x = var(self, x);
+                let is = is
+                    .iter()
+                    .map(|i| match i {
+                        ast::UpdIdx::Elem(j) => UpdC::Elem(self.atom(j)),
+                        ast::UpdIdx::Range(o, n) => UpdC::Range(self.atom(o), self.atom(n)),
+                    })
+                    .collect();
+                Op::Update(x, is, self.atom(v), false)
+            }
+            ExpKind::Concat(x, y) => {
+                let x = var(self, x);
+                Op::Concat(x, self.lookup(&y.name))
+            }
+            ExpKind::Replicate(n, v) => Op::Replicate(self.atom(n), self.atom(v)),
         };
         // Patterns are bound after the expression; an if-pattern's types may
         // use the pattern's own names, so bind all names, then the types.
@@ -295,6 +392,160 @@ impl Resolver {
             operand,
             span: s.span,
         }
+    }
+}
+
+/// Marks the updates and loop initial values that are their variable's
+/// last use in a block (see [`Op::Update`]): the variable is `local` (at
+/// or above that slot), no later statement or result names it, and the
+/// statement names it only there.
+fn last_uses(stms: &mut [Stm], result: &[Slot], local: Slot) {
+    if !stms
+        .iter()
+        .any(|s| matches!(s.op, Op::Loop(..) | Op::Update(..)))
+    {
+        return;
+    }
+    let mut last: HashMap<Slot, usize> = HashMap::new();
+    for (k, s) in stms.iter().enumerate() {
+        stm_slots(s, &mut |x| {
+            last.insert(x, k);
+        });
+    }
+    for &r in result {
+        last.insert(r, usize::MAX);
+    }
+    for (k, s) in stms.iter_mut().enumerate() {
+        // How often the statement names each slot.
+        let mut uses: HashMap<Slot, usize> = HashMap::new();
+        if matches!(s.op, Op::Loop(..) | Op::Update(..)) {
+            stm_slots(s, &mut |x| *uses.entry(x).or_default() += 1);
+        }
+        let dies = |x: Slot, times: usize| {
+            x >= local && last.get(&x) == Some(&k) && uses.get(&x) == Some(&times)
+        };
+        match &mut s.op {
+            Op::Loop(_, init, _, _, moves) => {
+                for (m, a) in moves.iter_mut().zip(init.iter()) {
+                    *m = matches!(*a, AtomC::Slot(x) if dies(x, 1));
+                }
+            }
+            Op::Update(x, _, v, last_use) => {
+                let times = if matches!(*v, AtomC::Slot(y) if y == *x) {
+                    2
+                } else {
+                    1
+                };
+                *last_use = dies(*x, times);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every slot a statement reads (its pattern's types and its
+/// expression, nested bodies included).
+fn stm_slots(s: &Stm, f: &mut impl FnMut(Slot)) {
+    for p in &s.pats {
+        ty_slots(&p.ty, f);
+    }
+    let atom = |a: &AtomC, f: &mut dyn FnMut(Slot)| {
+        if let AtomC::Slot(k) = *a {
+            f(k)
+        }
+    };
+    match &s.op {
+        Op::Scalar(e) | Op::Alloc(e) => se_slots(e, f),
+        Op::Index(x, idx) => {
+            f(*x);
+            idx.iter().for_each(|a| atom(a, f));
+        }
+        Op::Slice(x, sl) => {
+            f(*x);
+            for (o, n) in sl {
+                atom(o, f);
+                atom(n, f);
+            }
+        }
+        Op::Transpose(x) | Op::Copy(x) => f(*x),
+        Op::If(c, t, e) => {
+            f(*c);
+            block_slots(t, f);
+            block_slots(e, f);
+        }
+        Op::Kernel(_, n, b) => {
+            atom(n, f);
+            block_slots(b, f);
+        }
+        Op::Iota(n) => atom(n, f),
+        Op::Loop(ps, init, form, b, _) => {
+            for p in ps {
+                ty_slots(&p.ty, f);
+            }
+            init.iter().for_each(|a| atom(a, f));
+            if let LoopC::For(_, n) = form {
+                atom(n, f);
+            }
+            block_slots(b, f);
+        }
+        Op::Update(x, is, v, _) => {
+            f(*x);
+            for i in is {
+                match i {
+                    UpdC::Elem(j) => atom(j, f),
+                    UpdC::Range(o, n) => {
+                        atom(o, f);
+                        atom(n, f);
+                    }
+                }
+            }
+            atom(v, f);
+        }
+        Op::Concat(x, y) => {
+            f(*x);
+            f(*y);
+        }
+        Op::Replicate(n, v) => {
+            atom(n, f);
+            atom(v, f);
+        }
+    }
+}
+
+fn block_slots(b: &Block, f: &mut impl FnMut(Slot)) {
+    for s in &b.stms {
+        stm_slots(s, f);
+    }
+    b.result.iter().for_each(|&r| f(r));
+}
+
+fn ty_slots(t: &TyC, f: &mut impl FnMut(Slot)) {
+    if let TyC::Array { shape, mem } = t {
+        for a in shape {
+            if let AtomC::Slot(k) = *a {
+                f(k);
+            }
+        }
+        if let Some((blk, l)) = mem {
+            f(*blk);
+            se_slots(&l.offset, f);
+            for (n, s) in &l.dims {
+                se_slots(n, f);
+                se_slots(s, f);
+            }
+        }
+    }
+}
+
+fn se_slots(e: &SE, f: &mut impl FnMut(Slot)) {
+    match e {
+        SE::Const(_) => {}
+        SE::Slot(k) => f(*k),
+        SE::Bin(_, a, b) => {
+            se_slots(a, f);
+            se_slots(b, f);
+        }
+        SE::Un(_, a) => se_slots(a, f),
     }
 }
 
