@@ -323,3 +323,71 @@ fn mem_a_loop_inside_a_kernel_iteration_races_on_a_shared_scratch_block() {
     assert!(matches!(mem(p, "2"), Err(RefOutcome::Race { .. })));
     assert_eq!(mem_ok(p, "1"), "[0i64]");
 }
+
+// ---- generated FUNMEM programs ----
+
+use funmem_oracle::gen_mem::{gen_funmem, gen_funmem_valid_with, gen_funmem_with};
+use funmem_oracle::{GenConfig, Rng};
+use rand::SeedableRng;
+
+/// How often each construct occurs in these programs' text.
+fn count_constructs(text: &str, counts: &mut [usize; 6]) {
+    for (k, w) in [
+        " loop ",
+        " with [",
+        " concat ",
+        " replicate ",
+        "while ",
+        "for ",
+    ]
+    .iter()
+    .enumerate()
+    {
+        counts[k] += text.matches(w).count();
+    }
+}
+
+#[test]
+fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_reference() {
+    let cfg = GenConfig::default();
+    let mut counts = [0usize; 6];
+    let mut multi = 0;
+    let (mut results, mut other) = (0, 0);
+    for seed in 0..300u64 {
+        for valid in [false, true] {
+            let mut rng = Rng::seed_from_u64(seed);
+            let case = if valid {
+                gen_funmem_valid_with(&mut rng, &cfg, 0.4)
+            } else {
+                gen_funmem_with(&mut rng, &cfg, 0.4)
+            };
+            let text = funmem_lang::print::program(&case.program);
+            if let Err(d) = check_program(&case.program) {
+                panic!("seed {seed}: {}\n{text}", d.message);
+            }
+            count_constructs(&text, &mut counts);
+            multi += text
+                .lines()
+                .filter(|l| l.contains("= kernel") && l.matches(": [").count() > 1)
+                .count();
+            match reference_heap(&case.program, &case.inputs, 1_000_000) {
+                RefOutcome::Results(_) => results += 1,
+                _ => other += 1,
+            }
+        }
+    }
+    assert!(counts.iter().all(|&c| c > 20), "{counts:?}");
+    assert!(multi > 20, "{multi}");
+    assert!(results > 300, "{results} {other}");
+}
+
+#[test]
+fn a_share_of_zero_leaves_the_programs_as_they_were() {
+    let cfg = GenConfig::default();
+    for seed in 0..50u64 {
+        let a = gen_funmem(&mut Rng::seed_from_u64(seed), &cfg);
+        let b = gen_funmem_with(&mut Rng::seed_from_u64(seed), &cfg, 0.0);
+        assert_eq!(a.program, b.program);
+        assert_eq!(a.inputs, b.inputs);
+    }
+}
