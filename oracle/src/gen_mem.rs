@@ -1763,7 +1763,13 @@ impl Gen<'_> {
             if k == at {
                 match flavor {
                     Flavor::Valid => {}
+                    Flavor::Race if self.share > 0.0 && self.coin(self.share) => {
+                        self.race18_hazard(&mut sc, &mut out)
+                    }
                     Flavor::Race => self.race_hazard(&mut sc, &mut out),
+                    Flavor::Fail if self.share > 0.0 && self.coin(self.share) => {
+                        self.fail18_stm(&mut sc, &mut out)
+                    }
                     Flavor::Invalid if input_hazard => {}
                     Flavor::Invalid => self.invalid_hazard(&mut sc, &mut out),
                     Flavor::Fail => {
@@ -1896,11 +1902,25 @@ impl Gen<'_> {
     /// and every array in its block (which may alias it), leave the scope:
     /// the update consumes x.
     fn emit_update(&mut self, sc: &mut Scope, x: &Arr, out: &mut Vec<String>) -> Arr {
+        self.update_at(sc, x, false, out)
+    }
+
+    /// [`Gen::emit_update`]; when `bad`, one index or range is one past
+    /// its dimension (stuck).
+    fn update_at(&mut self, sc: &mut Scope, x: &Arr, bad: bool, out: &mut Vec<String>) -> Arr {
         let k = self.range(1, x.shape.len() as i64) as usize;
+        let wrong = bad.then(|| self.range(0, k as i64 - 1) as usize);
         let mut idx = Vec::new();
         let mut rest = Vec::new();
-        for dim in &x.shape[..k] {
-            if dim.val > 0 && self.coin(0.5) {
+        for (d, dim) in x.shape[..k].iter().enumerate() {
+            if wrong == Some(d) {
+                if self.coin(0.5) {
+                    idx.push(dim.atom.clone());
+                } else {
+                    idx.push(format!("{} : 1", dim.atom));
+                    rest.push(lit(1));
+                }
+            } else if dim.val > 0 && self.coin(0.5) {
                 let j = self.index_atom(sc, dim.val).unwrap_or_else(|| "0".into());
                 idx.push(j);
             } else {
@@ -2273,6 +2293,19 @@ impl Gen<'_> {
     fn loop_in_place_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
         let shape = self.shape(sc);
         let place = self.alloc_place(&shape, out);
+        self.loop_in_place_at(sc, &shape, place, out);
+    }
+
+    /// A fresh array at `place` updated in place by a loop; gives the
+    /// loop's result.
+    fn loop_in_place_at(
+        &mut self,
+        sc: &mut Scope,
+        shape: &[Size],
+        place: Place,
+        out: &mut Vec<String>,
+    ) -> Arr {
+        let shape = shape.to_vec();
         let x = self.fill(sc, &shape, place.clone(), &KHaz::None, out);
         sc.arrs.retain(|a| a.place.block != x.place.block);
         let (f, t) = self.form(sc, out);
@@ -2313,7 +2346,88 @@ impl Gen<'_> {
             vec![m.clone(), y.name],
             out,
         );
-        sc.bind(r, shape, at(&rm));
+        sc.bind(r, shape, at(&rm))
+    }
+
+    /// A racing kernel of the new constructs: two results of which one
+    /// has an outer stride 0, or iterations that each build an array in
+    /// one shared scratch place and update it there in a loop.
+    fn race18_hazard(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let b = self.size_min(sc, 2);
+        let i = self.name("i");
+        let mut bs = sc.clone();
+        bs.top = false;
+        bs.depth = sc.depth.saturating_sub(1);
+        bs.ints.push(i.clone());
+        bs.idx.push((i.clone(), b.val));
+        let shape = vec![b.clone()];
+        let place = self.alloc_place(&shape, out);
+        let x = self.name("x");
+        let mut body = Vec::new();
+        if self.coin(0.5) {
+            let k = self.range(0, 2);
+            let mb = self.name("mb");
+            out.push(format!("let ({mb}: mem) = alloc {}", k + 1));
+            let zplace = Place {
+                block: mb,
+                offset: k.to_string(),
+                strides: vec!["0".into()],
+                rm: false,
+            };
+            let (r1, r2, z) = (self.name("r"), self.name("r"), self.name("x"));
+            let (e1, e2) = (self.sexp(&bs, 2), self.sexp(&bs, 2));
+            body.push(format!("let ({r1}: int) = {e1}"));
+            body.push(format!("let ({r2}: int) = {e2}"));
+            out.push(format!(
+                "let ({x}: {}) ({z}: {}) = kernel {i} < {} do",
+                ty(&shape, &place),
+                ty(&shape, &zplace),
+                b.atom
+            ));
+            out.extend(indent(body));
+            out.push(format!("  in ({r1}, {r2})"));
+            self.add_arr(sc, z, shape.clone(), zplace);
+        } else {
+            let inner = vec![self.size_min(sc, 1)];
+            let scratch = self.alloc_place(&inner, out);
+            let r = self.loop_in_place_at(&mut bs, &inner, scratch, &mut body);
+            let v = self.name("v");
+            let j = self
+                .index_atom(&bs, r.shape[0].val)
+                .unwrap_or_else(|| "0".into());
+            body.push(format!("let ({v}: int) = {}[{j}]", r.name));
+            out.push(format!(
+                "let ({x}: {}) = kernel {i} < {} do",
+                ty(&shape, &place),
+                b.atom
+            ));
+            out.extend(indent(body));
+            out.push(format!("  in ({v})"));
+        }
+        self.add_arr(sc, x, shape, place);
+    }
+
+    /// A statement of the new constructs that gets stuck: an update one
+    /// past its array's end, or a `replicate` of a negative count.
+    fn fail18_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        if self.coin(0.7) {
+            let shape: Vec<Size> = (0..self.range(1, 2))
+                .map(|_| self.size_min(sc, 0))
+                .collect();
+            let place = self.alloc_place(&shape, out);
+            let x = self.fill(sc, &shape, place, &KHaz::None, out);
+            self.update_at(sc, &x, true, out);
+        } else {
+            let k = self.name("k");
+            out.push(format!("let ({k}: int) = 0 - {}", self.range(1, 2)));
+            let mb = self.name("mb");
+            out.push(format!("let ({mb}: mem) = alloc 4"));
+            let x = self.name("x");
+            let v = self.int_atom(sc);
+            out.push(format!(
+                "let ({x}: [{k}]int @ {mb} -> R({k})) = replicate {k} {v}"
+            ));
+        }
     }
 
     /// A 1-D array growing by one element each iteration (its size is a

@@ -352,7 +352,7 @@ fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_referenc
     let cfg = GenConfig::default();
     let mut counts = [0usize; 6];
     let mut multi = 0;
-    let (mut results, mut other) = (0, 0);
+    let (mut results, mut stuck, mut races) = (0, 0, 0);
     for seed in 0..300u64 {
         for valid in [false, true] {
             let mut rng = Rng::seed_from_u64(seed);
@@ -372,13 +372,22 @@ fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_referenc
                 .count();
             match reference_heap(&case.program, &case.inputs, 1_000_000) {
                 RefOutcome::Results(_) => results += 1,
-                _ => other += 1,
+                RefOutcome::Stuck(_) => stuck += 1,
+                RefOutcome::Race { .. } => {
+                    assert!(!valid, "seed {seed} races:\n{text}");
+                    races += 1
+                }
+                o => panic!("seed {seed}: {o:?}\n{text}"),
             }
         }
     }
+    eprintln!("{counts:?} {multi} {results} {stuck} {races}");
     assert!(counts.iter().all(|&c| c > 20), "{counts:?}");
     assert!(multi > 20, "{multi}");
-    assert!(results > 300, "{results} {other}");
+    assert!(
+        results > 300 && stuck > 30 && races > 20,
+        "{results} {stuck} {races}"
+    );
 }
 
 #[test]
