@@ -310,6 +310,7 @@ fn report(s: &Summary, json: bool) -> ExitCode {
                 d => format!(" (and {d} more programs failing alike)"),
             }
         );
+        println!("{}", s.constructs.line(s.programs));
         for line in share_lines(&s.tally) {
             println!("{line}");
         }
