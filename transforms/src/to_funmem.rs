@@ -469,7 +469,10 @@ impl Tr {
                 continue;
             };
             let Atom::Var(x) = a else {
-                return Err(bad(a.span(), "an array parameter's initial value must be an array"));
+                return Err(bad(
+                    a.span(),
+                    "an array parameter's initial value must be an array",
+                ));
             };
             let (xblock, l) = self.memory(x)?;
             params.extend(self.existential(p, at, *sp));
