@@ -62,6 +62,8 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
     let mut tr = Tr {
         names: Names::of_program(p),
         env: HashMap::default(),
+        #[cfg(feature = "planted-faults")]
+        updated: Default::default(),
     };
     let mut params = Vec::new();
     for q in &p.params {
@@ -131,6 +133,10 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
 struct Tr {
     names: Names,
     env: HashMap<Name, Type>,
+    /// The arrays that some update of the body being lowered consumes
+    /// (filled only for the planted fault `UpdateFreshBlock`).
+    #[cfg(feature = "planted-faults")]
+    updated: rustc_hash::FxHashSet<Name>,
 }
 
 impl Tr {
@@ -140,6 +146,14 @@ impl Tr {
 
     /// TransformStms: each statement in turn, extending the environment.
     fn transform_stms(&mut self, stms: &[Stm]) -> Result<Vec<Stm>, Diagnostic> {
+        #[cfg(feature = "planted-faults")]
+        if crate::fault::active(crate::fault::Fault::UpdateFreshBlock) {
+            for s in stms {
+                if let ExpKind::Update(x, ..) = &s.exp.kind {
+                    self.updated.insert(x.name.clone());
+                }
+            }
+        }
         let mut out = Vec::with_capacity(stms.len());
         for s in stms {
             for t in self.transform_stm(s)? {
@@ -271,6 +285,22 @@ impl Tr {
                     span: s.span,
                 });
                 out
+            }
+            #[cfg(feature = "planted-faults")]
+            ExpKind::Copy(x)
+                if crate::fault::active(crate::fault::Fault::UpdateFreshBlock)
+                    && self.updated.contains(&s.pats[0].name.name) =>
+            {
+                let shape = shape_of(first)?;
+                let (block, l) = self.memory(x)?;
+                let p = &s.pats[0];
+                one(array_pat(
+                    &p.name,
+                    &shape,
+                    &block,
+                    lmad_syn(&shape, &l),
+                    p.span,
+                ))
             }
             ExpKind::Iota(_) | ExpKind::Copy(_) => {
                 let shape = shape_of(first)?;
@@ -500,9 +530,41 @@ impl Tr {
             self.support(x, &xblock, &l, &mut stms, &mut result);
         }
         let mut pats = Vec::new();
-        for q in &s.pats {
+        #[allow(unused_mut)]
+        let mut after: Vec<Stm> = Vec::new();
+        for (k, q) in s.pats.iter().enumerate() {
             match &q.ty {
-                Type::Array(a, sp) => pats.extend(self.existential(q, a, *sp)),
+                Type::Array(a, sp) => {
+                    #[cfg(feature = "planted-faults")]
+                    if crate::fault::active(crate::fault::Fault::LoopResultParamBlock) {
+                        if let Some(Atom::Var(x)) = init.get(k) {
+                            // The loop binds a fresh name; q is a view of
+                            // the initial array.
+                            let mut q2 = q.clone();
+                            q2.name = self.names.fresh(&format!("{}_loop", q.name.name));
+                            pats.extend(self.existential(&q2, a, *sp));
+                            let (block, l) = self.memory(x)?;
+                            let pairs: Vec<(Atom, Atom)> = a
+                                .shape
+                                .iter()
+                                .map(|n| (Atom::Int(0, Span::DUMMY), n.clone()))
+                                .collect();
+                            let polys: Vec<(Poly, Poly)> = pairs
+                                .iter()
+                                .map(|(o, n)| (Poly::atom(o), Poly::atom(n)))
+                                .collect();
+                            let lmad = lmad_syn(&a.shape, &l.slice(&polys));
+                            after.push(stm1(
+                                array_pat(&q.name, &a.shape, &block, lmad, q.span),
+                                ExpKind::Slice(x.clone(), pairs),
+                                s.span,
+                            ));
+                            continue;
+                        }
+                    }
+                    let _ = k;
+                    pats.extend(self.existential(q, a, *sp))
+                }
                 _ => pats.push(q.clone()),
             }
         }
@@ -523,6 +585,7 @@ impl Tr {
             },
             span: s.span,
         });
+        out.extend(after);
         Ok(out)
     }
 
