@@ -145,6 +145,7 @@ pub fn allocs_in_kernels(p: &Program) -> Vec<(Name, Span)> {
                     walk(b1, in_kernel, out);
                     walk(b2, in_kernel, out);
                 }
+                ExpKind::Loop(_, _, _, lb) => walk(lb, in_kernel, out),
                 _ => {}
             }
         }
