@@ -463,3 +463,33 @@ fn reducer_moves_of_the_new_constructs() {
         "{text}"
     );
 }
+
+#[test]
+fn with_every_construct_safe_programs_run_and_risky_ones_only_get_stuck() {
+    use funmem_semantics::error::{ErrorKind, Limits};
+    use funmem_semantics::fun::run_value;
+    use funmem_semantics::observer::NoObserver;
+    // Far more fuel than any generated program needs: running out of it
+    // means the generator made too much work.
+    let limits = Limits {
+        fuel: 10_000_000,
+        max_heap: 1 << 24,
+    };
+    let mut stuck = 0;
+    for fail in [0.0, 1.0] {
+        let cfg = with(all(0.9), fail);
+        for seed in 0..800 {
+            let c = case(seed, &cfg);
+            match run_value(&c.program, &c.inputs, limits, &mut NoObserver) {
+                Ok(_) => {}
+                Err(e) if fail > 0.0 && e.kind == ErrorKind::Stuck => stuck += 1,
+                Err(e) => panic!(
+                    "fail share {fail}, seed {seed}: {e:?}\n{}\ninputs: {:?}",
+                    print::program(&c.program),
+                    c.inputs
+                ),
+            }
+        }
+    }
+    assert!(stuck >= 80, "only {stuck} of 800 risky programs got stuck");
+}
