@@ -1108,6 +1108,74 @@ mod tests {
     }
 
     #[test]
+    fn loops_in_kernels_are_c_loops_and_host_loops_stay_on_the_host() {
+        let c = source(
+            "def main (n: int) (t: int) =
+               var a: mem; a <- alloc n;
+               var go: int; go <- 1;
+               for r < t do
+                 kernel i < n do
+                   var s: int; s <- 0;
+                   for j < i do s <- s + j done;
+                   while s do s <- s - 1 done;
+                   a[i] <- s + r
+                 done
+               done;
+               while go do var m: mem; m <- a; go <- 0 done;
+               kernel i < n do a[i] <- i done
+             out (r: [n]int @ a -> R(n))",
+        );
+        assert_eq!(c.kernels.len(), 2);
+        let (k, l) = (&c.kernels[0], &c.kernels[1]);
+        // The first is launched in a host loop and has loops inside.
+        assert!(k.loops && k.repeated && !l.loops && !l.repeated);
+        assert_eq!(k.ints.len(), 1, "{:?}", k.ints);
+        for text in [
+            "for (long v_j = 0; v_j < v_j_iterations; v_j++) {",
+            "while (v_s != 0) {",
+            "if (fm_err[0] != 0) return;",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
+        }
+        assert_eq!(c.source.matches("fm_err[0] != 0").count(), 1);
+        let [.., HostStmt::For(r, _, body, _), HostStmt::While(go, wbody, _), HostStmt::Launch(1)] =
+            &c.host[..]
+        else {
+            panic!("{:?}", c.host)
+        };
+        assert_eq!((r.as_str(), go.as_str()), ("r", "go"));
+        assert!(matches!(body[..], [HostStmt::Launch(0)]));
+        assert!(matches!(
+            wbody[..],
+            [
+                HostStmt::Var(..),
+                HostStmt::AssignMem(..),
+                HostStmt::Assign(..)
+            ]
+        ));
+        // The loops' fuel sites name their rules.
+        let rules: Vec<&str> = c
+            .sites
+            .iter()
+            .filter(|s| matches!(s.what, SiteKind::Fuel))
+            .map(|s| s.rule)
+            .collect();
+        assert_eq!(rules, ["E-IMP-FOR", "E-IMP-WHILE"]);
+        // `a` is used by the loops and the last launch, then by the result:
+        // it never dies before the end; `m`, declared in the loop, dies
+        // after it.
+        assert!(c.dying.iter().all(|d| !d.iter().any(|x| x.as_str() == "a")));
+        let printed = c.print();
+        for text in [
+            "//  for r < t do\n//    launch k0",
+            "//  while go do",
+            "//  done",
+        ] {
+            assert!(printed.contains(text), "{text}: {printed}");
+        }
+    }
+
+    #[test]
     fn allocations_in_kernels_are_refused() {
         let p =
             parse_imp("def main (n: int) = kernel i < n do var m: mem; m <- alloc 2 done out (n)")
