@@ -89,21 +89,11 @@ fn expect(dev: &DeviceInfo, p: &Program, inputs: &[Value], want: &[Value]) -> Ru
         .run(inputs, device_limits(limits()), false)
         .unwrap_or_else(|e| panic!("{e}\n{}", c.print()));
     assert_eq!(got, want, "{}", c.print());
-    if interpreter_agrees(p, inputs, want) {
-        // The oracle's view of the same run.
-        assert_eq!(check_one(&mut rt, p, inputs, limits()), Agreement::Results);
-    }
-    st
-}
-
-/// The IMP interpreter gives `want` too (false while it cannot run loops).
-fn interpreter_agrees(p: &Program, inputs: &[Value], want: &[Value]) -> bool {
     let r = run_imp(p, inputs, limits(), true, &mut NoObserver);
-    if matches!(&r, Err(e) if e.message.contains("issue 18 skeleton")) {
-        return false;
-    }
     assert_eq!(r.as_deref().map_err(|e| e.to_string()), Ok(want));
-    true
+    // The oracle's view of the same run.
+    assert_eq!(check_one(&mut rt, p, inputs, limits()), Agreement::Results);
+    st
 }
 
 fn program_error(r: Result<(Vec<Value>, RunStats), GpuError>) -> EvalError {
@@ -222,9 +212,6 @@ fn an_endless_while_on_the_device_is_stopped_by_fuel() {
     assert!(e.message.contains("out of fuel"), "{e}");
     // The interpreter stops it too, and the oracle calls it a limit.
     let want = run_imp(&p, &[int(8)], limits(), true, &mut NoObserver);
-    if matches!(&want, Err(e) if e.message.contains("issue 18 skeleton")) {
-        return;
-    }
     assert!(want.as_ref().is_err_and(|e| e.is_limit()), "{want:?}");
     let got = Runtime::new(&dev, &c)
         .unwrap()
@@ -256,6 +243,9 @@ fn an_endless_host_loop_is_stopped_by_fuel() {
     let e = program_error(r);
     assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfFuel, "E-IMP-WHILE"));
     assert!(e.message.contains("host loop"), "{e}");
+    // The interpreter runs out too; the oracle does not run the device.
+    let mut rt = Runtime::new(&dev, &c).unwrap();
+    assert_eq!(check_one(&mut rt, &p, &[int(4)], lim), Agreement::Limit);
     // The launches spend fuel too: with 3 iterations' worth and 10 more,
     // the third launch of 4 work-items finds only 2 left.
     let lim = Limits {
@@ -294,6 +284,8 @@ fn a_kernel_failure_in_a_host_loop_ends_the_run() {
     let e = program_error(r);
     assert_eq!(e.rule, "E-IMP-WRITE");
     assert!(e.message.contains("offset -1 of block `a`"), "{e}");
+    let want = run_imp(&p, &[int(4), int(50)], limits(), true, &mut NoObserver);
+    assert_eq!(want.map_err(|e| e.rule), Err("E-IMP-WRITE"));
 }
 
 #[test]
@@ -366,6 +358,14 @@ fn host_writes_of_one_element_are_counted() {
         e.message.contains("offset 3 of block `xm` of size 3"),
         "{e}"
     );
+    let want = run_imp(
+        &p,
+        &[int(3), arr(&[1, 2, 3])],
+        limits(),
+        true,
+        &mut NoObserver,
+    );
+    assert_eq!(want.map_err(|e| e.rule), Err("E-IMP-WRITE"));
 }
 
 #[test]
