@@ -3,7 +3,7 @@
 
 use funmem_oracle::baseline;
 use funmem_oracle::campaign::{self, Config, Progress, Source, Summary};
-use funmem_oracle::GenConfig;
+use funmem_oracle::{Constructs, GenConfig};
 use funmem_semantics::error::Limits;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -66,6 +66,16 @@ pub struct Args {
     /// Share of programs that may go wrong at run time (0 to 1).
     #[arg(long, default_value_t = GenConfig::default().fail_share)]
     fail_share: f64,
+    /// Share (0 to 1) of FUN programs containing each construct at least
+    /// once: `loop=0.3,update=0.3,concat=0.2,replicate=0.2,multi-kernel=0.2`
+    /// (the defaults; names left out keep theirs; `all=S` sets every one,
+    /// `none` turns all off).
+    #[arg(long)]
+    constructs: Option<String>,
+    /// Generate FUN programs without loops, in-place updates, concat,
+    /// replicate and multi-result kernels (as `--constructs none`).
+    #[arg(long, conflicts_with = "constructs")]
+    no_new_constructs: bool,
     /// Instead of the pipeline's checks: run every program's IMP (after
     /// --passes, default simplify,expand-gpu here) on this OpenCL device
     /// and compare with the IMP interpreter.
@@ -110,6 +120,19 @@ const DEFAULT_COUNT: u64 = 1000;
 fn bad(msg: String) -> ExitCode {
     eprintln!("funmem fuzz: {msg}");
     ExitCode::from(2)
+}
+
+/// The construct shares of `--constructs` / `--no-new-constructs`.
+fn constructs(a: &Args) -> Result<Constructs, ExitCode> {
+    if a.no_new_constructs {
+        return Ok(Constructs::NONE);
+    }
+    match &a.constructs {
+        None => Ok(Constructs::default()),
+        Some(t) => Constructs::default()
+            .parse(t)
+            .map_err(|e| bad(format!("--constructs: {e}"))),
+    }
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
@@ -191,6 +214,7 @@ pub fn fuzz(a: Args) -> Result<ExitCode, ExitCode> {
         max_depth: a.max_depth,
         max_size: a.max_size,
         fail_share: a.fail_share,
+        constructs: constructs(&a)?,
     };
     if !(0.0..=1.0).contains(&gen.fail_share) {
         return Err(bad("--fail-share must lie in 0..1".into()));
@@ -286,6 +310,7 @@ fn report(s: &Summary, json: bool) -> ExitCode {
                 d => format!(" (and {d} more programs failing alike)"),
             }
         );
+        println!("{}", s.constructs.line(s.programs));
         for line in share_lines(&s.tally) {
             println!("{line}");
         }
@@ -427,6 +452,7 @@ fn fuzz_opencl(a: &Args, device: &str, shard: (u64, u64)) -> Result<ExitCode, Ex
         max_depth: a.max_depth,
         max_size: a.max_size,
         fail_share: a.fail_share.clamp(0.0, 1.0),
+        constructs: constructs(a)?,
     };
     let dev = crate::gpu_cmd::device(Some(device))?;
     let count = a.count.unwrap_or(DEFAULT_COUNT);

@@ -311,6 +311,7 @@ mod tests {
             seconds: 1.0,
             programs_per_second: 100.0,
             tally: t,
+            constructs: Default::default(),
             failures: Vec::new(),
         }
     }

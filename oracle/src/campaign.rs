@@ -4,11 +4,14 @@
 //! Program `k` of a campaign with seed `s` is generated from its own RNG,
 //! seeded from `(s, k)` alone, so a campaign is the same on any machine and
 //! splits into shards without overlap: shard `i/n` takes the programs `k`
-//! with `k % n == i`.
+//! with `k % n == i`. A summary also counts how often the programs contain
+//! each of the constructs of [`CONSTRUCTS`] (loops, updates, ...), so that
+//! a campaign says what it exercised.
 
 pub use crate::baseline::{compare_with_baseline, Drop};
 use crate::check::{check_case_with, Checks, Failure, FailureKind, Passed, Tally};
 use crate::{gen::gen_fun, Case, GenConfig, Rng};
+use funmem_lang::ast::{Body, ExpKind, LoopForm, Program};
 use funmem_semantics::error::Limits;
 use funmem_transforms::Pass;
 use rand::SeedableRng;
@@ -166,8 +169,109 @@ pub struct Summary {
     /// What the passes did, added up over the programs that passed.
     #[serde(default)]
     pub tally: Tally,
+    /// How often the generated programs contain each construct of
+    /// [`CONSTRUCTS`] (every program, passed or not).
+    #[serde(default)]
+    pub constructs: ConstructStats,
     /// The failures.
     pub failures: Vec<FailureRecord>,
+}
+
+/// The constructs a summary counts: loops (`for` and `while` ones apart),
+/// in-place updates, `concat`, `replicate` and kernels with several
+/// results.
+pub const CONSTRUCTS: [&str; 7] = [
+    "loop",
+    "for",
+    "while",
+    "update",
+    "concat",
+    "replicate",
+    "multi-result kernel",
+];
+
+/// How often each of [`CONSTRUCTS`] occurs in a campaign's programs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstructStats {
+    /// Per construct (in the order of [`CONSTRUCTS`]): programs that
+    /// contain it.
+    pub programs: [u64; 7],
+    /// Per construct: occurrences, nested ones included.
+    pub occurrences: [u64; 7],
+}
+
+impl ConstructStats {
+    /// Counts one program.
+    pub fn add_program(&mut self, p: &Program) {
+        let mut n = [0u64; 7];
+        count_constructs(&p.body, &mut n);
+        for k in 0..7 {
+            self.programs[k] += u64::from(n[k] > 0);
+            self.occurrences[k] += n[k];
+        }
+    }
+
+    /// Adds another campaign's counts.
+    pub fn merge(&mut self, o: &ConstructStats) {
+        for k in 0..7 {
+            self.programs[k] = self.programs[k].saturating_add(o.programs[k]);
+            self.occurrences[k] = self.occurrences[k].saturating_add(o.occurrences[k]);
+        }
+    }
+
+    /// One line: `constructs: loop in 812 programs (1302 times), ...`.
+    pub fn line(&self, programs: u64) -> String {
+        let items: Vec<String> = CONSTRUCTS
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let pct = if programs > 0 {
+                    100.0 * self.programs[k] as f64 / programs as f64
+                } else {
+                    0.0
+                };
+                format!(
+                    "{name} in {} programs ({pct:.1}%, {} times)",
+                    self.programs[k], self.occurrences[k]
+                )
+            })
+            .collect();
+        format!("constructs: {}", items.join(", "))
+    }
+}
+
+/// Adds the occurrences of each of [`CONSTRUCTS`] in a body to `n`.
+fn count_constructs(b: &Body, n: &mut [u64; 7]) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Loop(_, _, form, body) => {
+                n[0] += 1;
+                match form {
+                    LoopForm::For(..) => n[1] += 1,
+                    LoopForm::While(_) => n[2] += 1,
+                }
+                count_constructs(body, n);
+            }
+            ExpKind::Update(..) => n[3] += 1,
+            ExpKind::Concat(..) => n[4] += 1,
+            ExpKind::Replicate(..) => n[5] += 1,
+            ExpKind::Kernel(_, _, body) => {
+                n[6] += u64::from(s.pats.len() > 1);
+                count_constructs(body, n);
+            }
+            ExpKind::If(_, t, e) => {
+                count_constructs(t, n);
+                count_constructs(e, n);
+            }
+            ExpKind::Scalar(_)
+            | ExpKind::Alloc(_)
+            | ExpKind::Index(..)
+            | ExpKind::Slice(..)
+            | ExpKind::Transpose(_)
+            | ExpKind::Iota(_)
+            | ExpKind::Copy(_) => {}
+        }
+    }
 }
 
 /// The RNG of program `k` of the campaign `seed` (splitmix64 of both).
@@ -271,6 +375,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
     let inconclusive = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, Case, Failure)>> = Mutex::new(Vec::new());
     let tally: Mutex<Tally> = Mutex::new(Tally::default());
+    let constructs: Mutex<ConstructStats> = Mutex::new(ConstructStats::default());
     let in_shard = |j: u64| shard + j * shards;
     let more =
         |k: u64| cfg.count.is_none_or(|n| k < n) && cfg.time.is_none_or(|t| start.elapsed() < t);
@@ -280,12 +385,14 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
                 (cfg.on_worker)();
                 // This worker's counts, added to the campaign's at the end.
                 let mut mine = Tally::default();
+                let mut seen = ConstructStats::default();
                 loop {
                     let k = in_shard(next.fetch_add(1, Ordering::Relaxed));
                     if !more(k) {
                         break;
                     }
                     let case = case_from(cfg.source, cfg.seed, k, &cfg.gen);
+                    seen.add_program(&case.program);
                     match check(&case, cfg) {
                         Ok(c) => {
                             mine.merge(&c.tally);
@@ -309,6 +416,10 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
                     progress.tick(n, nf);
                 }
                 tally.lock().unwrap_or_else(|e| e.into_inner()).merge(&mine);
+                constructs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .merge(&seen);
             });
         }
     });
@@ -396,6 +507,7 @@ pub fn run(cfg: &Config, progress: &dyn Progress) -> std::io::Result<Summary> {
             0.0
         },
         tally,
+        constructs: constructs.into_inner().unwrap_or_else(|e| e.into_inner()),
         failures: records,
     };
     if let Some(dir) = &cfg.out {
@@ -587,6 +699,7 @@ pub fn merge(dirs: &[PathBuf]) -> std::io::Result<Summary> {
                     a.went_wrong = add(a.went_wrong, s.went_wrong, "went-wrong")?;
                     a.inconclusive = add(a.inconclusive, s.inconclusive, "inconclusive")?;
                     a.tally.merge(&s.tally);
+                    a.constructs.merge(&s.constructs);
                     a.shards.extend(s.shards);
                     a.seconds = a.seconds.max(s.seconds);
                     a.failures.extend(s.failures);

@@ -17,6 +17,17 @@
 //! is `MIN`, its remainder 0), division or remainder by zero is stuck,
 //! comparisons and `&& || !` give 1 or 0 and evaluate both sides.
 //!
+//! Loops, in-place updates, `concat`, `replicate` and kernels with
+//! several results follow docs/language.md too: a loop binds its
+//! parameters to the initial values and, after each iteration, to the
+//! body's results (each binding held against its type, so an array
+//! parameter may change size with its size parameter); `for i < n` reads n
+//! once and runs no iteration when n <= 0; `while p` tests the parameter p
+//! before each iteration, and one that never ends runs out of fuel (a
+//! limit: no verdict). `x with [idx] = v` is a new array (nested vectors
+//! share nothing), stuck when an index or range leaves its dimension;
+//! `replicate` with a negative count is stuck.
+//!
 //! Every value a statement binds is also held against its declared type
 //! (an `int`, or an array of exactly the shape its sizes name), so a
 //! binding that typing should have ruled out gets stuck here.
@@ -31,12 +42,14 @@
 //! the same binding.
 //!
 //! Errors are [`RefError::Stuck`] (with what got stuck) or
-//! [`RefError::Limit`]: fuel counts statements, kernel iterations and the
+//! [`RefError::Limit`]: fuel counts statements, kernel and loop iterations and the
 //! cells of every array built (each row and each element), and a cell
 //! budget refuses to build beyond it, so no program makes it hang or take
 //! much memory. A limit decides nothing (limits are not semantics).
 
-use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Pat, Program, SExp, Stm, Type, UnOp};
+use funmem_lang::ast::{
+    Atom, BinOp, Body, ExpKind, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
+};
 use funmem_lang::Name;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::observer::Observer;
@@ -546,13 +559,11 @@ impl Machine<'_> {
 
     fn exp(&mut self, s: &Stm) -> R<Vec<RVal>> {
         Ok(vec![match &s.exp.kind {
-            // TRANSIENT (issue 18 skeleton): the reference helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                return stuck("issue 18 skeleton: not yet in the reference")
-            }
+            ExpKind::Loop(ps, init, form, b) => return self.run_loop(ps, init, form, b),
+            ExpKind::Kernel(i, n, b) => return self.kernel(s, &i.name, n, b),
+            ExpKind::Update(x, is, v) => self.update(&x.name, is, v)?,
+            ExpKind::Concat(x, y) => self.concat(&x.name, &y.name)?,
+            ExpKind::Replicate(n, v) => self.replicate(n, v)?,
             ExpKind::Scalar(e) => RVal::Int(self.scalar(e)?),
             ExpKind::Index(x, idx) => {
                 let is: Vec<i64> = idx.iter().map(|a| self.atom(a)).collect::<R<_>>()?;
@@ -601,64 +612,279 @@ impl Machine<'_> {
                 let c = self.int(&c.name)?;
                 return self.body(if c != 0 { t } else { e });
             }
-            ExpKind::Kernel(i, n, b) => self.kernel(s, &i.name, n, b)?,
             ExpKind::Alloc(_) => return stuck("`alloc` is not FUN"),
         }])
     }
 
-    /// `kernel i < n do b`: the array of the body's values for i = 0 ..
-    /// n-1, each of the shape the pattern's type gives its rows.
-    fn kernel(&mut self, s: &Stm, i: &Name, n: &Atom, b: &Body) -> R<RVal> {
+    /// `kernel i < n do b`: one array per pattern element; result k's row
+    /// i is the body's k-th value for i, of the shape the pattern's type
+    /// gives its rows.
+    fn kernel(&mut self, s: &Stm, i: &Name, n: &Atom, b: &Body) -> R<Vec<RVal>> {
         let n = self.atom(n)?;
-        let Some(Type::Array(t, _)) = s.pats.first().map(|p| &p.ty) else {
+        if s.pats.is_empty() {
             return stuck("a kernel's result must be an array");
-        };
-        let inner: Vec<usize> = t
-            .shape
-            .iter()
-            .skip(1)
-            .map(|a| self.size(a))
-            .collect::<R<_>>()?;
+        }
         let Ok(len) = usize::try_from(n) else {
             return stuck(format!("kernel of negative size {n}"));
         };
+        let mut shapes = Vec::with_capacity(s.pats.len());
+        for p in &s.pats {
+            let Type::Array(t, _) = &p.ty else {
+                return stuck("a kernel's result must be an array");
+            };
+            let mut shape = vec![len];
+            for a in t.shape.iter().skip(1) {
+                shape.push(self.size(a)?);
+            }
+            let elements = shape.iter().try_fold(1i64, |p, &d| {
+                i64::try_from(d).ok().and_then(|d| p.checked_mul(d))
+            });
+            if elements.is_none() {
+                return stuck(format!(
+                    "a kernel result of shape {} has more elements than 64 bits count",
+                    shape_text(&shape)
+                ));
+            }
+            shapes.push(shape);
+        }
+        for shape in &shapes {
+            self.charge(shape)?;
+        }
+        let mut rows: Vec<Vec<RVal>> = shapes
+            .iter()
+            .map(|_| Vec::with_capacity(len.min(1 << 16)))
+            .collect();
+        for k in 0..n {
+            self.burn(1)?;
+            self.env.push((i.clone(), RVal::Int(k)));
+            let r = self.body(b)?;
+            self.env.pop();
+            if r.len() != shapes.len() {
+                return stuck(format!(
+                    "a kernel body returns {} values for {} results",
+                    r.len(),
+                    shapes.len()
+                ));
+            }
+            for ((v, shape), out) in r.into_iter().zip(&shapes).zip(&mut rows) {
+                let inner = &shape[1..];
+                let fits = match &v {
+                    RVal::Int(_) => inner.is_empty(),
+                    RVal::Arr(a) => a.shape == inner,
+                };
+                if !fits {
+                    return stuck(format!(
+                        "iteration {k} returned {}, but each must give {}int",
+                        describe(&v),
+                        shape_text(inner)
+                    ));
+                }
+                out.push(v);
+            }
+        }
+        Ok(shapes
+            .into_iter()
+            .zip(rows)
+            .map(|(shape, rows)| RVal::Arr(RArr { shape, rows }))
+            .collect())
+    }
+
+    /// The value of an atom of any type (an int literal, or a variable).
+    fn value(&self, a: &Atom) -> R<RVal> {
+        match a {
+            Atom::Int(k, _) => Ok(RVal::Int(*k)),
+            Atom::Var(x) => Ok(self.lookup(&x.name)?.clone()),
+        }
+    }
+
+    /// Binds the loop parameters to `vals` and holds each against its type
+    /// (a parameter's type may name another parameter).
+    fn bind_params(&mut self, ps: &[Pat], vals: Vec<RVal>) -> R<()> {
+        if vals.len() != ps.len() {
+            return stuck(format!(
+                "{} values for {} loop parameters",
+                vals.len(),
+                ps.len()
+            ));
+        }
+        let mark = self.env.len();
+        for (p, v) in ps.iter().zip(vals) {
+            self.bind(&p.name.name, v)?;
+        }
+        for (k, p) in ps.iter().enumerate() {
+            self.check_type(p, &self.env[mark + k].1)?;
+        }
+        Ok(())
+    }
+
+    /// E-LOOP-FOR / E-LOOP-WHILE: the parameters bound to the initial
+    /// values; each iteration (one unit of fuel) binds them to the body's
+    /// results. `for i < n`: n read once, i = 0 .. n-1 (none when n <= 0).
+    /// `while c`: runs while the parameter c is non-zero, tested before
+    /// each iteration. The values are the parameters' final ones.
+    fn run_loop(&mut self, ps: &[Pat], init: &[Atom], form: &LoopForm, b: &Body) -> R<Vec<RVal>> {
+        let vals: Vec<RVal> = init.iter().map(|a| self.value(a)).collect::<R<_>>()?;
+        let mark = self.env.len();
+        self.bind_params(ps, vals)?;
+        match form {
+            LoopForm::For(i, n) => {
+                let n = self.atom(n)?;
+                for k in 0..n.max(0) {
+                    self.burn(1)?;
+                    self.env.push((i.name.clone(), RVal::Int(k)));
+                    let r = self.body(b)?;
+                    self.env.truncate(mark);
+                    self.bind_params(ps, r)?;
+                }
+            }
+            LoopForm::While(c) => {
+                while self.int(&c.name)? != 0 {
+                    self.burn(1)?;
+                    let r = self.body(b)?;
+                    self.env.truncate(mark);
+                    self.bind_params(ps, r)?;
+                }
+            }
+        }
+        let out = self.env.drain(mark..).map(|(_, v)| v).collect();
+        Ok(out)
+    }
+
+    /// E-UPDATE: a new array equal to `x` but for the element or sub-array
+    /// the indices name (each an element or an `o : n` range within its
+    /// dimension), which becomes `v` (of exactly the shape left).
+    fn update(&mut self, x: &Name, is: &[UpdIdx], v: &Atom) -> R<RVal> {
+        let idx: Vec<Upd> = is
+            .iter()
+            .map(|i| {
+                Ok(match i {
+                    UpdIdx::Elem(j) => Upd::Elem(self.atom(j)?),
+                    UpdIdx::Range(o, n) => Upd::Range(self.atom(o)?, self.atom(n)?),
+                })
+            })
+            .collect::<R<_>>()?;
+        let v = self.value(v)?;
+        let a = self.array(x)?;
+        if idx.len() > a.shape.len() {
+            return stuck(format!(
+                "{} update indices for `{x}`, of rank {}",
+                idx.len(),
+                a.shape.len()
+            ));
+        }
+        let mut want = Vec::new();
+        for (d, (i, &size)) in idx.iter().zip(&a.shape).enumerate() {
+            match *i {
+                Upd::Elem(j) => {
+                    if j < 0 || j as u64 >= size as u64 {
+                        return stuck(format!(
+                            "update index {j} is out of bounds for dimension {d} of `{x}`, of size {size}"
+                        ));
+                    }
+                }
+                Upd::Range(o, n) => {
+                    let end = i128::from(o) + i128::from(n);
+                    if o < 0 || n < 0 || end > size as i128 {
+                        return stuck(format!(
+                            "update range {o}:{n} is out of bounds for dimension {d} of `{x}`, of size {size}"
+                        ));
+                    }
+                    want.push(n as usize);
+                }
+            }
+        }
+        want.extend_from_slice(&a.shape[idx.len()..]);
+        let got: &[usize] = match &v {
+            RVal::Int(_) => &[],
+            RVal::Arr(b) => &b.shape,
+        };
+        if got != want.as_slice() {
+            return stuck(format!(
+                "the new value for `{x}` is {}, but the indices leave {}int",
+                describe(&v),
+                shape_text(&want)
+            ));
+        }
+        let shape = a.shape.clone();
+        self.charge(&shape)?;
+        Ok(replace(self.lookup(x)?, &idx, &v))
+    }
+
+    /// E-CONCAT: x's rows, then y's; every dimension but the outer one
+    /// equal.
+    fn concat(&mut self, x: &Name, y: &Name) -> R<RVal> {
+        let (a, b) = (self.array(x)?, self.array(y)?);
+        if a.shape.len() != b.shape.len() || a.shape[1..] != b.shape[1..] {
+            return stuck(format!(
+                "concat of `{x}`, of shape {}, and `{y}`, of shape {}",
+                shape_text(&a.shape),
+                shape_text(&b.shape)
+            ));
+        }
+        let mut shape = a.shape.clone();
+        shape[0] += b.shape[0];
+        self.charge(&shape)?;
+        let (a, b) = (self.array(x)?, self.array(y)?);
+        let rows = a.rows.iter().chain(&b.rows).cloned().collect();
+        Ok(RVal::Arr(RArr { shape, rows }))
+    }
+
+    /// E-REPLICATE: n copies of v as the rows of an array.
+    fn replicate(&mut self, n: &Atom, v: &Atom) -> R<RVal> {
+        let n = self.atom(n)?;
+        let v = self.value(v)?;
+        let Ok(len) = usize::try_from(n) else {
+            return stuck(format!("replicate of negative count {n}"));
+        };
         let mut shape = vec![len];
-        shape.extend_from_slice(&inner);
+        if let RVal::Arr(a) = &v {
+            shape.extend_from_slice(&a.shape);
+        }
         let elements = shape.iter().try_fold(1i64, |p, &d| {
             i64::try_from(d).ok().and_then(|d| p.checked_mul(d))
         });
         if elements.is_none() {
             return stuck(format!(
-                "a kernel result of shape {} has more elements than 64 bits count",
+                "a replicate of shape {} has more elements than 64 bits count",
                 shape_text(&shape)
             ));
         }
         self.charge(&shape)?;
-        let mut rows = Vec::with_capacity(len.min(1 << 16));
-        for k in 0..n {
-            self.burn(1)?;
-            self.env.push((i.clone(), RVal::Int(k)));
-            let mut r = self.body(b)?;
-            self.env.pop();
-            let v = match (r.len(), r.pop()) {
-                (1, Some(v)) => v,
-                (m, _) => return stuck(format!("a kernel body returns {m} values")),
-            };
-            let fits = match &v {
-                RVal::Int(_) => inner.is_empty(),
-                RVal::Arr(a) => a.shape == inner,
-            };
-            if !fits {
-                return stuck(format!(
-                    "iteration {k} returned {}, but each must give {}int",
-                    describe(&v),
-                    shape_text(&inner)
-                ));
-            }
-            rows.push(v);
-        }
-        Ok(RVal::Arr(RArr { shape, rows }))
+        Ok(RVal::Arr(RArr {
+            shape,
+            rows: vec![v; len],
+        }))
     }
+}
+
+/// An update index, evaluated.
+#[derive(Clone, Copy, Debug)]
+enum Upd {
+    Elem(i64),
+    Range(i64, i64),
+}
+
+/// `v` written over the part of `a` the (checked) indices name.
+fn replace(a: &RVal, idx: &[Upd], v: &RVal) -> RVal {
+    let (Some(&i), RVal::Arr(arr)) = (idx.first(), a) else {
+        return v.clone();
+    };
+    let mut arr = arr.clone();
+    match i {
+        Upd::Elem(j) => {
+            let j = j as usize;
+            arr.rows[j] = replace(&arr.rows[j], &idx[1..], v);
+        }
+        Upd::Range(o, _) => {
+            if let RVal::Arr(vs) = v {
+                for (t, row) in vs.rows.iter().enumerate() {
+                    let at = o as usize + t;
+                    arr.rows[at] = replace(&arr.rows[at], &idx[1..], row);
+                }
+            }
+        }
+    }
+    RVal::Arr(arr)
 }
 
 /// `a op b`, by the rules of docs/language.md.

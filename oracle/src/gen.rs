@@ -64,11 +64,13 @@
 
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{
-    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lang, Pat, Program, SExp, Stm, Type, UnOp,
+    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lang, LoopForm, Pat, Program, SExp, Stm,
+    Type, UnOp, UpdIdx,
 };
 use funmem_lang::{Name, Span};
 use funmem_semantics::value::{ArrayValue, Value};
 use rand::RngExt;
+use std::collections::HashMap;
 
 /// Generates a random, well-typed FUN program and inputs for it.
 ///
@@ -86,6 +88,20 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
     };
     let risky = rng.random_bool(share);
     let huge = rng.random_bool(HUGE_SHARE);
+    // A share of 0 draws nothing, so that with every share 0 the programs
+    // are those of the generator before these constructs.
+    let mut draw = |p: f64| {
+        let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+        p > 0.0 && rng.random_bool(p)
+    };
+    let c = &cfg.constructs;
+    let on = On {
+        loops: draw(c.loops),
+        update: draw(c.update),
+        concat: draw(c.concat),
+        replicate: draw(c.replicate),
+        multi: draw(c.multi_kernel),
+    };
     let max_size = cfg.max_size.clamp(0, 1 << 20);
     let max_stms = cfg.max_stms.max(1);
     let mut g = Gen {
@@ -103,6 +119,12 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         mult: 1,
         actions_left: max_stms * (cfg.max_depth.min(8) + 2) * 2,
         kernels: Vec::new(),
+        on,
+        made: On::default(),
+        roots: HashMap::new(),
+        root_body: Vec::new(),
+        bodies: vec![0],
+        next_body: 1,
     };
     g.program()
 }
@@ -179,31 +201,34 @@ impl Range {
     }
 }
 
-/// A variable's type, with what is known of an `int`.
+/// A variable's type, with what is known of an `int`; `Gone` for an array
+/// consumed by an in-place update (or one that may alias it), which must
+/// not be used again.
 #[derive(Clone, Debug)]
 enum Ty {
     Int(Range),
     Arr(Vec<Atom>),
+    Gone,
 }
 
 impl Ty {
     fn shape(&self) -> Option<&[Atom]> {
         match self {
             Ty::Arr(s) => Some(s),
-            Ty::Int(_) => None,
+            Ty::Int(_) | Ty::Gone => None,
         }
     }
 
     fn range(&self) -> Option<&Range> {
         match self {
             Ty::Int(r) => Some(r),
-            Ty::Arr(_) => None,
+            Ty::Arr(_) | Ty::Gone => None,
         }
     }
 
     fn syntax(&self) -> Type {
         match self {
-            Ty::Int(_) => Type::Int(Span::DUMMY),
+            Ty::Int(_) | Ty::Gone => Type::Int(Span::DUMMY),
             Ty::Arr(shape) => Type::Array(
                 ArrayType {
                     shape: shape.clone(),
@@ -252,6 +277,21 @@ enum Action {
     Huge,
     Stray,
     Dead,
+    Loop,
+    Update,
+    Concat,
+    Replicate,
+}
+
+/// Which constructs of issue 18 a program may use (or, counted, how many
+/// it has).
+#[derive(Clone, Copy, Debug, Default)]
+struct On<T = bool> {
+    loops: T,
+    update: T,
+    concat: T,
+    replicate: T,
+    multi: T,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -298,6 +338,23 @@ struct Gen<'r> {
     actions_left: usize,
     /// The enclosing kernels: index and bound, innermost last.
     kernels: Vec<(Name, Atom)>,
+    /// The constructs this program may use.
+    on: On,
+    /// How many of each it has made.
+    made: On<usize>,
+    /// Uniqueness. The storage each array variable may share (names are
+    /// unique in a program, so this outlives scopes): a set of roots; a
+    /// slice or transpose has its source's roots, a fresh array a root of
+    /// its own.
+    roots: HashMap<Name, Vec<usize>>,
+    /// Per root: the body in which it may be consumed (the one that made
+    /// it; `None`: never, e.g. a parameter that is not unique) and whether
+    /// it has been.
+    root_body: Vec<(Option<usize>, bool)>,
+    /// The open bodies (kernel, loop and `if` bodies), innermost last.
+    bodies: Vec<usize>,
+    /// The next body's number.
+    next_body: usize,
 }
 
 fn ident(x: &Name) -> Ident {
@@ -427,12 +484,88 @@ impl Gen<'_> {
 
     fn open(&mut self) {
         self.scopes.push(self.vars.len());
+        self.bodies.push(self.next_body);
+        self.next_body += 1;
     }
 
     fn close(&mut self) {
         if let Some(m) = self.scopes.pop() {
             self.vars.truncate(m);
         }
+        self.bodies.pop();
+    }
+
+    // ----- uniqueness -----
+
+    fn body_now(&self) -> usize {
+        self.bodies.last().copied().unwrap_or(0)
+    }
+
+    /// A new root, consumable in the current body or never.
+    fn new_root(&mut self, consumable: bool) -> usize {
+        let b = consumable.then(|| self.body_now());
+        self.root_body.push((b, false));
+        self.root_body.len() - 1
+    }
+
+    fn roots_of(&self, x: &Name) -> &[usize] {
+        self.roots.get(x).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether the array `x` may be consumed here: everything it may share
+    /// was made in this very body (or is a unique parameter of it) and is
+    /// not consumed yet.
+    fn consumable(&self, x: &Name) -> bool {
+        let rs = self.roots_of(x);
+        let now = self.body_now();
+        !rs.is_empty()
+            && rs
+                .iter()
+                .all(|&r| self.root_body.get(r) == Some(&(Some(now), false)))
+    }
+
+    /// Consumes `x`: it and every array that may share its storage are
+    /// gone for good.
+    fn consume(&mut self, x: &Name) {
+        let rs = self.roots_of(x).to_vec();
+        for &r in &rs {
+            if let Some(e) = self.root_body.get_mut(r) {
+                e.1 = true;
+            }
+        }
+        for i in 0..self.vars.len() {
+            if self.vars[i].ty.shape().is_some()
+                && self
+                    .roots_of(&self.vars[i].name)
+                    .iter()
+                    .any(|r| rs.contains(r))
+            {
+                self.vars[i].ty = Ty::Gone;
+            }
+        }
+    }
+
+    /// The roots of a value that is one of the arrays `xs`, seen from the
+    /// current body (after the bodies that made them closed): the roots of
+    /// arrays from here or outside, which it may share, plus a root that
+    /// is never consumable; or, when all were made in the closed bodies, a
+    /// fresh consumable root.
+    fn joined_roots(&mut self, xs: &[&Name]) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for x in xs {
+            for &r in self.roots_of(x) {
+                let seen = match self.root_body.get(r) {
+                    Some((Some(b), _)) => self.bodies.contains(b),
+                    _ => true,
+                };
+                if seen && !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        let consumable = out.is_empty();
+        out.push(self.new_root(consumable));
+        out
     }
 
     fn bind(&mut self, name: Name, ty: Ty) {
@@ -520,6 +653,20 @@ impl Gen<'_> {
     /// Emits `let (x: ty) = kind` with a fresh `x`, binds it and returns it.
     fn emit(&mut self, out: &mut Vec<Stm>, prefix: &str, ty: Ty, kind: ExpKind) -> Name {
         let x = self.fresh(prefix);
+        if ty.shape().is_some() {
+            let roots = match &kind {
+                ExpKind::Slice(y, _) | ExpKind::Transpose(y) => self.roots_of(&y.name).to_vec(),
+                ExpKind::If(_, t, e) => {
+                    let names: Vec<&Name> =
+                        t.result.iter().chain(&e.result).map(|i| &i.name).collect();
+                    let names: Vec<Name> = names.into_iter().cloned().collect();
+                    let refs: Vec<&Name> = names.iter().collect();
+                    self.joined_roots(&refs)
+                }
+                _ => vec![self.new_root(true)],
+            };
+            self.roots.insert(x.clone(), roots);
+        }
         out.push(stm(vec![pat(&x, &ty)], kind));
         self.bind(x.clone(), ty);
         x
@@ -751,7 +898,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 12] = [
+        const KINDS: [Action; 16] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -764,6 +911,10 @@ impl Gen<'_> {
             Action::Huge,
             Action::Stray,
             Action::Dead,
+            Action::Loop,
+            Action::Update,
+            Action::Concat,
+            Action::Replicate,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -784,6 +935,10 @@ impl Gen<'_> {
             w(self.huge && nest, 2),
             w(self.risky && has_arr, if self.depth > 0 { 6 } else { 2 }),
             w(has_arr && nest, 1),
+            w(self.on.loops && nest, 3),
+            w(self.on.update && has_arr, 4),
+            w(self.on.concat && has_arr, 2),
+            w(self.on.replicate, 2),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -801,6 +956,10 @@ impl Gen<'_> {
             Action::Huge => self.act_huge(out),
             Action::Stray => self.act_stray(out),
             Action::Dead => self.act_dead(out),
+            Action::Loop => self.act_loop(out),
+            Action::Update => self.act_update(out, false),
+            Action::Concat => self.act_concat(out),
+            Action::Replicate => self.act_replicate(out),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -1302,18 +1461,56 @@ impl Gen<'_> {
         if mult > BUDGET {
             return false;
         }
-        let elem = self.choose_shape(2, self.depth + 1, mult);
+        let mut elems = vec![self.choose_shape(2, self.depth + 1, mult)];
+        if self.on.multi && self.chance(0.5) {
+            for _ in 0..self.between(1, 2) {
+                elems.push(self.choose_shape(2, self.depth + 1, mult));
+            }
+            self.made.multi += 1;
+        }
         let target = self.upto(self.max_stms / 2 + 2);
-        let kb = self.kernel_body(&n, &elem, mult, target);
-        let mut shape = vec![n.clone()];
-        shape.extend(elem);
-        let (i, b) = kb;
-        self.emit(out, "k", Ty::Arr(shape), ExpKind::Kernel(ident(&i), n, b));
+        let (i, b) = self.kernel_body(&n, &elems, mult, target);
+        let tys: Vec<Ty> = elems
+            .into_iter()
+            .map(|elem| {
+                let mut shape = vec![n.clone()];
+                shape.extend(elem);
+                Ty::Arr(shape)
+            })
+            .collect();
+        let kind = ExpKind::Kernel(ident(&i), n, b);
+        if tys.len() == 1 {
+            let ty = tys.into_iter().next().unwrap_or(Ty::Gone);
+            self.emit(out, "k", ty, kind);
+        } else {
+            self.emit_many(out, "k", tys, kind);
+        }
         true
     }
 
-    /// The index and body of `kernel i < n` returning `elem`-shaped values.
-    fn kernel_body(&mut self, n: &Atom, elem: &[Atom], mult: i64, target: usize) -> (Name, Body) {
+    /// Emits `let (x1: t1) (x2: t2) ... = kind` with fresh arrays `xi`.
+    fn emit_many(&mut self, out: &mut Vec<Stm>, prefix: &str, tys: Vec<Ty>, kind: ExpKind) {
+        let names: Vec<Name> = tys.iter().map(|_| self.fresh(prefix)).collect();
+        out.push(stm(
+            names.iter().zip(&tys).map(|(x, t)| pat(x, t)).collect(),
+            kind,
+        ));
+        for (x, t) in names.into_iter().zip(tys) {
+            let r = self.new_root(true);
+            self.roots.insert(x.clone(), vec![r]);
+            self.bind(x, t);
+        }
+    }
+
+    /// The index and body of `kernel i < n` returning one value of each
+    /// shape of `elems`.
+    fn kernel_body(
+        &mut self,
+        n: &Atom,
+        elems: &[Vec<Atom>],
+        mult: i64,
+        target: usize,
+    ) -> (Name, Body) {
         let i = self.fresh("i");
         let saved = self.mult;
         self.open();
@@ -1324,12 +1521,12 @@ impl Gen<'_> {
         self.kernels.push((i.clone(), n.clone()));
         let mut stms = Vec::new();
         self.stms(&mut stms, target);
-        let r = self.produce(&mut stms, elem);
+        let rs: Vec<Name> = elems.iter().map(|e| self.produce(&mut stms, e)).collect();
         self.kernels.pop();
         self.close();
         self.depth -= 1;
         self.mult = saved;
-        (i, body(stms, &[r]))
+        (i, body(stms, &rs))
     }
 
     /// A shape of rank at most `max_rank` (possibly empty: an int) that a
@@ -1492,7 +1689,7 @@ impl Gen<'_> {
             Make::Iota => self.emit(out, "a", ty, ExpKind::Iota(shape[0].clone())),
             Make::Kernel => {
                 let target = self.upto(3);
-                let (i, b) = self.kernel_body(&shape[0], &shape[1..], inner, target);
+                let (i, b) = self.kernel_body(&shape[0], &[shape[1..].to_vec()], inner, target);
                 self.emit(
                     out,
                     "k",
@@ -1654,6 +1851,13 @@ impl Gen<'_> {
                 ),
             })
             .collect();
+        for (k, (x, ty)) in names.iter().zip(&tys).enumerate() {
+            if ty.shape().is_some() {
+                let (a, b) = (t.result[k].name.clone(), e.result[k].name.clone());
+                let roots = self.joined_roots(&[&a, &b]);
+                self.roots.insert(x.clone(), roots);
+            }
+        }
         let pats = names.iter().zip(&tys).map(|(x, t)| pat(x, t)).collect();
         out.push(stm(pats, ExpKind::If(ident(&c), t, e)));
         for (x, t) in names.into_iter().zip(tys) {
@@ -1749,12 +1953,438 @@ impl Gen<'_> {
         (body(stms, &result), ranges)
     }
 
+    // ----- loops, in-place updates, concat, replicate -----
+
+    /// An int atom: a variable, or a literal (bound to a name first when
+    /// negative, which an atom cannot be).
+    fn int_atom(&mut self, out: &mut Vec<Stm>) -> Atom {
+        match self.leaf() {
+            SExp::Atom(Atom::Int(k, _)) if k < 0 => {
+                var(&self.emit_int(out, "x", SExp::int(k), Range::new(k, k)))
+            }
+            SExp::Atom(a) => a,
+            e => var(&self.emit_int(out, "x", e, Range::any())),
+        }
+    }
+
+    /// Makes each construct the program may use at least once (if it can).
+    fn force(&mut self, out: &mut Vec<Stm>) {
+        if self.on.loops && self.made.loops == 0 {
+            self.act_loop(out);
+        }
+        if self.on.update && self.made.update == 0 {
+            self.act_update(out, true);
+        }
+        if self.on.concat && self.made.concat == 0 {
+            self.act_concat(out);
+        }
+        if self.on.replicate && self.made.replicate == 0 {
+            self.act_replicate(out);
+        }
+        if self.on.multi && self.made.multi == 0 && self.depth < self.max_depth {
+            // A kernel over a size with two results.
+            let n = self.size_atom();
+            let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+            if mult <= BUDGET {
+                let elems = vec![Vec::new(), self.choose_shape(1, self.depth + 1, mult)];
+                let target = self.upto(3);
+                let (i, b) = self.kernel_body(&n, &elems, mult, target);
+                let tys = elems
+                    .into_iter()
+                    .map(|e| {
+                        let mut shape = vec![n.clone()];
+                        shape.extend(e);
+                        Ty::Arr(shape)
+                    })
+                    .collect();
+                self.emit_many(out, "k", tys, ExpKind::Kernel(ident(&i), n, b));
+                self.made.multi += 1;
+            }
+        }
+    }
+
+    /// `let (u: τ) = x with [idx, ...] = v` for an array `x` this body may
+    /// consume (made here, or a unique parameter at the top): the indices
+    /// (elements `j` or ranges `o : k`, as many as x's rank or fewer) are
+    /// provably in bounds unless the program is risky; `x` and whatever may
+    /// share its storage are gone afterwards. With `make`, an array to
+    /// consume is made first if there is none.
+    fn act_update(&mut self, out: &mut Vec<Stm>, make: bool) -> bool {
+        let mut pick = self.pick_var(0, |g, v| v.ty.shape().is_some() && g.consumable(&v.name));
+        if pick.is_none() && make && (self.act_copy(out) || self.act_iota(out)) {
+            pick = self.pick_var(0, |g, v| v.ty.shape().is_some() && g.consumable(&v.name));
+        }
+        let Some(a) = pick else { return false };
+        let name = self.vars[a].name.clone();
+        let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let k = self.between(1, shape.len() as i64) as usize;
+        let risky_pos = (self.risky && self.chance(RISK)).then(|| self.upto(k));
+        let mut idx = Vec::with_capacity(k);
+        let mut rest = Vec::new();
+        for (j, d) in shape[..k].iter().enumerate() {
+            let range = self.chance(0.35);
+            if Some(j) == risky_pos {
+                if range {
+                    let (o, n) = self.risky_slice(out, d);
+                    rest.push(n.clone());
+                    idx.push(UpdIdx::Range(o, n));
+                } else {
+                    idx.push(UpdIdx::Elem(self.risky_index(out, d)));
+                }
+                continue;
+            }
+            let elem = if range { None } else { self.index_for(out, d) };
+            match elem {
+                Some(i) => idx.push(UpdIdx::Elem(i)),
+                None => {
+                    let (o, n) = self.slice_for(out, d);
+                    rest.push(n.clone());
+                    idx.push(UpdIdx::Range(o, n));
+                }
+            }
+        }
+        rest.extend(shape[k..].iter().cloned());
+        // x is consumed here, so the new value cannot be (or share) it.
+        self.consume(&name);
+        let v = if rest.is_empty() {
+            if self.chance(0.3) {
+                self.int_atom(out)
+            } else {
+                var(&self.produce_int(out))
+            }
+        } else {
+            var(&self.produce(out, &rest))
+        };
+        self.made.update += 1;
+        let kind = ExpKind::Update(ident(&name), idx, v);
+        self.emit(out, "u", Ty::Arr(shape), kind);
+        true
+    }
+
+    /// `let (m: int) = n1 + n2` then `let (c: [m]...) = concat x y` for two
+    /// arrays that agree but in the outer dimension.
+    fn act_concat(&mut self, out: &mut Vec<Stm>) -> bool {
+        let mult = self.mult;
+        let Some(a) = self.pick_var(0, |g, v| {
+            v.ty.shape()
+                .is_some_and(|s| mult.saturating_mul(g.cells(s)).saturating_mul(2) <= BUDGET)
+        }) else {
+            return false;
+        };
+        let sa = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+        let Some(b) = self.pick_var(0, |g, v| {
+            v.ty.shape().is_some_and(|s| {
+                s.len() == sa.len()
+                    && s[1..] == sa[1..]
+                    && mult.saturating_mul(g.cells(s)).saturating_mul(2) <= BUDGET
+            })
+        }) else {
+            return false;
+        };
+        let (x, y) = (self.vars[a].name.clone(), self.vars[b].name.clone());
+        let sb0 = self.vars[b].ty.shape().unwrap_or(&[])[0].clone();
+        let ((alo, ahi), (blo, bhi)) = (self.bounds(&sa[0]), self.bounds(&sb0));
+        let r = Range::new(alo.saturating_add(blo), ahi.saturating_add(bhi));
+        let e = SExp::bin(BinOp::Add, se(&sa[0]), se(&sb0));
+        let m = self.emit_int(out, "m", e, r);
+        let mut shape = vec![var(&m)];
+        shape.extend(sa[1..].iter().cloned());
+        self.made.concat += 1;
+        self.emit(
+            out,
+            "cc",
+            Ty::Arr(shape),
+            ExpKind::Concat(ident(&x), ident(&y)),
+        );
+        true
+    }
+
+    /// `let (r: [n]...) = replicate n v` of an int or an array.
+    fn act_replicate(&mut self, out: &mut Vec<Stm>) -> bool {
+        let n = if self.risky && self.chance(RISK / 2.0) {
+            self.risky_size(out)
+        } else {
+            self.size_atom()
+        };
+        let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+        if mult > BUDGET {
+            return false;
+        }
+        let arr = if self.chance(0.5) {
+            self.pick_var(0, |g, v| {
+                v.ty.shape()
+                    .is_some_and(|s| s.len() <= 2 && mult.saturating_mul(g.cells(s)) <= BUDGET)
+            })
+        } else {
+            None
+        };
+        let (v, mut shape) = match arr {
+            Some(a) => (
+                var(&self.vars[a].name.clone()),
+                self.vars[a].ty.shape().unwrap_or(&[]).to_vec(),
+            ),
+            None => (self.int_atom(out), Vec::new()),
+        };
+        shape.insert(0, n.clone());
+        self.made.replicate += 1;
+        self.emit(out, "rp", Ty::Arr(shape), ExpKind::Replicate(n, v));
+        true
+    }
+
+    /// `let p̄' = loop p̄ = (ā) for i < n do ...` (a few iterations, maybe
+    /// none) or `... while c do ...` (a counter `t` and `c = t < K`
+    /// recomputed, so it ends after K iterations). Parameters: ints, arrays
+    /// of a fixed shape, and arrays whose outer size is itself a parameter
+    /// (each iteration may return another size). An array parameter whose
+    /// initial value this body may consume may be consumed in the loop's
+    /// body (its initial value is then gone after the loop); the others
+    /// may not, and the loop's result may share their storage.
+    fn act_loop(&mut self, out: &mut Vec<Stm>) -> bool {
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        let is_while = self.chance(0.35);
+        // The bound (for) or the trip count K (while).
+        let bound = if is_while {
+            lit(self.between(0, 3))
+        } else {
+            match self.upto(4) {
+                0 => match self.between(-1, 3) {
+                    k if k < 0 => var(&self.emit_int(out, "s", SExp::int(k), Range::new(k, k))),
+                    k => lit(k),
+                },
+                1 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+                    Some(a) => {
+                        let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                        s[self.upto(s.len())].clone()
+                    }
+                    None => self.size_atom(),
+                },
+                _ => self.size_atom(),
+            }
+        };
+        let trips = self.bounds(&bound).1.clamp(1, i64::MAX);
+        let mult = self.mult.saturating_mul(trips);
+        if mult > BUDGET {
+            return false;
+        }
+        // Parameters: (name, type, init atom, consumable, outer size param).
+        let mut params: Vec<(Name, Ty, Atom)> = Vec::new();
+        let (mut cond, mut count) = (None, None);
+        if is_while {
+            let c0 = SExp::bin(BinOp::Lt, SExp::int(0), se(&bound));
+            let c0 = self.emit_int(out, "c", c0, Range::new(0, 1));
+            let (c, t) = (self.fresh("c"), self.fresh("t"));
+            params.push((c.clone(), Ty::Int(Range::new(0, 1)), var(&c0)));
+            params.push((
+                t.clone(),
+                Ty::Int(Range::new(0, self.bounds(&bound).1)),
+                lit(0),
+            ));
+            cond = Some(c);
+            count = Some(t);
+        }
+        for _ in 0..self.upto(3) {
+            let init = self.int_atom(out);
+            params.push((self.fresh("q"), Ty::Int(Range::any()), init));
+        }
+        // Array parameters: (param, its init, consumable, size param).
+        let mut arrays: Vec<(Name, Ty, Atom, bool, Option<usize>)> = Vec::new();
+        let mut taken: Vec<usize> = Vec::new();
+        for _ in 0..self.between(0, 2) {
+            let cap = self.cap;
+            let Some(a) = self.pick_var(0, |g, v| {
+                v.ty.shape().is_some_and(|s| {
+                    let mut c = s.to_vec();
+                    c[0] = lit(cap);
+                    mult.saturating_mul(g.cells(&c)) <= BUDGET
+                        && !g.roots_of(&v.name).iter().any(|r| taken.contains(r))
+                })
+            }) else {
+                break;
+            };
+            let x = self.vars[a].name.clone();
+            taken.extend(self.roots_of(&x).iter().copied());
+            let shape = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+            let consumable = self.consumable(&x);
+            let (lo, hi) = self.bounds(&shape[0]);
+            let p = self.fresh("ps");
+            // (A literal cannot stand for a size parameter in a type.)
+            if lo >= 0 && hi <= self.cap && shape[0].var().is_some() && self.chance(0.5) {
+                // The outer size is a parameter too.
+                let k = self.fresh("ks");
+                params.push((
+                    k.clone(),
+                    Ty::Int(Range::new(0, self.cap)),
+                    shape[0].clone(),
+                ));
+                let mut ps = shape.clone();
+                ps[0] = var(&k);
+                arrays.push((p, Ty::Arr(ps), var(&x), consumable, Some(params.len() - 1)));
+            } else {
+                arrays.push((p, Ty::Arr(shape), var(&x), consumable, None));
+            }
+        }
+        if params.is_empty() && arrays.is_empty() {
+            let init = self.int_atom(out);
+            params.push((self.fresh("q"), Ty::Int(Range::any()), init));
+        }
+        // A consumable initial value is the loop's: gone from here on, in
+        // the body too.
+        for (_, _, init, consumable, _) in &arrays {
+            if let (true, Some(x)) = (*consumable, init.var()) {
+                let x = x.clone();
+                self.consume(&x);
+            }
+        }
+        // The body.
+        let saved = self.mult;
+        self.open();
+        self.depth += 1;
+        self.mult = mult;
+        let loop_body = self.body_now();
+        for (x, ty, _) in &params {
+            self.bind(x.clone(), ty.clone());
+        }
+        for (x, ty, _, consumable, _) in &arrays {
+            let r = self.new_root(*consumable);
+            self.roots.insert(x.clone(), vec![r]);
+            self.bind(x.clone(), ty.clone());
+        }
+        let form = if is_while {
+            LoopForm::While(ident(cond.as_ref().unwrap_or(&params[0].0)))
+        } else {
+            let i = self.fresh("i");
+            let hi = (trips - 1).max(0);
+            self.bind(i.clone(), Ty::Int(Range::below(0, hi, bound.clone())));
+            LoopForm::For(ident(&i), bound.clone())
+        };
+        let mut stms = Vec::new();
+        let target = self.upto(self.max_stms / 2 + 2);
+        self.stms(&mut stms, target);
+        // The next values: the while counter and condition, the ints, the
+        // sizes with their arrays.
+        let mut result: Vec<Name> = Vec::with_capacity(params.len() + arrays.len());
+        for (k, (x, _, _)) in params.iter().enumerate() {
+            if Some(x) == count.as_ref() {
+                let t2 = SExp::bin(BinOp::Add, SExp::var(x), SExp::int(1));
+                let hi = self.bounds(&bound).1;
+                result.push(self.emit_int(&mut stms, "t", t2, Range::new(1, hi.max(1))));
+            } else if Some(x) == cond.as_ref() {
+                result.push(x.clone()); // replaced below, once the counter is
+            } else if arrays.iter().any(|a| a.4 == Some(k)) {
+                let existing = if self.chance(0.6) {
+                    self.pick_name(|g, v| v.ty.range().is_some_and(|r| g.size_like(r)))
+                } else {
+                    None
+                };
+                let s = match existing {
+                    Some(s) => s,
+                    None => self.new_size(&mut stms),
+                };
+                result.push(s);
+            } else {
+                result.push(self.produce_int(&mut stms));
+            }
+        }
+        if let (Some(c), Some(t)) = (&cond, &count) {
+            let kc = params.iter().position(|p| &p.0 == t).unwrap_or(1);
+            let c2 = SExp::bin(BinOp::Lt, SExp::var(&result[kc]), se(&bound));
+            let c2 = self.emit_int(&mut stms, "c", c2, Range::new(0, 1));
+            if let Some(kc) = params.iter().position(|p| &p.0 == c) {
+                result[kc] = c2;
+            }
+        }
+        let mut outer: Vec<Vec<usize>> = Vec::with_capacity(arrays.len());
+        for (_, ty, _, consumable, size) in &arrays {
+            let mut shape = ty.shape().unwrap_or(&[]).to_vec();
+            if let Some(k) = size {
+                shape[0] = var(&result[*k]);
+            }
+            let mut r = self.produce(&mut stms, &shape);
+            let local = self.roots_of(&r).iter().all(|x| {
+                self.root_body
+                    .get(*x)
+                    .is_some_and(|b| b.0 == Some(loop_body))
+            });
+            if *consumable && !local {
+                // Later iterations may consume it: a copy of its own.
+                r = self.emit(&mut stms, "y", Ty::Arr(shape), ExpKind::Copy(ident(&r)));
+            }
+            outer.push(self.roots_of(&r).to_vec());
+            result.push(r);
+        }
+        self.close();
+        self.depth -= 1;
+        self.mult = saved;
+        // The pattern: the parameters' types with their names replaced.
+        let mut names: Vec<Name> = params.iter().map(|_| self.fresh("l")).collect();
+        for _ in &arrays {
+            names.push(self.fresh("la"));
+        }
+        let mut tys: Vec<Ty> = Vec::with_capacity(names.len());
+        for (x, ty, _) in &params {
+            tys.push(match ty {
+                Ty::Int(r) if Some(x) == count.as_ref() => Ty::Int(Range::new(0, r.hi.max(0))),
+                t => t.clone(),
+            });
+        }
+        let mut ps: Vec<Pat> = params.iter().map(|(x, t, _)| pat(x, t)).collect();
+        let mut init: Vec<Atom> = params.iter().map(|p| p.2.clone()).collect();
+        for (x, ty, a, _, size) in &arrays {
+            ps.push(pat(x, ty));
+            init.push(a.clone());
+            let mut shape = ty.shape().unwrap_or(&[]).to_vec();
+            if let Some(k) = size {
+                shape[0] = var(&names[*k]);
+            }
+            tys.push(Ty::Arr(shape));
+        }
+        let ints = params.len();
+        let pats = names.iter().zip(&tys).map(|(x, t)| pat(x, t)).collect();
+        out.push(stm(
+            pats,
+            ExpKind::Loop(ps, init, form, body(stms, &result)),
+        ));
+        for (k, (x, t)) in names.into_iter().zip(tys).enumerate() {
+            if k >= ints {
+                let (_, _, a, consumable, _) = &arrays[k - ints];
+                let roots = if *consumable {
+                    vec![self.new_root(true)]
+                } else {
+                    // It may be the initial value or an array the body
+                    // returned from outside.
+                    let mut rs: Vec<usize> = a
+                        .var()
+                        .map(|x| self.roots_of(x).to_vec())
+                        .unwrap_or_default();
+                    for &r in &outer[k - ints] {
+                        let seen = match self.root_body.get(r) {
+                            Some((Some(b), _)) => self.bodies.contains(b),
+                            _ => true,
+                        };
+                        if seen && !rs.contains(&r) {
+                            rs.push(r);
+                        }
+                    }
+                    rs.push(self.new_root(false));
+                    rs
+                };
+                self.roots.insert(x.clone(), roots);
+            }
+            self.bind(x, t);
+        }
+        self.made.loops += 1;
+        true
+    }
+
     // ----- the program -----
 
     fn program(&mut self) -> Case {
         let mut params = Vec::new();
         let mut inputs = Vec::new();
         let mut values: Vec<(Name, i64)> = Vec::new();
+        let mut unique: Vec<usize> = Vec::new();
         for _ in 0..self.between(1, 3) {
             let n = self.fresh("n");
             let v = if self.chance(0.15) {
@@ -1800,7 +2430,14 @@ impl Gen<'_> {
                     .collect();
                 let ty = Ty::Arr(dims.iter().map(|(n, _)| var(n)).collect());
                 let x = self.fresh("xs");
-                params.push(pat(&x, &ty));
+                let mut p = pat(&x, &ty);
+                p.unique = self.on.update && self.chance(0.5);
+                let root = self.new_root(false);
+                if p.unique {
+                    unique.push(root);
+                }
+                self.roots.insert(x.clone(), vec![root]);
+                params.push(p);
                 inputs.push(Value::Array(ArrayValue { shape, data }));
                 self.bind(x, ty);
             } else {
@@ -1816,9 +2453,14 @@ impl Gen<'_> {
             }
         }
         self.open();
+        // Unique parameters may be consumed in the program's body.
+        for r in unique {
+            self.root_body[r].0 = Some(self.body_now());
+        }
         let mut stms = Vec::new();
         let target = self.between(1, self.max_stms as i64) as usize;
         self.stms(&mut stms, target);
+        self.force(&mut stms);
         let result = self.results();
         let body = body(stms, &result);
         Case {
@@ -1844,7 +2486,7 @@ impl Gen<'_> {
             out.push(self.vars[i].name.clone());
         }
         if self.chance(0.4) || out.is_empty() {
-            if let Some(i) = self.pick_var(0, |_, _| true) {
+            if let Some(i) = self.pick_var(0, |_, v| !matches!(v.ty, Ty::Gone)) {
                 let x = self.vars[i].name.clone();
                 if !out.contains(&x) {
                     out.push(x);

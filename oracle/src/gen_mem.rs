@@ -21,6 +21,24 @@
 //!   array over the source's place), one cell further (overlapping), and
 //!   to the same offset with other strides.
 //!
+//! With a share of their statements (`gen_funmem_with`; none by default,
+//! so that the programs of [`gen_funmem`] stay as they were) they also
+//! use loops, in-place updates, `concat`, `replicate` and kernels with
+//! several results:
+//!
+//! - updates of fresh arrays in blocks of their own (any layout, so
+//!   through non-row-major LMADs), of elements, ranges and rows; the
+//!   updated array and whatever shares its block leave the scope;
+//! - `concat` and `replicate` into fresh blocks at any layout;
+//! - kernels with two or three results, in blocks of their own or side by
+//!   side in one, rows built in place;
+//! - loops (`for`, or `while` over a counter) whose array parameters carry
+//!   their block, offset and strides as parameters (existential memory:
+//!   each iteration returns any array of the shape, fresh or not); double
+//!   buffering (two blocks swapped each iteration); a fresh array updated
+//!   in place in the block the loop carries; an array growing by one
+//!   element each iteration (its size a parameter).
+//!
 //! Each program is drawn with a *flavour*:
 //!
 //! - valid: every fresh array gets a place nobody else uses, so the heap
@@ -59,7 +77,21 @@ use rand::RngExt;
 /// Generates a random, well-typed FUNMEM program with inputs for it, of
 /// any flavour (valid, racing, invalid, failing).
 pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
-    generate(rng, cfg, false)
+    generate(rng, cfg, false, 0.0)
+}
+
+/// [`gen_funmem`] where a share `share` (0 to 1) of the statements
+/// drawn are loops (with their memory as parameters), in-place updates,
+/// `concat`, `replicate` and kernels with several results; 0 gives
+/// exactly [`gen_funmem`]'s programs.
+pub fn gen_funmem_with(rng: &mut Rng, cfg: &GenConfig, share: f64) -> Case {
+    generate(rng, cfg, false, share)
+}
+
+/// [`gen_funmem_valid`] with a share of the constructs of
+/// [`gen_funmem_with`].
+pub fn gen_funmem_valid_with(rng: &mut Rng, cfg: &GenConfig, share: f64) -> Case {
+    generate(rng, cfg, true, share)
 }
 
 /// Generates a random, well-typed FUNMEM program for a fuzz campaign of
@@ -67,10 +99,10 @@ pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
 /// stuck in both semantics alike and never races. Either way the source
 /// passes every check, so a failure at a later stage is the passes'.
 pub fn gen_funmem_valid(rng: &mut Rng, cfg: &GenConfig) -> Case {
-    generate(rng, cfg, true)
+    generate(rng, cfg, true, 0.0)
 }
 
-fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool) -> Case {
+fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool, share: f64) -> Case {
     let mut g = Gen {
         rng,
         max_stms: cfg.max_stms.max(2),
@@ -78,6 +110,7 @@ fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool) -> Case {
         max_size: cfg.max_size.clamp(1, 4),
         fail_share: cfg.fail_share.clamp(0.0, 1.0),
         valid_only,
+        share: share.clamp(0.0, 1.0),
         next: 0,
         forced: Vec::new(),
     };
@@ -203,6 +236,9 @@ struct Gen<'r> {
     /// Only the valid and failing flavours, and only failures that get
     /// stuck in both semantics (no race, no block too small).
     valid_only: bool,
+    /// The share of statements drawn from [`Gen::new_stm`] (loops,
+    /// updates, concat, replicate, kernels with several results).
+    share: f64,
     next: usize,
     /// Names the program must return (the victims of planted hazards).
     forced: Vec<String>,
@@ -1119,6 +1155,11 @@ impl Gen<'_> {
 
     /// One safe statement (or a few that belong together).
     fn action(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        // (No draw at all when the share is 0: the programs of earlier
+        // versions stay as they were.)
+        if self.share > 0.0 && self.coin(self.share) && self.new_stm(sc, out) {
+            return;
+        }
         loop {
             let nested = sc.depth > 0;
             let done = match self.range(0, 99) {
@@ -1722,7 +1763,13 @@ impl Gen<'_> {
             if k == at {
                 match flavor {
                     Flavor::Valid => {}
+                    Flavor::Race if self.share > 0.0 && self.coin(self.share) => {
+                        self.race18_hazard(&mut sc, &mut out)
+                    }
                     Flavor::Race => self.race_hazard(&mut sc, &mut out),
+                    Flavor::Fail if self.share > 0.0 && self.coin(self.share) => {
+                        self.fail18_stm(&mut sc, &mut out)
+                    }
                     Flavor::Invalid if input_hazard => {}
                     Flavor::Invalid => self.invalid_hazard(&mut sc, &mut out),
                     Flavor::Fail => {
@@ -1775,4 +1822,711 @@ impl Gen<'_> {
         text.push_str(&format!("  in ({})\n", res.join(", ")));
         (text, inputs)
     }
+}
+
+/// How a generated loop runs: the parameters and initial values it adds
+/// before the others, its header, its index (an int in the body), the
+/// statements that end each iteration, the results they give, and the
+/// pattern entries of the final values.
+struct Form {
+    params: Vec<String>,
+    inits: Vec<String>,
+    head: String,
+    index: String,
+    tail: Vec<String>,
+    results: Vec<String>,
+    pats: Vec<String>,
+}
+
+impl Gen<'_> {
+    /// One of the constructs of loops and in-place updates (an update,
+    /// `concat`, `replicate`, a kernel with several results, loops with
+    /// their memory as parameters); false when none fits here.
+    fn new_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
+        let nested = sc.depth > 0;
+        match self.range(0, 11) {
+            0 | 1 => {
+                self.update_stm(sc, out);
+                true
+            }
+            2 => self.concat_stm(sc, out),
+            3 => {
+                self.replicate_stm(sc, out);
+                true
+            }
+            4 | 5 if nested => {
+                self.multi_kernel_stm(sc, out);
+                true
+            }
+            6 | 7 if nested => {
+                self.loop_any_stm(sc, out);
+                true
+            }
+            8 if nested => {
+                self.loop_swap_stm(sc, out);
+                true
+            }
+            9 | 10 if nested => {
+                self.loop_in_place_stm(sc, out);
+                true
+            }
+            11 if nested => {
+                self.loop_grow_stm(sc, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// An atom of a known int: a variable in scope or a small literal.
+    fn int_atom(&mut self, sc: &Scope) -> String {
+        if !sc.ints.is_empty() && self.coin(0.6) {
+            self.pick(&sc.ints)
+        } else {
+            self.range(0, 9).to_string()
+        }
+    }
+
+    /// A fresh array in a block of its own, updated in place.
+    fn update_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let place = self.alloc_place(&shape, out);
+        let x = self.fill(sc, &shape, place, &KHaz::None, out);
+        let y = self.emit_update(sc, &x, out);
+        if self.coin(0.3) {
+            self.emit_update(sc, &y, out);
+        }
+    }
+
+    /// `let (y: ...) = x with [idx, ...] = v` in bounds, at x's place. x,
+    /// and every array in its block (which may alias it), leave the scope:
+    /// the update consumes x.
+    fn emit_update(&mut self, sc: &mut Scope, x: &Arr, out: &mut Vec<String>) -> Arr {
+        self.update_at(sc, x, false, out)
+    }
+
+    /// [`Gen::emit_update`]; when `bad`, one index or range is one past
+    /// its dimension (stuck).
+    fn update_at(&mut self, sc: &mut Scope, x: &Arr, bad: bool, out: &mut Vec<String>) -> Arr {
+        let k = self.range(1, x.shape.len() as i64) as usize;
+        let wrong = bad.then(|| self.range(0, k as i64 - 1) as usize);
+        let mut idx = Vec::new();
+        let mut rest = Vec::new();
+        for (d, dim) in x.shape[..k].iter().enumerate() {
+            if wrong == Some(d) {
+                if self.coin(0.5) {
+                    idx.push(dim.atom.clone());
+                } else {
+                    idx.push(format!("{} : 1", dim.atom));
+                    rest.push(lit(1));
+                }
+            } else if dim.val > 0 && self.coin(0.5) {
+                let j = self.index_atom(sc, dim.val).unwrap_or_else(|| "0".into());
+                idx.push(j);
+            } else {
+                let fit: Vec<Size> = sc
+                    .sizes
+                    .iter()
+                    .filter(|s| s.val >= 0 && s.val <= dim.val)
+                    .cloned()
+                    .collect();
+                let n = if !fit.is_empty() && self.coin(0.4) {
+                    self.pick(&fit)
+                } else if self.coin(0.3) {
+                    dim.clone()
+                } else {
+                    lit(self.range(0, dim.val.max(0)))
+                };
+                let o = self.range(0, (dim.val - n.val).max(0));
+                idx.push(format!("{o} : {}", n.atom));
+                rest.push(n);
+            }
+        }
+        rest.extend(x.shape[k..].iter().cloned());
+        sc.arrs.retain(|a| a.place.block != x.place.block);
+        let v = if rest.is_empty() {
+            self.int_atom(sc)
+        } else {
+            self.array_of_shape(sc, &rest, None, out).name
+        };
+        let y = self.name("u");
+        out.push(format!(
+            "let ({y}: {}) = {} with [{}] = {v}",
+            ty(&x.shape, &x.place),
+            x.name,
+            idx.join(", ")
+        ));
+        sc.bind(y, x.shape.clone(), x.place.clone())
+    }
+
+    /// `concat x y` of two arrays in scope into a fresh place.
+    fn concat_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
+        if sc.arrs.is_empty() {
+            return false;
+        }
+        let a = self.pick(&sc.arrs);
+        let cands: Vec<Arr> = sc
+            .arrs
+            .iter()
+            .filter(|b| same_shape(&b.shape[1..], &a.shape[1..]) && b.shape.len() == a.shape.len())
+            .cloned()
+            .collect();
+        let b = self.pick(&cands);
+        let (a, b) = if self.coin(0.5) { (a, b) } else { (b, a) };
+        let k = self.name("k");
+        out.push(format!(
+            "let ({k}: int) = {} + {}",
+            a.shape[0].atom, b.shape[0].atom
+        ));
+        sc.ints.push(k.clone());
+        let mut shape = vec![Size {
+            atom: k,
+            val: a.shape[0].val + b.shape[0].val,
+        }];
+        shape.extend(a.shape[1..].iter().cloned());
+        let place = self.alloc_place(&shape, out);
+        let x = self.name("x");
+        out.push(format!(
+            "let ({x}: {}) = concat {} {}",
+            ty(&shape, &place),
+            a.name,
+            b.name
+        ));
+        sc.bind(x, shape, place);
+        true
+    }
+
+    /// `replicate n v` of an int or a 1-D array into a fresh place.
+    fn replicate_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let n = self.size(sc);
+        let rows: Vec<Arr> = sc
+            .arrs
+            .iter()
+            .filter(|a| a.shape.len() == 1)
+            .cloned()
+            .collect();
+        let (v, shape) = if !rows.is_empty() && self.coin(0.5) {
+            let a = self.pick(&rows);
+            (a.name, vec![n.clone(), a.shape[0].clone()])
+        } else {
+            (self.int_atom(sc), vec![n.clone()])
+        };
+        let place = self.alloc_place(&shape, out);
+        let x = self.name("x");
+        out.push(format!(
+            "let ({x}: {}) = replicate {} {v}",
+            ty(&shape, &place),
+            n.atom
+        ));
+        sc.bind(x, shape, place);
+    }
+
+    /// A kernel with two or three results, each in a block of its own (or
+    /// two of one shape side by side in one block), each row built in its
+    /// result's place or elsewhere.
+    fn multi_kernel_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let n = self.size(sc);
+        let count = self.range(2, 3) as usize;
+        let mut shapes: Vec<Vec<Size>> = Vec::new();
+        for _ in 0..count {
+            let mut shape = vec![n.clone()];
+            if self.coin(0.5) {
+                shape.push(self.size(sc));
+            }
+            shapes.push(shape);
+        }
+        let mut places = Vec::new();
+        if same_shape(&shapes[0], &shapes[1]) && self.coin(0.5) {
+            let (l1, l2, size) = self.pair_layout(&shapes[0]);
+            let mb = self.name("mb");
+            out.push(format!("let ({mb}: mem) = alloc {size}"));
+            for l in [l1, l2] {
+                places.push(Place {
+                    block: mb.clone(),
+                    offset: l.offset,
+                    strides: l.strides,
+                    rm: l.rm,
+                });
+            }
+        }
+        for shape in &shapes[places.len()..] {
+            let p = self.alloc_place(shape, out);
+            places.push(p);
+        }
+        let i = self.name("i");
+        let mut bs = sc.clone();
+        bs.top = false;
+        bs.depth = sc.depth.saturating_sub(1);
+        bs.ints.push(i.clone());
+        bs.idx.push((i.clone(), n.val));
+        let mut body = Vec::new();
+        for _ in 0..self.range(0, 2) {
+            self.action(&mut bs, &mut body);
+        }
+        let mut res = Vec::new();
+        for (shape, place) in shapes.iter().zip(&places) {
+            let elem = &shape[1..];
+            if elem.is_empty() {
+                let r = self.name("r");
+                let e = self.sexp(&bs, 2);
+                body.push(format!("let ({r}: int) = {e}"));
+                res.push(r);
+            } else {
+                let row = Some(row_place(place, &i)).filter(|r| r.strides.iter().all(|s| s != "0"));
+                res.push(self.array_of_shape(&mut bs, elem, row, &mut body).name);
+            }
+        }
+        let names: Vec<String> = shapes.iter().map(|_| self.name("x")).collect();
+        let pats: Vec<String> = names
+            .iter()
+            .zip(&shapes)
+            .zip(&places)
+            .map(|((x, s), p)| format!("({x}: {})", ty(s, p)))
+            .collect();
+        out.push(format!(
+            "let {} = kernel {i} < {} do",
+            pats.join(" "),
+            n.atom
+        ));
+        out.extend(indent(body));
+        out.push(format!("  in ({})", res.join(", ")));
+        for ((x, s), p) in names.into_iter().zip(shapes).zip(places) {
+            sc.bind(x, s, p);
+        }
+    }
+
+    /// A `for` or a `while` loop of `t` iterations (`t` a known size).
+    fn form(&mut self, sc: &Scope, out: &mut Vec<String>) -> (Form, i64) {
+        let t = self.size(sc);
+        let j = self.name("j");
+        if self.coin(0.6) {
+            return (
+                Form {
+                    params: Vec::new(),
+                    inits: Vec::new(),
+                    head: format!("for {j} < {}", t.atom),
+                    index: j,
+                    tail: Vec::new(),
+                    results: Vec::new(),
+                    pats: Vec::new(),
+                },
+                t.val,
+            );
+        }
+        let (g0, g, g2, w2) = (
+            self.name("g"),
+            self.name("g"),
+            self.name("g"),
+            self.name("w"),
+        );
+        let (rg, rw) = (self.name("g"), self.name("w"));
+        out.push(format!("let ({g0}: int) = 0 < {}", t.atom));
+        (
+            Form {
+                params: vec![format!("({g}: int)"), format!("({j}: int)")],
+                inits: vec![g0, "0".into()],
+                head: format!("while {g}"),
+                tail: vec![
+                    format!("let ({w2}: int) = {j} + 1"),
+                    format!("let ({g2}: int) = {w2} < {}", t.atom),
+                ],
+                index: j,
+                results: vec![g2, w2],
+                pats: vec![format!("({rg}: int)"), format!("({rw}: int)")],
+            },
+            t.val,
+        )
+    }
+
+    /// A loop body's scope: the index (`0 .. t-1`) and the parameters'
+    /// arrays and ints.
+    fn loop_scope(&self, sc: &Scope, f: &Form, t: i64) -> Scope {
+        let mut bs = sc.clone();
+        bs.top = false;
+        bs.depth = sc.depth.saturating_sub(1);
+        bs.ints.push(f.index.clone());
+        if t > 0 {
+            bs.idx.push((f.index.clone(), t));
+        }
+        bs
+    }
+
+    /// A loop whose array parameter carries its block, offset and strides
+    /// (existential memory): each iteration returns any array of the shape
+    /// (the parameter, one in scope, a slice, a fresh one in a block of
+    /// its own), and an int accumulator.
+    fn loop_any_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let x = self.array_of_shape(sc, &shape, None, out);
+        let (f, t) = self.form(sc, out);
+        let io = self.name("o");
+        out.push(format!("let ({io}: int) = {}", x.place.offset));
+        let mut inits = vec![io];
+        for st in &x.place.strides {
+            let s = self.name("s");
+            out.push(format!("let ({s}: int) = {st}"));
+            inits.push(s);
+        }
+        let acc0 = self.int_atom(sc);
+        inits.push(x.place.block.clone());
+        inits.push(x.name.clone());
+        inits.push(acc0);
+        // The parameters and the pattern: offset, strides, block, array,
+        // accumulator.
+        let fresh = |g: &mut Self| {
+            let o = g.name("o");
+            let ss: Vec<String> = shape.iter().map(|_| g.name("s")).collect();
+            let m = g.name("m");
+            let a = g.name("a");
+            let v = g.name("v");
+            (o, ss, m, a, v)
+        };
+        let decl = |(o, ss, m, a, v): &(String, Vec<String>, String, String, String)| {
+            let place = Place {
+                block: m.clone(),
+                offset: o.clone(),
+                strides: ss.clone(),
+                rm: false,
+            };
+            let mut d = vec![format!("({o}: int)")];
+            d.extend(ss.iter().map(|s| format!("({s}: int)")));
+            d.push(format!("({m}: mem)"));
+            d.push(format!("({a}: {})", ty(&shape, &place)));
+            d.push(format!("({v}: int)"));
+            (d, place)
+        };
+        let p = fresh(self);
+        let r = fresh(self);
+        let (params, pplace) = decl(&p);
+        let (pats, rplace) = decl(&r);
+        let mut bs = self.loop_scope(sc, &f, t);
+        bs.ints.push(p.4.clone());
+        bs.arrs.push(Arr {
+            name: p.3.clone(),
+            shape: shape.clone(),
+            place: pplace,
+        });
+        let mut body = Vec::new();
+        for _ in 0..self.range(0, 2) {
+            self.action(&mut bs, &mut body);
+        }
+        let a = self.array_of_shape(&mut bs, &shape, None, &mut body);
+        let o = self.name("o");
+        body.push(format!("let ({o}: int) = {}", a.place.offset));
+        let mut res = vec![o];
+        for st in &a.place.strides {
+            let s = self.name("s");
+            body.push(format!("let ({s}: int) = {st}"));
+            res.push(s);
+        }
+        let v = self.name("v");
+        let e = self.sexp(&bs, 2);
+        body.push(format!("let ({v}: int) = {e}"));
+        res.push(a.place.block.clone());
+        res.push(a.name.clone());
+        res.push(v);
+        emit_loop(f, params, inits, pats, body, res, out);
+        let (o, ss, _, a, v) = r;
+        sc.ints.push(o);
+        sc.ints.extend(ss);
+        sc.ints.push(v);
+        sc.bind(a, shape, rplace);
+    }
+
+    /// Double buffering: two blocks of one layout swapped each iteration,
+    /// each iteration building the next array in the other block from the
+    /// current one. The initial array's block is written over, so it
+    /// leaves the scope.
+    fn loop_swap_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let l = self.layout(&shape);
+        let (m1, m2) = (self.name("mb"), self.name("mb"));
+        out.push(format!("let ({m1}: mem) = alloc {}", l.size));
+        out.push(format!("let ({m2}: mem) = alloc {}", l.size));
+        let at = |m: &str| Place {
+            block: m.to_string(),
+            offset: l.offset.clone(),
+            strides: l.strides.clone(),
+            rm: l.rm,
+        };
+        let x = self.fill(sc, &shape, at(&m1), &KHaz::None, out);
+        sc.arrs.retain(|a| a.name != x.name);
+        let (f, t) = self.form(sc, out);
+        let (src, dst, a) = (self.name("src"), self.name("dst"), self.name("a"));
+        let (r1, r2, r) = (self.name("m"), self.name("m"), self.name("z"));
+        let params = vec![
+            format!("({src}: mem)"),
+            format!("({dst}: mem)"),
+            format!("({a}: {})", ty(&shape, &at(&src))),
+        ];
+        let pats = vec![
+            format!("({r1}: mem)"),
+            format!("({r2}: mem)"),
+            format!("({r}: {})", ty(&shape, &at(&r1))),
+        ];
+        let mut bs = self.loop_scope(sc, &f, t);
+        bs.arrs.push(Arr {
+            name: a.clone(),
+            shape: shape.clone(),
+            place: at(&src),
+        });
+        let mut body = Vec::new();
+        for _ in 0..self.range(0, 1) {
+            self.action(&mut bs, &mut body);
+        }
+        let b = self.fill(&mut bs, &shape, at(&dst), &KHaz::None, &mut body);
+        emit_loop(
+            f,
+            params,
+            vec![m1, m2, x.name],
+            pats,
+            body,
+            vec![dst, src, b.name],
+            out,
+        );
+        sc.bind(r, shape, at(&r1));
+    }
+
+    /// A fresh array updated in place by a loop: the parameter lives in
+    /// the block the loop carries, and each iteration returns it updated
+    /// (consumed) in that block.
+    fn loop_in_place_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let shape = self.shape(sc);
+        let place = self.alloc_place(&shape, out);
+        self.loop_in_place_at(sc, &shape, place, out);
+    }
+
+    /// A fresh array at `place` updated in place by a loop; gives the
+    /// loop's result.
+    fn loop_in_place_at(
+        &mut self,
+        sc: &mut Scope,
+        shape: &[Size],
+        place: Place,
+        out: &mut Vec<String>,
+    ) -> Arr {
+        let shape = shape.to_vec();
+        let x = self.fill(sc, &shape, place.clone(), &KHaz::None, out);
+        sc.arrs.retain(|a| a.place.block != x.place.block);
+        let (f, t) = self.form(sc, out);
+        let (m, a, rm, r) = (
+            self.name("m"),
+            self.name("a"),
+            self.name("m"),
+            self.name("z"),
+        );
+        let at = |b: &str| Place {
+            block: b.to_string(),
+            ..place.clone()
+        };
+        let params = vec![
+            format!("({m}: mem)"),
+            format!("({a}: {})", ty(&shape, &at(&m))),
+        ];
+        let pats = vec![
+            format!("({rm}: mem)"),
+            format!("({r}: {})", ty(&shape, &at(&rm))),
+        ];
+        let mut bs = self.loop_scope(sc, &f, t);
+        let pa = bs.bind(a, shape.clone(), at(&m));
+        let mut body = Vec::new();
+        for _ in 0..self.range(0, 1) {
+            self.action(&mut bs, &mut body);
+        }
+        let mut y = self.emit_update(&mut bs, &pa, &mut body);
+        if self.coin(0.3) {
+            y = self.emit_update(&mut bs, &y, &mut body);
+        }
+        emit_loop(
+            f,
+            params,
+            vec![x.place.block.clone(), x.name],
+            pats,
+            body,
+            vec![m.clone(), y.name],
+            out,
+        );
+        sc.bind(r, shape, at(&rm))
+    }
+
+    /// A racing kernel of the new constructs: two results of which one
+    /// has an outer stride 0, or iterations that each build an array in
+    /// one shared scratch place and update it there in a loop.
+    fn race18_hazard(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let b = self.size_min(sc, 2);
+        let i = self.name("i");
+        let mut bs = sc.clone();
+        bs.top = false;
+        bs.depth = sc.depth.saturating_sub(1);
+        bs.ints.push(i.clone());
+        bs.idx.push((i.clone(), b.val));
+        let shape = vec![b.clone()];
+        let place = self.alloc_place(&shape, out);
+        let x = self.name("x");
+        let mut body = Vec::new();
+        if self.coin(0.5) {
+            let k = self.range(0, 2);
+            let mb = self.name("mb");
+            out.push(format!("let ({mb}: mem) = alloc {}", k + 1));
+            let zplace = Place {
+                block: mb,
+                offset: k.to_string(),
+                strides: vec!["0".into()],
+                rm: false,
+            };
+            let (r1, r2, z) = (self.name("r"), self.name("r"), self.name("x"));
+            let (e1, e2) = (self.sexp(&bs, 2), self.sexp(&bs, 2));
+            body.push(format!("let ({r1}: int) = {e1}"));
+            body.push(format!("let ({r2}: int) = {e2}"));
+            out.push(format!(
+                "let ({x}: {}) ({z}: {}) = kernel {i} < {} do",
+                ty(&shape, &place),
+                ty(&shape, &zplace),
+                b.atom
+            ));
+            out.extend(indent(body));
+            out.push(format!("  in ({r1}, {r2})"));
+            self.add_arr(sc, z, shape.clone(), zplace);
+        } else {
+            let inner = vec![self.size_min(sc, 1)];
+            let scratch = self.alloc_place(&inner, out);
+            let r = self.loop_in_place_at(&mut bs, &inner, scratch, &mut body);
+            let v = self.name("v");
+            let j = self
+                .index_atom(&bs, r.shape[0].val)
+                .unwrap_or_else(|| "0".into());
+            body.push(format!("let ({v}: int) = {}[{j}]", r.name));
+            out.push(format!(
+                "let ({x}: {}) = kernel {i} < {} do",
+                ty(&shape, &place),
+                b.atom
+            ));
+            out.extend(indent(body));
+            out.push(format!("  in ({v})"));
+        }
+        self.add_arr(sc, x, shape, place);
+    }
+
+    /// A statement of the new constructs that gets stuck: an update one
+    /// past its array's end, or a `replicate` of a negative count.
+    fn fail18_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        if self.coin(0.7) {
+            let shape: Vec<Size> = (0..self.range(1, 2))
+                .map(|_| self.size_min(sc, 0))
+                .collect();
+            let place = self.alloc_place(&shape, out);
+            let x = self.fill(sc, &shape, place, &KHaz::None, out);
+            self.update_at(sc, &x, true, out);
+        } else {
+            let k = self.name("k");
+            out.push(format!("let ({k}: int) = 0 - {}", self.range(1, 2)));
+            let mb = self.name("mb");
+            out.push(format!("let ({mb}: mem) = alloc 4"));
+            let x = self.name("x");
+            let v = self.int_atom(sc);
+            out.push(format!(
+                "let ({x}: [{k}]int @ {mb} -> R({k})) = replicate {k} {v}"
+            ));
+        }
+    }
+
+    /// A 1-D array growing by one element each iteration (its size is a
+    /// loop parameter): `concat` of the parameter and a one-element
+    /// `replicate`, in a fresh block.
+    fn loop_grow_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        // (A size parameter's initial value must be a variable.)
+        let s0 = self.size(sc);
+        let k0 = Size {
+            atom: self.name("k"),
+            val: s0.val,
+        };
+        out.push(format!("let ({}: int) = {}", k0.atom, s0.atom));
+        let xm = self.name("mb");
+        out.push(format!("let ({xm}: mem) = alloc {}", k0.atom));
+        let rm_place = |b: &str| Place {
+            block: b.to_string(),
+            offset: "0".into(),
+            strides: vec!["1".into()],
+            rm: true,
+        };
+        let x = self.fill(
+            sc,
+            std::slice::from_ref(&k0),
+            rm_place(&xm),
+            &KHaz::None,
+            out,
+        );
+        let (f, t) = self.form(sc, out);
+        let (pk, pm, pa) = (self.name("k"), self.name("m"), self.name("a"));
+        let (rk, rm, r) = (self.name("k"), self.name("m"), self.name("z"));
+        let decl = |k: &str, m: &str, a: &str| {
+            vec![
+                format!("({k}: int)"),
+                format!("({m}: mem)"),
+                format!("({a}: [{k}]int @ {m} -> R({k}))"),
+            ]
+        };
+        let params = decl(&pk, &pm, &pa);
+        let pats = decl(&rk, &rm, &r);
+        let bs = self.loop_scope(sc, &f, t);
+        let mut body = Vec::new();
+        let one = Size {
+            atom: "1".into(),
+            val: 1,
+        };
+        let op = self.alloc_place(std::slice::from_ref(&one), &mut body);
+        let (e, v) = (self.name("x"), self.int_atom(&bs));
+        body.push(format!(
+            "let ({e}: {}) = replicate 1 {v}",
+            ty(std::slice::from_ref(&one), &op)
+        ));
+        let (k2, m2, b) = (self.name("k"), self.name("mb"), self.name("x"));
+        body.push(format!("let ({k2}: int) = {pk} + 1"));
+        body.push(format!("let ({m2}: mem) = alloc {k2}"));
+        let (first, second) = if self.coin(0.7) { (&pa, &e) } else { (&e, &pa) };
+        body.push(format!(
+            "let ({b}: [{k2}]int @ {m2} -> R({k2})) = concat {first} {second}"
+        ));
+        emit_loop(
+            f,
+            params,
+            vec![k0.atom.clone(), xm, x.name],
+            pats,
+            body,
+            vec![k2, m2, b],
+            out,
+        );
+        sc.ints.push(rk.clone());
+        sc.bind(
+            r,
+            vec![Size {
+                atom: rk,
+                val: k0.val + t.max(0),
+            }],
+            rm_place(&rm),
+        );
+    }
+}
+
+/// Emits `let pats = loop params = (inits) head do body in (results)`.
+fn emit_loop(
+    f: Form,
+    params: Vec<String>,
+    inits: Vec<String>,
+    pats: Vec<String>,
+    mut body: Vec<String>,
+    results: Vec<String>,
+    out: &mut Vec<String>,
+) {
+    body.extend(f.tail);
+    let all = |a: Vec<String>, b: Vec<String>| -> Vec<String> { a.into_iter().chain(b).collect() };
+    out.push(format!(
+        "let {} = loop {} = ({}) {} do",
+        all(f.pats, pats).join(" "),
+        all(f.params, params).join(" "),
+        all(f.inits, inits).join(", "),
+        f.head
+    ));
+    out.extend(indent(body));
+    out.push(format!("  in ({})", all(f.results, results).join(", ")));
 }

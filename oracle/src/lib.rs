@@ -64,6 +64,109 @@ pub struct GenConfig {
     /// wrong at run time (an index or slice out of bounds, a division by
     /// zero); the rest never go wrong.
     pub fail_share: f64,
+    /// How often each construct of issue 18 (loops, in-place updates,
+    /// `concat`, `replicate`, kernels with several results) shows up.
+    pub constructs: Constructs,
+}
+
+/// The share (0 to 1) of generated FUN programs that contain each
+/// construct at least once (a program that has it may have it more than
+/// once). A share of 0 leaves the construct out altogether; with every
+/// share 0 the generator makes exactly the programs it made before these
+/// constructs existed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Constructs {
+    /// `loop ... for i < n do ...` and `loop ... while c do ...`.
+    pub loops: f64,
+    /// `x with [idx, ...] = v` (and some unique `*` parameters).
+    pub update: f64,
+    /// `concat x y`.
+    pub concat: f64,
+    /// `replicate n v`.
+    pub replicate: f64,
+    /// Kernels that make several arrays.
+    pub multi_kernel: f64,
+}
+
+impl Constructs {
+    /// Every share 0: none of the constructs.
+    pub const NONE: Constructs = Constructs {
+        loops: 0.0,
+        update: 0.0,
+        concat: 0.0,
+        replicate: 0.0,
+        multi_kernel: 0.0,
+    };
+
+    /// The names `--constructs` takes, in order.
+    pub const NAMES: [&'static str; 5] = ["loop", "update", "concat", "replicate", "multi-kernel"];
+
+    /// The share of the construct called `name` (one of [`Constructs::NAMES`]).
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut f64> {
+        match name {
+            "loop" => Some(&mut self.loops),
+            "update" => Some(&mut self.update),
+            "concat" => Some(&mut self.concat),
+            "replicate" => Some(&mut self.replicate),
+            "multi-kernel" => Some(&mut self.multi_kernel),
+            _ => None,
+        }
+    }
+
+    /// Parses `name=share,...` (shares in 0 to 1; names from
+    /// [`Constructs::NAMES`], or `all`; `none` alone for every share 0),
+    /// starting from `self`: the names not mentioned keep their shares.
+    pub fn parse(mut self, text: &str) -> Result<Constructs, String> {
+        if text.trim() == "none" {
+            return Ok(Constructs::NONE);
+        }
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((name, share)) = item.split_once('=') else {
+                return Err(format!(
+                    "`{item}` is not `name=share` (names: {}, all)",
+                    Constructs::NAMES.join(", ")
+                ));
+            };
+            let (name, share) = (name.trim(), share.trim());
+            let v: f64 = share
+                .parse()
+                .ok()
+                .filter(|v: &f64| (0.0..=1.0).contains(v))
+                .ok_or_else(|| {
+                    format!("the share of `{name}` must be a number from 0 to 1, not `{share}`")
+                })?;
+            if name == "all" {
+                for n in Constructs::NAMES {
+                    if let Some(s) = self.get_mut(n) {
+                        *s = v;
+                    }
+                }
+            } else {
+                match self.get_mut(name) {
+                    Some(s) => *s = v,
+                    None => {
+                        return Err(format!(
+                            "no construct `{name}` (names: {}, all)",
+                            Constructs::NAMES.join(", ")
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(self)
+    }
+}
+
+impl Default for Constructs {
+    fn default() -> Constructs {
+        Constructs {
+            loops: 0.3,
+            update: 0.3,
+            concat: 0.2,
+            replicate: 0.2,
+            multi_kernel: 0.2,
+        }
+    }
 }
 
 impl Default for GenConfig {
@@ -73,6 +176,7 @@ impl Default for GenConfig {
             max_depth: 3,
             max_size: 5,
             fail_share: 0.1,
+            constructs: Constructs::default(),
         }
     }
 }

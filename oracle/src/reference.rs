@@ -30,6 +30,19 @@
 //! the program has exactly one (`gen_race` makes such programs), it must be
 //! that one.
 //!
+//! The constructs beyond the paper follow docs/language.md: a loop's
+//! parameters (blocks, integers, arrays with their block and LMAD) are
+//! rebound to the body's results after each iteration, so a loop may swap
+//! blocks or return its array anywhere; a loop is sequential (its
+//! iterations' accesses join the enclosing trace, and eq. 4 is checked
+//! only between a kernel's iterations, loops inside them included); `x
+//! with [idx] = v` memcopies v through x's LMAD, narrowed by the indices,
+//! into x's block, and its result is x's block and LMAD; `concat x y`
+//! memcopies x to the result place's first rows, then y to the rest;
+//! `replicate n v` memcopies v to each of the n rows; a kernel with
+//! several results memcopies each iteration's k-th value to row i of the
+//! k-th result's place, in order.
+//!
 //! What the paper leaves open follows docs/language.md
 //! ("Semantics as implemented"): indices are 0-based; an index or slice
 //! outside the array's shape, an access outside its block, a division or
@@ -48,7 +61,9 @@
 //! iteration's included, at every enclosing kernel, and reports a race if
 //! one is there.
 
-use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, LmadSyn, Program, SExp, Stm, Type, UnOp};
+use funmem_lang::ast::{
+    Atom, BinOp, Body, ExpKind, LmadSyn, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
+};
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{Access, Race};
 use funmem_semantics::value::{ArrayValue, Value};
@@ -187,6 +202,16 @@ impl Lmad {
     fn slice(&self, pairs: &[(i64, i64)]) -> Lmad {
         let mut l = self.clone();
         for (d, &(o, n)) in l.dims.iter_mut().zip(pairs) {
+            l.offset = l.offset.wrapping_add(o.wrapping_mul(d.1));
+            d.0 = n;
+        }
+        l
+    }
+
+    /// Rows `o .. o+n-1` of the outermost dimension.
+    fn rows(&self, o: i64, n: i64) -> Lmad {
+        let mut l = self.clone();
+        if let Some(d) = l.dims.first_mut() {
             l.offset = l.offset.wrapping_add(o.wrapping_mul(d.1));
             d.0 = n;
         }
@@ -565,12 +590,103 @@ impl Machine {
             env.insert(p.name.name.clone(), v);
         };
         match &s.exp.kind {
-            // TRANSIENT (issue 18 skeleton): the reference helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                return stuck("issue 18 skeleton: not yet in the reference")
+            ExpKind::Loop(ps, init, form, b) => {
+                let vals = self.run_loop(env, ps, init, form, b, tr)?;
+                for (q, v) in s.pats.iter().zip(vals) {
+                    env.insert(q.name.name.clone(), v);
+                }
+            }
+            // E-MEM-UPDATE: v's elements written in place through x's LMAD
+            // into x's block; the result is x's block and LMAD.
+            ExpKind::Update(x, is, v) => {
+                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                    return stuck(format!("`{}` is not an array", x.name));
+                };
+                if is.len() > lm.rank() {
+                    return stuck("more update indices than dimensions");
+                }
+                let mut at = Lmad {
+                    offset: lm.offset,
+                    dims: Vec::new(),
+                };
+                for (i, &(d, st)) in is.iter().zip(&lm.dims) {
+                    match i {
+                        UpdIdx::Elem(j) => {
+                            let j = atom(env, j)?;
+                            if j < 0 || j >= d {
+                                return stuck(format!(
+                                    "update index {j} out of bounds of size {d}"
+                                ));
+                            }
+                            at.offset = at.offset.wrapping_add(j.wrapping_mul(st));
+                        }
+                        UpdIdx::Range(o, n) => {
+                            let (o, n) = (atom(env, o)?, atom(env, n)?);
+                            if o < 0 || n < 0 || o.checked_add(n).is_none_or(|e| e > d) {
+                                return stuck(format!(
+                                    "update range {o}:{n} out of bounds of size {d}"
+                                ));
+                            }
+                            at.offset = at.offset.wrapping_add(o.wrapping_mul(st));
+                            at.dims.push((n, st));
+                        }
+                    }
+                }
+                at.dims.extend(lm.dims[is.len()..].iter().copied());
+                let v = match v {
+                    Atom::Int(k, _) => RV::Int(*k),
+                    Atom::Var(y) => lookup(env, &y.name)?.clone(),
+                };
+                self.memcopy(&v, l, &at, tr)?;
+                bind(env, RV::Arr(l, lm));
+            }
+            // E-MEM-CONCAT: x's elements, then y's, written to the
+            // pattern's place (x's rows first, then y's).
+            ExpKind::Concat(x, y) => {
+                let (RV::Arr(lx, mx), RV::Arr(ly, my)) =
+                    (lookup(env, &x.name)?.clone(), lookup(env, &y.name)?.clone())
+                else {
+                    return stuck("concat of a value that is not an array");
+                };
+                let (l, lm) = place(env, &p.ty)?;
+                let (sx, sy) = (mx.shape(), my.shape());
+                let rows = sx[0].checked_add(sy[0]);
+                if sx.len() != sy.len()
+                    || sx[1..] != sy[1..]
+                    || lm.rank() != sx.len()
+                    || Some(lm.dims[0].0) != rows
+                    || lm.shape()[1..] != sx[1..]
+                {
+                    return stuck("concat does not fit its LMAD");
+                }
+                let (first, second) = (lm.rows(0, sx[0]), lm.rows(sx[0], sy[0]));
+                self.memcopy(&RV::Arr(lx, mx), l, &first, tr)?;
+                self.memcopy(&RV::Arr(ly, my), l, &second, tr)?;
+                bind(env, RV::Arr(l, lm));
+            }
+            // E-MEM-REPLICATE: v memcopied to every row of the pattern's
+            // place.
+            ExpKind::Replicate(n, v) => {
+                let n = atom(env, n)?;
+                if n < 0 {
+                    return stuck(format!("replicate of negative count {n}"));
+                }
+                let v = match v {
+                    Atom::Int(k, _) => RV::Int(*k),
+                    Atom::Var(y) => lookup(env, &y.name)?.clone(),
+                };
+                let (l, lm) = place(env, &p.ty)?;
+                let mut want = vec![n];
+                if let RV::Arr(_, vl) = &v {
+                    want.extend(vl.shape());
+                }
+                if lm.shape() != want {
+                    return stuck("replicate does not fit its LMAD");
+                }
+                for k in 0..n {
+                    self.memcopy(&v, l, &lm.row(k), tr)?;
+                }
+                bind(env, RV::Arr(l, lm));
             }
             ExpKind::Scalar(e) => {
                 let v = sexp(env, e)?;
@@ -641,8 +757,10 @@ impl Machine {
                 }
             }
             ExpKind::Kernel(i, n, b) => {
-                let v = self.kernel(env, s, &i.name, n, b, tr)?;
-                bind(env, v);
+                let vs = self.kernel(env, s, &i.name, n, b, tr)?;
+                for (q, v) in s.pats.iter().zip(vs) {
+                    env.insert(q.name.name.clone(), v);
+                }
             }
             // iota n = kernel i < n do in (i), written at the pattern's place.
             ExpKind::Iota(n) => {
@@ -680,20 +798,24 @@ impl Machine {
         n: &Atom,
         b: &Body,
         tr: &mut Trace,
-    ) -> Result<RV, Wrong> {
+    ) -> Result<Vec<RV>, Wrong> {
         let n = atom(env, n)?;
         if n < 0 {
             return stuck(format!("kernel of negative size {n}"));
         }
-        let (l, lm) = place(env, &s.pats[0].ty)?;
-        if lm.rank() == 0 || lm.dims[0].0 != n {
-            return stuck(format!("the kernel's LMAD does not have {n} rows"));
+        let mut places = Vec::with_capacity(s.pats.len());
+        for p in &s.pats {
+            let (l, lm) = place(env, &p.ty)?;
+            if lm.rank() == 0 || lm.dims[0].0 != n {
+                return stuck(format!("the kernel's LMAD does not have {n} rows"));
+            }
+            places.push((l, lm));
         }
         let mut traces = Vec::new();
         let mut failed = None;
         for k in 0..n {
             let mut t = Trace::default();
-            let r = self.iteration(env, i, k, b, l, &lm, &mut t);
+            let r = self.iteration(env, i, k, b, &places, &mut t);
             traces.push(t);
             if let Err(e) = r {
                 failed = Some(e);
@@ -708,30 +830,95 @@ impl Machine {
         self.conflicts.extend(conflicts(s.span, &traces));
         match failed {
             Some(e) => Err(e),
-            None => Ok(RV::Arr(l, lm)),
+            None => Ok(places.into_iter().map(|(l, lm)| RV::Arr(l, lm)).collect()),
         }
     }
 
-    /// One iteration: the body, then the memcopy of its result.
-    #[allow(clippy::too_many_arguments)]
+    /// One iteration: the body, then the memcopy of each result to its
+    /// array's row `k`, in order.
     fn iteration(
         &mut self,
         env: &Env,
         i: &Name,
         k: i64,
         b: &Body,
-        l: usize,
-        lm: &Lmad,
+        places: &[(usize, Lmad)],
         t: &mut Trace,
     ) -> Result<(), Wrong> {
         self.burn()?;
         let mut inner = env.clone();
         inner.insert(i.clone(), RV::Int(k));
         self.body(&mut inner, b, t)?;
-        let Some(r) = b.result.first() else {
-            return stuck("a kernel body returns nothing");
+        if b.result.len() != places.len() {
+            return stuck("a kernel body returns a value per result array");
+        }
+        for (r, (l, lm)) in b.result.iter().zip(places) {
+            let v = lookup(&inner, &r.name)?.clone();
+            self.memcopy(&v, *l, &lm.row(k), t)?;
+        }
+        Ok(())
+    }
+
+    /// E-MEM-LOOP: the parameters (blocks, integers and arrays, which
+    /// carry their block and LMAD) start as the initial atoms' values;
+    /// each iteration (one unit of fuel) runs the body with them bound and
+    /// rebinds them to its results. `for i < n`: n read once, i = 0 ..
+    /// n-1; `while c`: while the parameter c is non-zero, tested before
+    /// each iteration. Gives the parameters' final values. The body's
+    /// accesses go to `tr` (a loop is sequential: no eq. 4 between its
+    /// iterations).
+    fn run_loop(
+        &mut self,
+        env: &Env,
+        ps: &[Pat],
+        init: &[Atom],
+        form: &LoopForm,
+        b: &Body,
+        tr: &mut Trace,
+    ) -> Result<Vec<RV>, Wrong> {
+        let mut vals = Vec::with_capacity(init.len());
+        for a in init {
+            vals.push(match a {
+                Atom::Int(k, _) => RV::Int(*k),
+                Atom::Var(x) => lookup(env, &x.name)?.clone(),
+            });
+        }
+        if vals.len() != ps.len() {
+            return stuck("a loop's initial values do not match its parameters");
+        }
+        let n = match form {
+            LoopForm::For(_, n) => atom(env, n)?,
+            LoopForm::While(_) => 0,
         };
-        let v = lookup(&inner, &r.name)?.clone();
-        self.memcopy(&v, l, &lm.row(k), t)
+        let mut k = 0i64;
+        loop {
+            let mut inner = env.clone();
+            for (p, v) in ps.iter().zip(&vals) {
+                inner.insert(p.name.name.clone(), v.clone());
+            }
+            match form {
+                LoopForm::For(i, _) => {
+                    if k >= n {
+                        break;
+                    }
+                    inner.insert(i.name.clone(), RV::Int(k));
+                }
+                LoopForm::While(c) => {
+                    if int(&inner, &c.name)? == 0 {
+                        break;
+                    }
+                }
+            }
+            self.burn()?;
+            self.body(&mut inner, b, tr)?;
+            if b.result.len() != ps.len() {
+                return stuck("a loop body returns a value per parameter");
+            }
+            for (v, r) in vals.iter_mut().zip(&b.result) {
+                *v = lookup(&inner, &r.name)?.clone();
+            }
+            k += 1;
+        }
+        Ok(vals)
     }
 }

@@ -62,6 +62,7 @@ fn other_knobs_type_check() {
             max_depth,
             max_size,
             fail_share: 0.0,
+            ..GenConfig::default()
         };
         for seed in 0..200 {
             let c = case(seed * 7 + k as u64, &cfg);
@@ -349,6 +350,7 @@ fn soak() {
                 max_depth,
                 max_size,
                 fail_share,
+                ..GenConfig::default()
             };
             for seed in 0..20_000 {
                 let c = case(seed, &cfg);

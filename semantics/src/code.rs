@@ -5,7 +5,9 @@
 //! binder (parameter, pattern name, kernel index) gets its own slot in one
 //! flat frame, and every use refers to its binder's slot. Names never shadow
 //! (docs/language.md, Conventions), so slots can be given in binding order; sibling scopes
-//! reuse names but get distinct slots. The tree keeps the paper's shape:
+//! reuse names but get distinct slots; a loop's parameters and `for` index
+//! are bound in its body's scope, and its pattern after it. The tree keeps
+//! the paper's shape:
 //! the interpreters' rules match on it as the paper's rules match on syntax.
 
 use crate::error::EvalError;
@@ -87,6 +89,35 @@ pub enum Op {
     Iota(AtomC),
     Copy(Slot),
     Alloc(SE),
+    /// `loop p̄ = (ā) form do b`: the parameters (bound in the body's
+    /// scope), their initial values (resolved outside), how it runs, the
+    /// body.
+    Loop(Vec<PatC>, Vec<AtomC>, LoopC, Block),
+    /// `x with [idx, ...] = v`.
+    Update(Slot, Vec<UpdC>, AtomC),
+    /// `concat x y`.
+    Concat(Slot, Slot),
+    /// `replicate n v`.
+    Replicate(AtomC, AtomC),
+}
+
+/// How a loop runs, resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum LoopC {
+    /// `for i < n`: the index's slot (bound in the body's scope) and the
+    /// bound (resolved outside).
+    For(Slot, AtomC),
+    /// `while p`: the slot of the parameter tested.
+    While(Slot),
+}
+
+/// One index of an in-place update, resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum UpdC {
+    /// `j`: one element (the dimension disappears).
+    Elem(AtomC),
+    /// `o : n`: a range (the dimension stays, of size n).
+    Range(AtomC, AtomC),
 }
 
 /// A statement resolved.
@@ -109,6 +140,22 @@ pub struct Block {
     pub stms: Vec<Stm>,
     /// The result slots.
     pub result: Vec<Slot>,
+    /// The first slot bound inside the block: a result slot at or above it
+    /// names a value of the block's own, which nothing reads once the
+    /// block is done (a later run of the block binds it again first), so
+    /// the interpreters may move it out rather than share it.
+    pub first: Slot,
+}
+
+impl Block {
+    /// Whether result `k` may be moved out of the frame when the block is
+    /// done: bound at or above `local` (the block's own slots, or a loop's
+    /// parameters too) and not named again by a later result.
+    #[inline]
+    pub fn movable(&self, k: usize, local: Slot) -> bool {
+        let r = self.result[k];
+        r >= local && !self.result[k + 1..].contains(&r)
+    }
 }
 
 /// A program resolved.
@@ -230,10 +277,15 @@ impl Resolver {
 
     fn block(&mut self, b: &ast::Body) -> Block {
         self.scopes.push(HashMap::new());
+        let first = self.next;
         let stms = b.stms.iter().map(|s| self.stm(s)).collect();
         let result = b.result.iter().map(|x| self.lookup(&x.name)).collect();
         self.scopes.pop();
-        Block { stms, result }
+        Block {
+            stms,
+            result,
+            first,
+        }
     }
 
     fn stm(&mut self, s: &ast::Stm) -> Stm {
@@ -273,13 +325,45 @@ impl Resolver {
                 self.scopes.pop();
                 Op::Kernel(i, n, b)
             }
-            // TRANSIENT (issue 18 skeleton): the semantics helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                unreachable!("issue 18 skeleton: not yet in the interpreters")
+            ExpKind::Loop(ps, init, form, b) => {
+                // The initial values and a `for`'s bound are outside the
+                // loop; the parameters and the index are the body's.
+                let init = init.iter().map(|a| self.atom(a)).collect();
+                let bound = match form {
+                    ast::LoopForm::For(_, n) => self.atom(n),
+                    ast::LoopForm::While(_) => AtomC::Const(0),
+                };
+                self.scopes.push(HashMap::new());
+                let slots: Vec<Slot> = ps.iter().map(|p| self.bind_pat(p)).collect();
+                let params = slots
+                    .into_iter()
+                    .zip(ps)
+                    .map(|(k, p)| self.pat(k, p))
+                    .collect();
+                let form = match form {
+                    ast::LoopForm::For(i, _) => LoopC::For(self.bind(&i.name), bound),
+                    ast::LoopForm::While(c) => LoopC::While(self.lookup(&c.name)),
+                };
+                let b = self.block(b);
+                self.scopes.pop();
+                Op::Loop(params, init, form, b)
             }
+            ExpKind::Update(x, is, v) => {
+                let x = var(self, x);
+                let is = is
+                    .iter()
+                    .map(|i| match i {
+                        ast::UpdIdx::Elem(j) => UpdC::Elem(self.atom(j)),
+                        ast::UpdIdx::Range(o, n) => UpdC::Range(self.atom(o), self.atom(n)),
+                    })
+                    .collect();
+                Op::Update(x, is, self.atom(v))
+            }
+            ExpKind::Concat(x, y) => {
+                let x = var(self, x);
+                Op::Concat(x, self.lookup(&y.name))
+            }
+            ExpKind::Replicate(n, v) => Op::Replicate(self.atom(n), self.atom(v)),
         };
         // Patterns are bound after the expression; an if-pattern's types may
         // use the pattern's own names, so bind all names, then the types.

@@ -223,3 +223,33 @@ pub fn out_of_fuel(limit: u64, rule: &'static str, span: Span) -> EvalError {
         ),
     }
 }
+
+/// A loop that ran out of fuel, named as such: an out-of-fuel error from
+/// inside the loop at `span` (its body's statements, its iterations)
+/// becomes the loop's, under `rule` (E-LOOP-FOR, E-LOOP-WHILE,
+/// E-MEM-LOOP), so that a `while` that never ends says so; `form` is
+/// `for` or `while`. An error an inner loop already named stays the inner
+/// loop's; other errors pass.
+pub fn loop_out_of_fuel(
+    e: EvalError,
+    rule: &'static str,
+    form: &'static str,
+    span: Span,
+) -> EvalError {
+    if e.kind != ErrorKind::OutOfFuel || is_loop_rule(e.rule) {
+        return e;
+    }
+    EvalError {
+        message: format!("the `{form}` loop did not finish: {}", e.message),
+        rule,
+        span,
+        ..e
+    }
+}
+
+fn is_loop_rule(rule: &str) -> bool {
+    matches!(
+        rule,
+        "E-LOOP-FOR" | "E-LOOP-WHILE" | "E-MEM-LOOP" | "E-IMP-FOR" | "E-IMP-WHILE"
+    )
+}

@@ -4,14 +4,18 @@
 //! Values are integers and arrays. An array is a view: a shared flat buffer
 //! and a concrete LMAD, so that `index`, `slice` and `tr` of fig. 5 cost
 //! nothing and are exactly the LMAD operations of eqs. 1-3. Fresh arrays
-//! (`kernel`, `iota`, `copy`) get a new buffer in row-major order. Each
+//! (`kernel`, `iota`, `copy`, `concat`, `replicate`) get a new buffer in
+//! row-major order. An update `x with [i] = v` consumes x, so it writes
+//! into x's buffer when no other array shares it (otherwise into a copy):
+//! updates in loops cost O(size of v). Results of `if` branches and loop
+//! bodies move out of the body's slots for the same reason. Each
 //! function below that evaluates a form is named after its rule (`E-INDEX`,
 //! `E-KERNEL`, ...), and errors name the rule whose premise failed.
 
 use crate::code::{
-    atom, get, int, resolve, AtomC, Block, Code, Op, PatC, Slot, SlotValue, Stm, TyC,
+    atom, get, int, resolve, AtomC, Block, Code, LoopC, Op, PatC, Slot, SlotValue, Stm, TyC, UpdC,
 };
-use crate::error::{EvalError, Fuel, Limits};
+use crate::error::{loop_out_of_fuel, EvalError, Fuel, Limits};
 use crate::machine;
 use crate::observer::Observer;
 use crate::value::{ArrayValue, Value};
@@ -430,11 +434,24 @@ impl<O: Observer> Machine<'_, O> {
                 };
                 self.obs.rule(rule, s.span);
                 self.block(b)?;
-                for (p, r) in s.pats.iter().zip(&b.result) {
-                    let v = get(&self.frame, *r, s.span)?.clone();
+                // The branch's own arrays move to the pattern, so that an
+                // update of the result needs no copy.
+                for (k, p) in s.pats.iter().enumerate() {
+                    let v = self.take_result(b, k, b.first, s.span)?;
                     self.set(p, v);
                 }
             }
+            Op::Loop(ps, init, form, b) => {
+                let (rule, word) = match form {
+                    LoopC::For(..) => ("E-LOOP-FOR", "for"),
+                    LoopC::While(_) => ("E-LOOP-WHILE", "while"),
+                };
+                self.e_loop(s, ps, init, *form, b)
+                    .map_err(|e| loop_out_of_fuel(e, rule, word, s.span))?
+            }
+            Op::Update(x, is, v) => self.e_update(s, *x, is, *v)?,
+            Op::Concat(x, y) => self.e_concat(s, *x, *y)?,
+            Op::Replicate(n, v) => self.e_replicate(s, *n, *v)?,
             Op::Kernel(i, n, b) => self.e_kernel(s, *i, *n, b)?,
             Op::Iota(n) => {
                 self.obs.rule("E-IOTA", s.span);
@@ -518,49 +535,58 @@ impl<O: Observer> Machine<'_, O> {
         Ok(())
     }
 
-    /// E-KERNEL: iterations 0 .. n-1 of the body, each giving one element.
+    /// E-KERNEL: iterations 0 .. n-1 of the body, each giving one element
+    /// of each result array (row i of result k is the body's k-th value).
     fn e_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
         self.obs.rule("E-KERNEL", s.span);
         let n = atom(&self.frame, n, "E-KERNEL", s.span)?;
-        let p = &s.pats[0];
-        let TyC::Array { shape, .. } = &p.ty else {
-            return Err(EvalError::stuck(
-                "E-KERNEL",
-                s.span,
-                "a kernel's result must be an array",
-            ));
-        };
-        let shape: Vec<i64> = shape
-            .iter()
-            .map(|a| atom(&self.frame, *a, "E-KERNEL", s.span))
-            .collect::<Result<_, _>>()?;
-        if n < 0 {
-            return Err(EvalError::stuck(
-                "E-KERNEL",
-                s.span,
-                format!("kernel of negative size {n}"),
-            ));
-        }
-        let inner = &shape[1..];
-        let elem: i64 = inner
-            .iter()
-            .try_fold(
-                1i64,
-                |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
-            )
-            .ok_or_else(|| {
-                EvalError::stuck(
+        let mut outs = Vec::with_capacity(s.pats.len());
+        for (p, &res) in s.pats.iter().zip(&b.result) {
+            let TyC::Array { shape, .. } = &p.ty else {
+                return Err(EvalError::stuck(
                     "E-KERNEL",
                     s.span,
-                    format!("invalid result shape {}", dims(&shape)),
+                    "a kernel's result must be an array",
+                ));
+            };
+            let shape: Vec<i64> = shape
+                .iter()
+                .map(|a| atom(&self.frame, *a, "E-KERNEL", s.span))
+                .collect::<Result<_, _>>()?;
+            if n < 0 {
+                return Err(EvalError::stuck(
+                    "E-KERNEL",
+                    s.span,
+                    format!("kernel of negative size {n}"),
+                ));
+            }
+            let inner = shape[1..].to_vec();
+            let elem: i64 = inner
+                .iter()
+                .try_fold(
+                    1i64,
+                    |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
                 )
-            })?;
-        let total = elem
-            .checked_mul(n)
-            .ok_or_else(|| EvalError::stuck("E-KERNEL", s.span, "result too large"))?;
-        let (total, elem) = (total as u64, elem as u64);
-        let mut out = self.allocate_upto(total, 1 << 20, "E-KERNEL", s.span)?;
-        let res = b.result.first().copied().unwrap_or(0);
+                .ok_or_else(|| {
+                    EvalError::stuck(
+                        "E-KERNEL",
+                        s.span,
+                        format!("invalid result shape {}", dims(&shape)),
+                    )
+                })?;
+            let total = elem
+                .checked_mul(n)
+                .ok_or_else(|| EvalError::stuck("E-KERNEL", s.span, "result too large"))?;
+            let (total, elem) = (total as u64, elem as u64);
+            let out = self.allocate_upto(total, 1 << 20, "E-KERNEL", s.span)?;
+            outs.push(KernelOut {
+                out,
+                elem,
+                total,
+                inner,
+                res,
+            });
+        }
         for k in 0..n {
             if let Some(slot) = self.frame.get_mut(i as usize) {
                 *slot = V::Int(k);
@@ -568,37 +594,378 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            grow(&mut out, elem, total, s.span)?;
-            match get(&self.frame, res, s.span)? {
-                V::Int(v) if inner.is_empty() => out.push(*v),
-                V::Arr(a)
-                    if a.lmad
-                        .dims
-                        .iter()
-                        .map(|d| d.elems)
-                        .eq(inner.iter().copied()) =>
-                {
-                    a.flatten_checked(&mut out, "E-KERNEL", s.span)?
-                }
-                v => {
-                    let found = v.to_value().type_name();
-                    return Err(EvalError::stuck(
-                        "E-KERNEL",
-                        s.span,
-                        format!(
-                            "iteration {k} returned {found}, but each iteration must give {}int",
-                            dims(inner)
-                        ),
-                    ));
+            for o in &mut outs {
+                grow(&mut o.out, o.elem, o.total, s.span)?;
+                match get(&self.frame, o.res, s.span)? {
+                    V::Int(v) if o.inner.is_empty() => o.out.push(*v),
+                    V::Arr(a)
+                        if a.lmad
+                            .dims
+                            .iter()
+                            .map(|d| d.elems)
+                            .eq(o.inner.iter().copied()) =>
+                    {
+                        a.flatten_checked(&mut o.out, "E-KERNEL", s.span)?
+                    }
+                    v => {
+                        let found = v.to_value().type_name();
+                        return Err(EvalError::stuck(
+                            "E-KERNEL",
+                            s.span,
+                            format!(
+                                "iteration {k} returned {found}, but each iteration must give {}int",
+                                dims(&o.inner)
+                            ),
+                        ));
+                    }
                 }
             }
             self.obs.iteration_end(s.span, k);
         }
-        let mut full = vec![n];
-        full.extend_from_slice(inner);
-        self.set(p, V::Arr(Arr::row_major(out, &full)));
+        for (p, o) in s.pats.iter().zip(outs) {
+            let mut full = vec![n];
+            full.extend_from_slice(&o.inner);
+            self.set(p, V::Arr(Arr::row_major(o.out, &full)));
+        }
         Ok(())
     }
+
+    /// Result `k` of a block that is done: moved out of the frame when it
+    /// is the block's own (see [`Block::movable`]), else shared.
+    #[inline]
+    fn take_result(
+        &mut self,
+        b: &Block,
+        k: usize,
+        local: Slot,
+        span: Span,
+    ) -> Result<V, EvalError> {
+        let r = b.result[k];
+        get(&self.frame, r, span)?;
+        Ok(if b.movable(k, local) {
+            std::mem::replace(&mut self.frame[r as usize], V::Unset)
+        } else {
+            self.frame[r as usize].clone()
+        })
+    }
+
+    /// E-LOOP-FOR / E-LOOP-WHILE: the parameters start as the initial
+    /// values; each iteration (one unit of fuel) runs the body and binds
+    /// the parameters to its results; the pattern binds their final values.
+    /// A `for` runs for i = 0 .. n-1 (n read once; none when n <= 0); a
+    /// `while` runs while its parameter is non-zero, tested before each
+    /// iteration. The parameters' and the index's bindings are not
+    /// observed (like a kernel's index): only the body's statements and,
+    /// once, the pattern are.
+    fn e_loop(
+        &mut self,
+        s: &Stm,
+        ps: &[PatC],
+        init: &[AtomC],
+        form: LoopC,
+        b: &Block,
+    ) -> Result<(), EvalError> {
+        let rule = match form {
+            LoopC::For(..) => "E-LOOP-FOR",
+            LoopC::While(_) => "E-LOOP-WHILE",
+        };
+        self.obs.rule(rule, s.span);
+        let n = match form {
+            LoopC::For(_, n) => atom(&self.frame, n, rule, s.span)?,
+            LoopC::While(_) => 0,
+        };
+        let mut vals = Vec::with_capacity(ps.len());
+        for a in init {
+            vals.push(match *a {
+                AtomC::Const(k) => V::Int(k),
+                AtomC::Slot(k) => get(&self.frame, k, s.span)?.clone(),
+            });
+        }
+        for (p, v) in ps.iter().zip(vals.drain(..)) {
+            self.frame[p.slot as usize] = v;
+        }
+        // The parameters are the body's own too: they move around freely.
+        let local = ps.first().map_or(b.first, |p| p.slot);
+        let mut k = 0i64;
+        loop {
+            match form {
+                LoopC::For(i, _) => {
+                    if k >= n {
+                        break;
+                    }
+                    self.frame[i as usize] = V::Int(k);
+                }
+                LoopC::While(c) => {
+                    if int(&self.frame, c, rule, s.span)? == 0 {
+                        break;
+                    }
+                }
+            }
+            self.fuel.burn(rule, s.span)?;
+            self.block(b)?;
+            for j in 0..b.result.len() {
+                let v = self.take_result(b, j, local, s.span)?;
+                vals.push(v);
+            }
+            for (p, v) in ps.iter().zip(vals.drain(..)) {
+                self.frame[p.slot as usize] = v;
+            }
+            k = k.wrapping_add(1);
+        }
+        for (q, p) in s.pats.iter().zip(ps) {
+            let v = std::mem::replace(&mut self.frame[p.slot as usize], V::Unset);
+            self.set(q, v);
+        }
+        Ok(())
+    }
+
+    /// E-UPDATE: `x with [idx, ...] = v`, x with the element or sub-array
+    /// at the indices replaced by v. x is consumed (no later use of it or
+    /// of anything aliasing it: the type checker's uniqueness rules), so
+    /// its value moves out of the frame, and when its buffer is its own the
+    /// elements are written in place: O(size of v), not O(size of x).
+    /// A shared buffer (an array bound elsewhere too, or a view of one) is
+    /// first copied, charged to the heap like `copy`.
+    fn e_update(&mut self, s: &Stm, x: Slot, is: &[UpdC], v: AtomC) -> Result<(), EvalError> {
+        const RULE: &str = "E-UPDATE";
+        self.obs.rule(RULE, s.span);
+        let a = self.arr(x, RULE, s.span)?;
+        let target = update_target(RULE, s, &a.lmad, is, &self.frame)?;
+        // v's elements, all read before anything is written.
+        let mut scalar = None;
+        let mut vals = Vec::new();
+        match v {
+            AtomC::Const(k) => scalar = Some(k),
+            AtomC::Slot(k) => match get(&self.frame, k, s.span)? {
+                V::Int(k) => scalar = Some(*k),
+                V::Arr(b) => {
+                    if b.shape() != target.shape() {
+                        return Err(update_shape(RULE, s, &b.shape(), &target.shape()));
+                    }
+                    let b = b.clone();
+                    b.flatten_checked(&mut vals, RULE, s.span)?;
+                }
+                V::Unset => {}
+            },
+        }
+        if scalar.is_some() && target.rank() != 0 {
+            return Err(update_shape(RULE, s, &[], &target.shape()));
+        }
+        let mut a = match std::mem::replace(&mut self.frame[x as usize], V::Unset) {
+            V::Arr(a) => a,
+            _ => return Err(EvalError::stuck(RULE, s.span, "expected an array")),
+        };
+        let target = if Rc::get_mut(&mut a.buf).is_some() {
+            target
+        } else {
+            let shape = a.shape();
+            let size = u64::try_from(a.lmad.size()).unwrap_or(0);
+            let mut data = self.allocate(size, RULE, s.span)?;
+            a.flatten_checked(&mut data, RULE, s.span)?;
+            a = Arr::row_major(data, &shape);
+            update_target(RULE, s, &a.lmad, is, &self.frame)?
+        };
+        let len = a.buf.len();
+        let buf = Rc::get_mut(&mut a.buf).ok_or_else(|| {
+            EvalError::stuck(RULE, s.span, "the updated array's buffer is shared")
+        })?;
+        let outside = |at: i64| {
+            EvalError::stuck(
+                RULE,
+                s.span,
+                format!("the update reaches position {at}, outside the array's buffer of {len} elements (a fault of the index-function arithmetic)"),
+            )
+        };
+        if let Some(k) = scalar {
+            let at = target.offset;
+            *usize::try_from(at)
+                .ok()
+                .and_then(|i| buf.get_mut(i))
+                .ok_or_else(|| outside(at))? = k;
+        } else {
+            let mut next = vals.iter();
+            target.for_each_address(|at| {
+                let cell = usize::try_from(at)
+                    .ok()
+                    .and_then(|i| buf.get_mut(i))
+                    .ok_or_else(|| outside(at))?;
+                *cell = next.next().copied().unwrap_or(0);
+                Ok(())
+            })?;
+        }
+        self.set(&s.pats[0], V::Arr(a));
+        Ok(())
+    }
+
+    /// E-CONCAT: x's rows, then y's, in a fresh row-major array.
+    fn e_concat(&mut self, s: &Stm, x: Slot, y: Slot) -> Result<(), EvalError> {
+        const RULE: &str = "E-CONCAT";
+        self.obs.rule(RULE, s.span);
+        let a = self.arr(x, RULE, s.span)?.clone();
+        let b = self.arr(y, RULE, s.span)?.clone();
+        let shape = concat_shape(RULE, s, &a.shape(), &b.shape())?;
+        let size = a.lmad.size().saturating_add(b.lmad.size());
+        let mut data = self.allocate(u64::try_from(size).unwrap_or(0), RULE, s.span)?;
+        a.flatten_checked(&mut data, RULE, s.span)?;
+        b.flatten_checked(&mut data, RULE, s.span)?;
+        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+        Ok(())
+    }
+
+    /// E-REPLICATE: n copies of v (an integer or an array) in a fresh
+    /// row-major array of shape `[n]` followed by v's; n < 0 is stuck.
+    fn e_replicate(&mut self, s: &Stm, n: AtomC, v: AtomC) -> Result<(), EvalError> {
+        const RULE: &str = "E-REPLICATE";
+        self.obs.rule(RULE, s.span);
+        let n = atom(&self.frame, n, RULE, s.span)?;
+        if n < 0 {
+            return Err(EvalError::stuck(
+                RULE,
+                s.span,
+                format!("replicate of negative count {n}"),
+            ));
+        }
+        let mut row = Vec::new();
+        let mut shape = vec![n];
+        match v {
+            AtomC::Const(k) => row.push(k),
+            AtomC::Slot(k) => match get(&self.frame, k, s.span)? {
+                V::Int(k) => row.push(*k),
+                V::Arr(a) => {
+                    shape.extend(a.shape());
+                    let a = a.clone();
+                    a.flatten_checked(&mut row, RULE, s.span)?;
+                }
+                V::Unset => {}
+            },
+        }
+        let total = (row.len() as u64)
+            .checked_mul(n as u64)
+            .ok_or_else(|| EvalError::stuck(RULE, s.span, "result too large"))?;
+        let mut data = self.allocate(total, RULE, s.span)?;
+        for _ in 0..n {
+            data.extend_from_slice(&row);
+        }
+        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+        Ok(())
+    }
+}
+
+/// One result array of a kernel being built.
+struct KernelOut {
+    out: Vec<i64>,
+    elem: u64,
+    total: u64,
+    inner: Vec<i64>,
+    res: Slot,
+}
+
+/// The LMAD of the part of an array (with LMAD `l`) that an update's
+/// indices select, and its shape; out-of-bounds indices are stuck in
+/// `rule` (E-UPDATE, E-MEM-UPDATE), naming the index and the dimension.
+pub(crate) fn update_target<V: SlotValue>(
+    rule: &'static str,
+    s: &Stm,
+    l: &Lmad<i64>,
+    is: &[UpdC],
+    frame: &[V],
+) -> Result<Lmad<i64>, EvalError> {
+    if is.len() > l.rank() {
+        return Err(EvalError::stuck(rule, s.span, "too many indices"));
+    }
+    let mut offset = l.offset;
+    let mut kept = Vec::new();
+    for (d, (i, dim)) in is.iter().zip(&l.dims).enumerate() {
+        match *i {
+            UpdC::Elem(j) => {
+                let j = atom(frame, j, rule, s.span)?;
+                if j < 0 || j >= dim.elems {
+                    return Err(EvalError::stuck(
+                        rule,
+                        s.span,
+                        format!(
+                            "index {j} is out of bounds for dimension {d} of `{}`, of size {}",
+                            operand(s),
+                            dim.elems
+                        ),
+                    ));
+                }
+                offset = offset.wrapping_add(j.wrapping_mul(dim.stride));
+            }
+            UpdC::Range(o, n) => {
+                let o = atom(frame, o, rule, s.span)?;
+                let n = atom(frame, n, rule, s.span)?;
+                let ok = o >= 0 && n >= 0 && o.checked_add(n).is_some_and(|e| e <= dim.elems);
+                if !ok {
+                    return Err(EvalError::stuck(
+                        rule,
+                        s.span,
+                        format!(
+                            "range {o}:{n} is out of bounds for dimension {d} of `{}`, of size {}",
+                            operand(s),
+                            dim.elems
+                        ),
+                    ));
+                }
+                offset = offset.wrapping_add(o.wrapping_mul(dim.stride));
+                kept.push(funmem_lang::lmad::Dim {
+                    elems: n,
+                    stride: dim.stride,
+                });
+            }
+        }
+    }
+    kept.extend_from_slice(&l.dims[is.len()..]);
+    Ok(Lmad { offset, dims: kept })
+}
+
+/// The error of an update whose new value does not have the shape the
+/// indices leave.
+pub(crate) fn update_shape(rule: &'static str, s: &Stm, got: &[i64], want: &[i64]) -> EvalError {
+    let name = |sh: &[i64]| {
+        if sh.is_empty() {
+            "an integer".to_string()
+        } else {
+            format!("an array of shape {}", dims(sh))
+        }
+    };
+    EvalError::stuck(
+        rule,
+        s.span,
+        format!(
+            "the new value is {}, but the indices select {} of `{}`",
+            name(got),
+            name(want),
+            operand(s)
+        ),
+    )
+}
+
+/// The shape of `concat` of arrays of shapes `a` and `b`: equal ranks and
+/// inner sizes, outer sizes added.
+pub(crate) fn concat_shape(
+    rule: &'static str,
+    s: &Stm,
+    a: &[i64],
+    b: &[i64],
+) -> Result<Vec<i64>, EvalError> {
+    if a.is_empty() || a.len() != b.len() || a[1..] != b[1..] {
+        return Err(EvalError::stuck(
+            rule,
+            s.span,
+            format!(
+                "concat of arrays of shapes {} and {}, which differ in an inner dimension",
+                dims(a),
+                dims(b)
+            ),
+        ));
+    }
+    let outer = a[0]
+        .checked_add(b[0])
+        .ok_or_else(|| EvalError::stuck(rule, s.span, "result too large"))?;
+    let mut shape = vec![outer];
+    shape.extend_from_slice(&a[1..]);
+    Ok(shape)
 }
 
 /// Makes room in a kernel's result `out` for one more iteration's `elem`
@@ -702,5 +1069,209 @@ impl SlotValue for V {
             V::Int(k) => format!("the integer {k}"),
             V::Arr(a) => format!("an array of shape {}", dims(&a.shape())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::observer::NoObserver;
+    use funmem_lang::check::check_program;
+    use funmem_lang::parse::parse_program;
+    use funmem_lang::Name;
+
+    fn run(src: &str, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
+        let p = parse_program(src, Lang::Fun).unwrap_or_else(|d| panic!("{d}\n{src}"));
+        check_program(&p).unwrap_or_else(|d| panic!("{d}\n{src}"));
+        run_value(&p, inputs, Limits::default(), &mut NoObserver)
+    }
+
+    fn vector(xs: &[i64]) -> Value {
+        Value::Array(crate::value::ArrayValue::vector(xs.to_vec()))
+    }
+
+    fn text(vs: &[Value]) -> Vec<String> {
+        vs.iter().map(Value::to_string).collect()
+    }
+
+    #[test]
+    fn for_loop_sums_and_skips_when_the_bound_is_not_positive() {
+        let src = "def main (n: int) =
+  let (s: int) = loop (acc: int) = (0) for i < n do
+    let (a: int) = acc + i
+    in (a)
+  in (s)";
+        assert_eq!(text(&run(src, &[Value::Int(5)]).unwrap()), ["10i64"]);
+        assert_eq!(text(&run(src, &[Value::Int(-3)]).unwrap()), ["0i64"]);
+    }
+
+    #[test]
+    fn while_loop_tests_its_parameter_before_each_iteration() {
+        let src = "def main (n: int) =
+  let (c: int) (s: int) = loop (k: int) (t: int) = (n, 1) while k do
+    let (k2: int) = k - 1
+    let (t2: int) = t * 2
+    in (k2, t2)
+  in (c, s)";
+        assert_eq!(text(&run(src, &[Value::Int(3)]).unwrap()), ["0i64", "8i64"]);
+        assert_eq!(text(&run(src, &[Value::Int(0)]).unwrap()), ["0i64", "1i64"]);
+    }
+
+    #[test]
+    fn a_while_that_never_ends_is_out_of_fuel_at_the_loop() {
+        let src = "def main (n: int) =
+  let (c: int) = loop (k: int) = (n) while k do
+    let (k2: int) = k + 1
+    in (k2)
+  in (c)";
+        let p = parse_program(src, Lang::Fun).unwrap();
+        let limits = Limits {
+            fuel: 1000,
+            ..Limits::default()
+        };
+        let e = run_value(&p, &[Value::Int(1)], limits, &mut NoObserver).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfFuel);
+        assert_eq!(e.rule, "E-LOOP-WHILE");
+        assert!(
+            e.message.starts_with("the `while` loop did not finish"),
+            "{e}"
+        );
+        assert_eq!(&src[e.span.start..e.span.start + 5], "let (");
+    }
+
+    #[test]
+    fn updates_of_elements_rows_and_ranges() {
+        let src = "def main (xs: *[2][3]int) (j: int) =
+  let (a: [2][3]int) = xs with [1, 2] = 9
+  let (r: [3]int) = replicate 3 j
+  let (b: [2][3]int) = a with [0] = r
+  let (z: [2]int) = replicate 2 5
+  let (c: [2][3]int) = b with [1, 0 : 2] = z
+  in (c)";
+        let xs = Value::Array(crate::value::ArrayValue {
+            shape: vec![2, 3],
+            data: vec![1, 2, 3, 4, 5, 6],
+        });
+        assert_eq!(
+            text(&run(src, &[xs, Value::Int(7)]).unwrap()),
+            ["[[7i64, 7i64, 7i64], [5i64, 5i64, 9i64]]"]
+        );
+    }
+
+    #[test]
+    fn update_out_of_bounds_is_stuck_naming_index_and_dimension() {
+        let src = "def main (xs: *[2][3]int) (j: int) =
+  let (a: [2][3]int) = xs with [1, j] = 9
+  in (a)";
+        let xs = Value::Array(crate::value::ArrayValue {
+            shape: vec![2, 3],
+            data: vec![0; 6],
+        });
+        let e = run(src, &[xs, Value::Int(3)]).unwrap_err();
+        assert_eq!(e.rule, "E-UPDATE");
+        assert_eq!(
+            e.message,
+            "index 3 is out of bounds for dimension 1 of `xs`, of size 3"
+        );
+    }
+
+    #[test]
+    fn update_of_a_view_writes_a_copy_in_the_view_order() {
+        // A transposed view shares its buffer: the update copies it first.
+        let src = "def main (xs: *[2][2]int) =
+  let (t: [2][2]int) = transpose xs
+  let (u: [2][2]int) = t with [0, 1] = 9
+  in (u)";
+        let xs = Value::Array(crate::value::ArrayValue {
+            shape: vec![2, 2],
+            data: vec![1, 2, 3, 4],
+        });
+        assert_eq!(
+            text(&run(src, &[xs]).unwrap()),
+            ["[[1i64, 9i64], [2i64, 4i64]]"]
+        );
+    }
+
+    /// Counts allocated cells.
+    #[derive(Default)]
+    struct Cells(u64, Vec<Name>);
+
+    impl Observer for Cells {
+        fn alloc(&mut self, _: usize, cells: u64) {
+            self.0 += cells;
+        }
+        fn bind(&mut self, name: &Name, _: &dyn fmt::Display) {
+            self.1.push(name.clone());
+        }
+    }
+
+    #[test]
+    fn updates_in_a_loop_copy_nothing() {
+        // 1000 updates of a 1000-element array allocate the array once
+        // (the input) and once more at most (the first update of the loop
+        // parameter, which shares the input's buffer): never per update.
+        let src = "def main (n: int) (xs: *[n]int) =
+  let (ys: [n]int) = loop (acc: [n]int) = (xs) for i < n do
+    let (acc2: [n]int) = acc with [i] = i
+    in (acc2)
+  in (ys)";
+        let p = parse_program(src, Lang::Fun).unwrap();
+        let mut obs = Cells::default();
+        let r = run_value(
+            &p,
+            &[Value::Int(1000), vector(&[0; 1000])],
+            Limits::default(),
+            &mut obs,
+        )
+        .unwrap();
+        assert_eq!(r[0], vector(&(0..1000).collect::<Vec<_>>()));
+        assert!(obs.0 <= 2000, "{} cells allocated", obs.0);
+        // Bindings observed: the parameters, each iteration's statement,
+        // then the pattern once; never the loop parameter.
+        let names: Vec<&str> = obs.1.iter().map(|x| x.as_str()).collect();
+        assert_eq!(names.len(), 1003);
+        assert_eq!(names[..2], ["n", "xs"]);
+        assert!(names[2..1002].iter().all(|x| *x == "acc2"));
+        assert_eq!(names[1002], "ys");
+    }
+
+    #[test]
+    fn concat_and_replicate() {
+        let src = "def main (n: int) (m: int) =
+  let (a: [n]int) = iota n
+  let (b: [m]int) = replicate m 4
+  let (k: int) = n + m
+  let (c: [k]int) = concat a b
+  let (d: [2][k]int) = replicate 2 c
+  in (c, d)";
+        assert_eq!(
+            text(&run(src, &[Value::Int(2), Value::Int(1)]).unwrap()),
+            [
+                "[0i64, 1i64, 4i64]",
+                "[[0i64, 1i64, 4i64], [0i64, 1i64, 4i64]]"
+            ]
+        );
+        let e = run(src, &[Value::Int(2), Value::Int(-1)]).unwrap_err();
+        assert_eq!(e.rule, "E-REPLICATE");
+        assert_eq!(e.message, "replicate of negative count -1");
+    }
+
+    #[test]
+    fn kernel_with_three_results_of_different_shapes() {
+        let src = "def main (n: int) =
+  let (a: [n]int) (b: [n][2]int) (c: [n]int) = kernel i < n do
+    let (x: int) = i * 3
+    let (r: [2]int) = replicate 2 i
+    in (x, r, i)
+  in (a, b, c)";
+        assert_eq!(
+            text(&run(src, &[Value::Int(2)]).unwrap()),
+            [
+                "[0i64, 3i64]",
+                "[[0i64, 0i64], [1i64, 1i64]]",
+                "[0i64, 1i64]"
+            ]
+        );
     }
 }

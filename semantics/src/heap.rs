@@ -7,7 +7,11 @@
 //! E-MEM-TRANSPOSE); indexing reads the heap (E-MEM-INDEX). Fresh arrays
 //! (`kernel`, and the derived `iota` and `copy`) are written into the block
 //! and LMAD their pattern names, each kernel iteration's result by memcopy
-//! at `index_f(L, k)`. Reads and writes made inside kernels go through the
+//! at `index_f(L, k)`, each of a kernel's results into its own block.
+//! `concat` and `replicate` write the pattern's block through its LMAD as
+//! a copy does; an update `x with [i] = v` writes v in place into x's block
+//! through x's LMAD; a loop rebinds its parameters (block labels among
+//! them) each iteration. Reads and writes made inside kernels go through the
 //! race detector ([`crate::race`]), so a racing kernel is an error rather
 //! than a nondeterministic result.
 //!
@@ -17,11 +21,14 @@
 //! (Def. 3.1, [`crate::validity`]) detects.
 
 use crate::code::{
-    atom, get, int, resolve, AtomC, Block, Code, LmadC, Op, PatC, Slot, SlotValue, Stm, TyC, SE,
+    atom, get, int, resolve, AtomC, Block, Code, LmadC, LoopC, Op, PatC, Slot, SlotValue, Stm, TyC,
+    UpdC, SE,
 };
 use crate::error::Race;
-use crate::error::{ErrorKind, EvalError, Fuel, Limits};
-use crate::fun::{check_index, check_slice, dims, result_is_mem};
+use crate::error::{loop_out_of_fuel, ErrorKind, EvalError, Fuel, Limits};
+use crate::fun::{
+    check_index, check_slice, concat_shape, dims, result_is_mem, update_shape, update_target,
+};
 use crate::machine;
 use crate::observer::NoObserver;
 use crate::observer::Observer;
@@ -617,14 +624,228 @@ impl<O: Observer> Machine<'_, O> {
                 self.memcopy(&src, blk, &l, "E-MEM-COPY", s.span)?;
                 self.set(p, H::Arr(blk, l));
             }
+            Op::Loop(ps, init, form, b) => {
+                let word = match form {
+                    LoopC::For(..) => "for",
+                    LoopC::While(_) => "while",
+                };
+                self.e_mem_loop(s, ps, init, *form, b)
+                    .map_err(|e| loop_out_of_fuel(e, "E-MEM-LOOP", word, s.span))?
+            }
+            Op::Update(x, is, v) => self.e_mem_update(s, *x, is, *v)?,
+            Op::Concat(x, y) => self.e_mem_concat(s, *x, *y)?,
+            Op::Replicate(n, v) => self.e_mem_replicate(s, *n, *v)?,
         }
         Ok(())
     }
 
+    /// The value an atom denotes.
+    fn atom_value(&self, a: AtomC, span: Span) -> Result<H, EvalError> {
+        Ok(match a {
+            AtomC::Const(k) => H::Int(k),
+            AtomC::Slot(k) => get(&self.frame, k, span)?.clone(),
+        })
+    }
+
+    /// E-MEM-LOOP: as E-LOOP-FOR / E-LOOP-WHILE, over heap values. A
+    /// parameter array's block and LMAD variables are parameters too
+    /// (existential memory, as an `if`'s results): each iteration only
+    /// rebinds them to the body's results (labels, integers, arrays as a
+    /// label and an LMAD); nothing is copied. Each iteration is one unit
+    /// of fuel. Not parallel: its iterations never race with each other,
+    /// and each kernel instance in its body is checked on its own.
+    fn e_mem_loop(
+        &mut self,
+        s: &Stm,
+        ps: &[PatC],
+        init: &[AtomC],
+        form: LoopC,
+        b: &Block,
+    ) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-LOOP";
+        self.obs.rule(RULE, s.span);
+        let n = match form {
+            LoopC::For(_, n) => atom(&self.frame, n, RULE, s.span)?,
+            LoopC::While(_) => 0,
+        };
+        let mut vals = Vec::with_capacity(ps.len());
+        for a in init {
+            vals.push(self.atom_value(*a, s.span)?);
+        }
+        for (p, v) in ps.iter().zip(vals.drain(..)) {
+            self.frame[p.slot as usize] = v;
+        }
+        let mut k = 0i64;
+        loop {
+            match form {
+                LoopC::For(i, _) => {
+                    if k >= n {
+                        break;
+                    }
+                    self.frame[i as usize] = H::Int(k);
+                }
+                LoopC::While(c) => {
+                    if int(&self.frame, c, RULE, s.span)? == 0 {
+                        break;
+                    }
+                }
+            }
+            self.fuel.burn(RULE, s.span)?;
+            self.block(b)?;
+            for r in &b.result {
+                vals.push(get(&self.frame, *r, s.span)?.clone());
+            }
+            for (p, v) in ps.iter().zip(vals.drain(..)) {
+                self.frame[p.slot as usize] = v;
+            }
+            k = k.wrapping_add(1);
+        }
+        for (q, p) in s.pats.iter().zip(ps) {
+            let v = get(&self.frame, p.slot, s.span)?.clone();
+            self.set(q, v);
+        }
+        Ok(())
+    }
+
+    /// E-MEM-UPDATE: v written in place into x's block through x's LMAD at
+    /// the indices (element-wise from v's block when v is an array, all of
+    /// v read first, so that v may overlap x); the result is x's block and
+    /// LMAD.
+    fn e_mem_update(&mut self, s: &Stm, x: Slot, is: &[UpdC], v: AtomC) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-UPDATE";
+        self.obs.rule(RULE, s.span);
+        let (blk, l) = self.arr(x, RULE, s.span)?;
+        let l = l.clone();
+        let target = update_target(RULE, s, &l, is, &self.frame)?;
+        let v = self.atom_value(v, s.span)?;
+        let want = target.shape();
+        match &v {
+            H::Int(_) if want.is_empty() => {}
+            H::Arr(_, lv) if lv.shape() == want => {}
+            H::Arr(_, lv) => return Err(update_shape(RULE, s, &lv.shape(), &want)),
+            _ => return Err(update_shape(RULE, s, &[], &want)),
+        }
+        self.memcopy(&v, blk, &target, RULE, s.span)?;
+        self.set(&s.pats[0], H::Arr(blk, l));
+        Ok(())
+    }
+
+    /// The block and LMAD of a fresh array of this shape (`concat`,
+    /// `replicate`): the pattern's, which must have the shape.
+    fn fresh_destination(
+        &self,
+        s: &Stm,
+        shape: &[i64],
+        what: &str,
+        rule: &'static str,
+    ) -> Result<(usize, Lmad<i64>), EvalError> {
+        let p = &s.pats[0];
+        let (blk, l) = self.destination(p, rule, s.span)?;
+        if l.shape() != shape {
+            return Err(EvalError::stuck(
+                rule,
+                s.span,
+                format!(
+                    "{what} of shape {} does not fit the LMAD of `{}`, of shape {}",
+                    dims(shape),
+                    p.name,
+                    dims(&l.shape())
+                ),
+            ));
+        }
+        Ok((blk, l))
+    }
+
+    /// Reads an array's elements in row-major order into `out` (a
+    /// temporary the caller charged).
+    fn read_all(
+        &mut self,
+        blk: usize,
+        l: &Lmad<i64>,
+        out: &mut Vec<i64>,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(), EvalError> {
+        l.for_each_address(|a| {
+            out.push(self.read(blk, a, rule, span)?);
+            Ok(())
+        })
+    }
+
+    /// E-MEM-CONCAT: x's elements, then y's, written into the pattern's
+    /// block through its LMAD (as memcopy, eq. 5: all read first).
+    fn e_mem_concat(&mut self, s: &Stm, x: Slot, y: Slot) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-CONCAT";
+        self.obs.rule(RULE, s.span);
+        let (bx, lx) = self.arr(x, RULE, s.span)?;
+        let lx = lx.clone();
+        let (by, ly) = self.arr(y, RULE, s.span)?;
+        let ly = ly.clone();
+        let shape = concat_shape(RULE, s, &lx.shape(), &ly.shape())?;
+        let (blk, ld) = self.fresh_destination(s, &shape, "concat", RULE)?;
+        let size = u64::try_from(lx.size().saturating_add(ly.size())).unwrap_or(0);
+        let mut vals = machine::charged(&self.limits, &mut 0, size, size, RULE, s.span)?;
+        self.read_all(bx, &lx, &mut vals, RULE, s.span)?;
+        self.read_all(by, &ly, &mut vals, RULE, s.span)?;
+        let mut k = 0;
+        ld.for_each_address(|a| {
+            let v = vals.get(k).copied().unwrap_or(0);
+            k += 1;
+            self.write(blk, a, v, RULE, s.span)
+        })?;
+        self.set(&s.pats[0], H::Arr(blk, ld));
+        Ok(())
+    }
+
+    /// E-MEM-REPLICATE: n copies of v written into the pattern's block
+    /// through its LMAD (v read first); n < 0 is stuck.
+    fn e_mem_replicate(&mut self, s: &Stm, n: AtomC, v: AtomC) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-REPLICATE";
+        self.obs.rule(RULE, s.span);
+        let n = atom(&self.frame, n, RULE, s.span)?;
+        if n < 0 {
+            return Err(EvalError::stuck(
+                RULE,
+                s.span,
+                format!("replicate of negative count {n}"),
+            ));
+        }
+        let mut shape = vec![n];
+        let row = match self.atom_value(v, s.span)? {
+            H::Int(k) => vec![k],
+            H::Arr(b, l) => {
+                shape.extend(l.shape());
+                let size = u64::try_from(l.size()).unwrap_or(0);
+                let mut row = machine::charged(&self.limits, &mut 0, size, size, RULE, s.span)?;
+                self.read_all(b, &l, &mut row, RULE, s.span)?;
+                row
+            }
+            v => {
+                return Err(EvalError::stuck(
+                    RULE,
+                    s.span,
+                    format!("replicate of {v}, which is neither an integer nor an array"),
+                ))
+            }
+        };
+        let (blk, ld) = self.fresh_destination(s, &shape, "replicate", RULE)?;
+        if !row.is_empty() {
+            let mut k = 0;
+            ld.for_each_address(|a| {
+                let v = row[k % row.len()];
+                k += 1;
+                self.write(blk, a, v, RULE, s.span)
+            })?;
+        }
+        self.set(&s.pats[0], H::Arr(blk, ld));
+        Ok(())
+    }
+
     /// E-MEM-KERNEL: iteration k evaluates the body with the index bound to
-    /// k, then memcopies its result into the pattern's block at
-    /// `index_f(L, k)`; the iterations' reads and writes, memcopies
-    /// included, must be race free (eq. 4).
+    /// k, then memcopies its k-th result into the k-th pattern's block at
+    /// `index_f(L, k)` (each result array has its own block and LMAD); the
+    /// iterations' reads and writes, memcopies included, must be race free
+    /// (eq. 4).
     fn e_mem_kernel(&mut self, s: &Stm, i: Slot, n: AtomC, b: &Block) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-KERNEL";
         self.obs.rule(RULE, s.span);
@@ -636,16 +857,18 @@ impl<O: Observer> Machine<'_, O> {
                 format!("kernel of negative size {n}"),
             ));
         }
-        let p = &s.pats[0];
-        let (blk, l) = self.destination(p, RULE, s.span)?;
-        if l.rank() == 0 || l.dims[0].elems != n {
-            return Err(EvalError::stuck(
-                RULE,
-                s.span,
-                format!("the LMAD of `{}` does not have {n} rows", p.name),
-            ));
+        let mut dests = Vec::with_capacity(s.pats.len());
+        for (p, &res) in s.pats.iter().zip(&b.result) {
+            let (blk, l) = self.destination(p, RULE, s.span)?;
+            if l.rank() == 0 || l.dims[0].elems != n {
+                return Err(EvalError::stuck(
+                    RULE,
+                    s.span,
+                    format!("the LMAD of `{}` does not have {n} rows", p.name),
+                ));
+            }
+            dests.push((blk, l, res));
         }
-        let res = b.result.first().copied().unwrap_or(0);
         if let Some(r) = self.race.as_mut() {
             r.enter_kernel(s.span);
         }
@@ -659,16 +882,18 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            match get(&self.frame, res, s.span)? {
-                // memcopy of a scalar to index_f(L, k) of a 1-D L: one write,
-                // without building the 0-D LMAD.
-                &H::Int(x) if l.rank() == 1 => {
-                    let at = l.offset.wrapping_add(k.wrapping_mul(l.dims[0].stride));
-                    self.write(blk, at, x, RULE, s.span)?;
-                }
-                v => {
-                    let v = v.clone();
-                    self.memcopy(&v, blk, &l.index(&k), RULE, s.span)?;
+            for (blk, l, res) in &dests {
+                match get(&self.frame, *res, s.span)? {
+                    // memcopy of a scalar to index_f(L, k) of a 1-D L: one
+                    // write, without building the 0-D LMAD.
+                    &H::Int(x) if l.rank() == 1 => {
+                        let at = l.offset.wrapping_add(k.wrapping_mul(l.dims[0].stride));
+                        self.write(*blk, at, x, RULE, s.span)?;
+                    }
+                    v => {
+                        let v = v.clone();
+                        self.memcopy(&v, *blk, &l.index(&k), RULE, s.span)?;
+                    }
                 }
             }
             self.obs.iteration_end(s.span, k);
@@ -676,7 +901,9 @@ impl<O: Observer> Machine<'_, O> {
         if let Some(r) = self.race.as_mut() {
             r.exit_kernel();
         }
-        self.set(p, H::Arr(blk, l));
+        for (p, (blk, l, _)) in s.pats.iter().zip(dests) {
+            self.set(p, H::Arr(blk, l));
+        }
         Ok(())
     }
 }
@@ -703,5 +930,274 @@ impl SlotValue for H {
     }
     fn describe(&self) -> String {
         self.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observer::Stats;
+    use funmem_lang::ast::Lang;
+    use funmem_lang::check::check_program;
+    use funmem_lang::parse::parse_program;
+
+    fn program(src: &str) -> ast::Program {
+        let p = parse_program(src, Lang::FunMem).unwrap_or_else(|d| panic!("{d}\n{src}"));
+        check_program(&p).unwrap_or_else(|d| panic!("{d}\n{src}"));
+        p
+    }
+
+    fn parse_only(src: &str) -> ast::Program {
+        parse_program(src, Lang::FunMem).unwrap_or_else(|d| panic!("{d}\n{src}"))
+    }
+
+    fn text(vs: &[Value]) -> Vec<String> {
+        vs.iter().map(Value::to_string).collect()
+    }
+
+    /// Records the writes.
+    #[derive(Default)]
+    struct Writes(Vec<(usize, i64)>);
+
+    impl Observer for Writes {
+        fn write(&mut self, blk: usize, off: i64) {
+            self.0.push((blk, off));
+        }
+    }
+
+    #[test]
+    fn update_writes_in_place_into_the_block() {
+        // `b` lives where `a` does: the block itself holds the new value.
+        let p = program(
+            "def main (n: int) =
+  let (m: mem) = alloc n
+  let (a: [n]int @ m -> R(n)) = iota n
+  let (b: [n]int @ m -> R(n)) = a with [1] = 42
+  let (x: int) = b[1]
+  in (b, x)",
+        );
+        let mut w = Writes::default();
+        let r = run_heap(&p, &[Value::Int(3)], Limits::default(), true, &mut w).unwrap();
+        assert_eq!(text(&r), ["[0i64, 42i64, 2i64]", "42i64"]);
+        // iota's three writes, then the update's single write at offset 1.
+        assert_eq!(w.0, [(0, 0), (0, 1), (0, 2), (0, 1)]);
+    }
+
+    #[test]
+    fn update_from_an_overlapping_part_of_the_same_block() {
+        // Elements 1 .. 3 become elements 0 .. 2: v is read in full before
+        // anything is written. (Parsed only: whether a value aliasing the
+        // updated array may be written is the type checker's business.)
+        let p = parse_only(
+            "def main (n: int) =
+  let (m: mem) = alloc 4
+  let (a: [4]int @ m -> R(4)) = iota 4
+  let (v: [3]int @ m -> 0 + {(3 : 1)}) = a[0 : 3]
+  let (b: [4]int @ m -> R(4)) = a with [1 : 3] = v
+  in (b)",
+        );
+        let r = run_heap(
+            &p,
+            &[Value::Int(0)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .unwrap();
+        assert_eq!(text(&r), ["[0i64, 0i64, 1i64, 2i64]"]);
+    }
+
+    #[test]
+    fn loop_of_updates_writes_once_per_iteration() {
+        let p = program(
+            "def main (n: int) =
+  let (m: mem) = alloc n
+  let (a: [n]int @ m -> R(n)) = iota n
+  let (b: [n]int @ m -> R(n)) = loop (acc: [n]int @ m -> R(n)) = (a) for i < n do
+    let (y: int) = i * i
+    let (acc2: [n]int @ m -> R(n)) = acc with [i] = y
+    in (acc2)
+  in (b)",
+        );
+        let mut st = Stats::default();
+        let r = run_heap(&p, &[Value::Int(100)], Limits::default(), true, &mut st).unwrap();
+        assert_eq!(
+            r[0],
+            Value::Array(ArrayValue::vector((0..100).map(|i| i * i).collect()))
+        );
+        assert_eq!(st.writes, 200);
+        assert_eq!(st.allocations, 1);
+    }
+
+    #[test]
+    fn loop_rebinds_blocks_and_out_of_fuel_names_it() {
+        let p = program(
+            "def main (t: int) =
+  let (m0: mem) = alloc 1
+  let (a0: [1]int @ m0 -> R(1)) = iota 1
+  let (m: mem) (a: [1]int @ m -> R(1)) = loop (mp: mem) (ap: [1]int @ mp -> R(1)) = (m0, a0) for i < t do
+    let (mq: mem) = alloc 1
+    let (aq: [1]int @ mq -> R(1)) = kernel j < 1 do
+      let (x: int) = ap[j]
+      let (y: int) = x + 2
+      in (y)
+    in (mq, aq)
+  in (a)",
+        );
+        let mut st = Stats::default();
+        let r = run_heap(&p, &[Value::Int(4)], Limits::default(), true, &mut st).unwrap();
+        assert_eq!(text(&r), ["[8i64]"]);
+        assert_eq!(st.allocations, 5);
+        let limits = Limits {
+            fuel: 20,
+            ..Limits::default()
+        };
+        let e = run_heap(&p, &[Value::Int(1000)], limits, true, &mut NoObserver).unwrap_err();
+        assert_eq!(
+            (e.kind.clone(), e.rule),
+            (ErrorKind::OutOfFuel, "E-MEM-LOOP")
+        );
+        assert!(
+            e.message.starts_with("the `for` loop did not finish"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn concat_and_replicate_write_through_the_destination_lmad() {
+        let p = program(
+            "def main (n: int) =
+  let (m: mem) = alloc n
+  let (a: [n]int @ m -> R(n)) = iota n
+  let (mr: mem) = alloc 4
+  let (r: [2][n]int @ mr -> 0 + {(2 : 1) (n : 2)}) = replicate 2 a
+  let (k: int) = n + n
+  let (mc: mem) = alloc k
+  let (c: [k]int @ mc -> k - 1 + {(k : -1)}) = concat a a
+  in (r, c)",
+        );
+        let mut w = Writes::default();
+        let r = run_heap(&p, &[Value::Int(2)], Limits::default(), true, &mut w).unwrap();
+        assert_eq!(
+            text(&r),
+            ["[[0i64, 1i64], [0i64, 1i64]]", "[0i64, 1i64, 0i64, 1i64]"]
+        );
+        // replicate: row k at offset k, column j at stride 2.
+        assert_eq!(&w.0[2..6], [(1, 0), (1, 2), (1, 1), (1, 3)]);
+        // concat: backwards through the block.
+        assert_eq!(&w.0[6..10], [(2, 3), (2, 2), (2, 1), (2, 0)]);
+    }
+
+    #[test]
+    fn multi_result_kernel_is_race_free_and_racing_results_are_found() {
+        let ok = program(
+            "def main (n: int) =
+  let (ma: mem) = alloc n
+  let (mb: mem) = alloc n
+  let (a: [n]int @ ma -> R(n)) (b: [n]int @ mb -> R(n)) = kernel i < n do
+    let (y: int) = i + 10
+    in (i, y)
+  in (a, b)",
+        );
+        let r = run_heap(
+            &ok,
+            &[Value::Int(3)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .unwrap();
+        assert_eq!(text(&r), ["[0i64, 1i64, 2i64]", "[10i64, 11i64, 12i64]"]);
+        // b's row i is a's row i + 1: iterations i and i + 1 write one cell.
+        let racy = program(
+            "def main (n: int) =
+  let (n1: int) = n + 1
+  let (m: mem) = alloc n1
+  let (a: [n]int @ m -> R(n)) (b: [n]int @ m -> 1 + {(n : 1)}) = kernel i < n do
+    let (y: int) = i + 10
+    in (i, y)
+  in (a, b)",
+        );
+        let e = run_heap(
+            &racy,
+            &[Value::Int(3)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .unwrap_err();
+        let ErrorKind::Race(r) = &e.kind else {
+            panic!("expected a race: {e}")
+        };
+        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
+    }
+
+    #[test]
+    fn race_between_inner_loop_iterations_of_two_kernel_iterations() {
+        // Kernel iteration i writes cell i + j in loop iteration j: cell 1
+        // by iteration 0 (j = 1) and by iteration 1 (j = 0).
+        let p = program(
+            "def main (n: int) =
+  let (n2: int) = n + n
+  let (mo: mem) = alloc n2
+  let (mr: mem) = alloc n
+  let (r: [n]int @ mr -> R(n)) = kernel i < n do
+    let (s: int) = loop (acc: int) = (0) for j < n do
+      let (at: int) = i + j
+      let (c: [1]int @ mo -> at + {(1 : 1)}) = replicate 1 i
+      let (acc2: int) = acc + 1
+      in (acc2)
+    in (s)
+  in (r)",
+        );
+        let e = run_heap(
+            &p,
+            &[Value::Int(2)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .unwrap_err();
+        let ErrorKind::Race(r) = &e.kind else {
+            panic!("expected a race: {e}")
+        };
+        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
+        // One kernel iteration alone writes cells 0 .. n-1 in sequence.
+        assert!(run_heap(
+            &p,
+            &[Value::Int(1)],
+            Limits::default(),
+            true,
+            &mut NoObserver
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn kernels_in_a_sequential_loop_are_checked_one_instance_at_a_time() {
+        // Every loop iteration's kernel writes the same cells: no race,
+        // a loop is not parallel.
+        let p = program(
+            "def main (n: int) (t: int) =
+  let (m: mem) = alloc n
+  let (a: [n]int @ m -> R(n)) = iota n
+  let (b: [n]int @ m -> R(n)) = loop (acc: [n]int @ m -> R(n)) = (a) for k < t do
+    let (c: [n]int @ m -> R(n)) = kernel i < n do
+      let (x: int) = i + k
+      in (x)
+    in (c)
+  in (b)",
+        );
+        let r = run_heap(
+            &p,
+            &[Value::Int(3), Value::Int(4)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .unwrap();
+        assert_eq!(text(&r), ["[3i64, 4i64, 5i64]"]);
     }
 }

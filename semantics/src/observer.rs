@@ -14,7 +14,14 @@ pub trait Observer {
     /// A statement is evaluated by the named rule.
     #[inline(always)]
     fn rule(&mut self, _rule: &'static str, _span: Span) {}
-    /// A name is bound to a value.
+    /// A name is bound to a value: each name a statement's pattern binds,
+    /// in pattern order, once per evaluation of the statement (after the
+    /// statements of its bodies: a loop's pattern after all its
+    /// iterations, a kernel's after all its iterations, each result
+    /// array in turn). Program parameters are bound first. A kernel's or
+    /// `for` loop's index and a loop's parameters are not reported (at the
+    /// start or at each iteration): only the body's own statements are, in
+    /// every iteration.
     #[inline(always)]
     fn bind(&mut self, _name: &Name, _value: &dyn fmt::Display) {}
     /// A block (or, in the value semantics, an array) of `cells` elements is allocated.

@@ -32,6 +32,16 @@
 //! IMP's E-IMP-KERNEL (fig. 12) states no side condition; validity asks
 //! for the same check there, so the IMP interpreter uses this detector too.
 //!
+//! Sequential loops (`loop ... for` / `while`) are not parallel and need no
+//! events of their own: every access made in any iteration of a loop
+//! inside a kernel iteration belongs to that kernel iteration (so two
+//! kernel iterations writing one cell in different loop iterations race),
+//! a loop outside every kernel races with nothing, and each kernel
+//! instance a loop's body runs is an instance of its own, checked as
+//! kernels in sequence are. An in-place update is writes (and the reads of
+//! its new value), `concat` and `replicate` reads and writes, and a kernel
+//! with several results writes each result's row in its iteration.
+//!
 //! # How
 //!
 //! The interpreters run a kernel's iterations one after another (the

@@ -64,7 +64,7 @@ pub fn check_program(p: &Program) -> Result<(), Diagnostic> {
     for x in &p.body.result {
         c.lookup(x)?;
     }
-    Ok(())
+    super::unique::check_uniqueness(p)
 }
 
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -328,10 +328,10 @@ impl Checker {
             return Err(err(
                 x.span,
                 format!(
-                    "update: `{}` has rank {}, but {} are given",
+                    "update: `{}` has rank {}, but {} indices are given",
                     x.name,
                     a.shape.len(),
-                    count(is.len(), "index")
+                    is.len()
                 ),
             ));
         }
@@ -1062,6 +1062,76 @@ mod tests {
                let (ys: [k]int @ xm -> R(k)) = xs[0 : n]
                in (ys)",
             "shape",
+        );
+    }
+
+    #[test]
+    fn loops_may_change_their_arrays_sizes_through_size_parameters() {
+        ok(
+            Lang::Fun,
+            "def main (n: int) (xs: [n]int) =
+               let (k: int) (r: [k]int) = loop (m: int) (a: [m]int) = (n, xs) for i < 3 do
+                   let (m2: int) = m + m
+                   let (b: [m2]int) = concat a a
+                   in (m2, b)
+               in (r)",
+        );
+        ok(
+            Lang::Fun,
+            "def main (n: int) =
+               let (c: int) (t: int) = loop (go: int) (s: int) = (1, 0) while go do
+                   let (s2: int) = s + 1
+                   let (g2: int) = s2 < n
+                   in (g2, s2)
+               in (t)",
+        );
+    }
+
+    #[test]
+    fn funmem_loops_carry_their_memory_as_parameters() {
+        let src = |ret: &str| {
+            format!(
+                "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+                   let (rm: mem) (r: [n]int @ rm -> R(n)) = loop (m: mem) (a: [n]int @ m -> R(n)) = (xm, xs) for i < 2 do
+                       let (m2: mem) = alloc n
+                       let (b: [n]int @ m2 -> R(n)) = copy a
+                       in ({ret})
+                   in (r)"
+            )
+        };
+        ok(Lang::FunMem, &src("m2, b"));
+        bad(Lang::FunMem, &src("m, b"), "needs type [n]int @ m -> R(n)");
+    }
+
+    #[test]
+    fn updates_concats_replicates_and_kernels_with_several_results() {
+        ok(
+            Lang::Fun,
+            "def main (n: int) (m: int) (xss: *[n][m]int) (ys: [m]int) =
+               let (a: [n][m]int) = xss with [0] = ys
+               let (b: [n][m]int) = a with [1, 0 : m] = ys
+               let (k: int) = 2 + n
+               let (r: [2][m]int) = replicate 2 ys
+               let (c: [k][m]int) = concat r b
+               let (p: [n]int) (q: [n][m]int) = kernel i < n do
+                   let (v: int) = c[i, 0]
+                   in (v, ys)
+               in (p, q)",
+        );
+        bad(
+            Lang::Fun,
+            "def main (n: int) (m: int) (xss: *[n][m]int) (ys: [m]int) =
+               let (a: [n][m]int) = xss with [0 : 1, 2] = ys
+               in (a)",
+            "must have type [1]int",
+        );
+        bad(
+            Lang::FunMem,
+            "def main (n: int) (xm: mem) (xs: *[n]int @ xm -> R(n)) =
+               let (ym: mem) = alloc n
+               let (ys: [n]int @ ym -> R(n)) = xs with [0] = 1
+               in (ys)",
+            "update: the result lives in the block of `xs`",
         );
     }
 }

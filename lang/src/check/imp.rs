@@ -135,7 +135,10 @@ impl Checker {
         if b.val == Var::Index {
             return Err(err(
                 x.span,
-                format!("kernel index `{}` cannot be assigned", x.name),
+                format!(
+                    "the index `{}` of a kernel or for loop cannot be assigned",
+                    x.name
+                ),
             ));
         }
         if let Some(&k) = self.kernels.last() {

@@ -8,9 +8,11 @@
 mod fun;
 mod imp;
 mod scope;
+mod unique;
 
 pub use fun::check_program;
 pub use imp::check_imp;
+pub use unique::check_uniqueness;
 
 use crate::ast::{Atom, LmadSyn};
 use crate::diag::{Diagnostic, Phase};

@@ -1,0 +1,402 @@
+//! The independent references on loops, in-place updates, concat,
+//! replicate and kernels with several results: hand-written programs with
+//! their expected results, for the FUN evaluator (`fun_ref`) and the
+//! brute-force FUNMEM heap semantics (`reference`).
+
+use funmem_lang::ast::{Lang, Program};
+use funmem_lang::check::check_program;
+use funmem_lang::parse::parse_program;
+use funmem_oracle::fun_ref::{self, RefError, RefLimits};
+use funmem_oracle::reference::{reference_heap, RefOutcome};
+use funmem_semantics::textual::parse_values;
+use funmem_semantics::value::Value;
+
+fn parse(src: &str, lang: Lang) -> Program {
+    let p = parse_program(src, lang).unwrap_or_else(|d| panic!("{}\n{src}", d.message));
+    check_program(&p).unwrap_or_else(|d| panic!("{}\n{src}", d.message));
+    p
+}
+
+fn values(text: &str) -> Vec<Value> {
+    parse_values(text).expect("values")
+}
+
+fn show(vs: &[Value]) -> String {
+    let t: Vec<String> = vs.iter().map(Value::to_string).collect();
+    t.join(" ")
+}
+
+const LIMITS: RefLimits = RefLimits {
+    fuel: 100_000,
+    cells: 10_000,
+};
+
+/// The FUN reference's results, printed, or its error.
+fn fun(src: &str, inputs: &str) -> Result<String, RefError> {
+    let p = parse(src, Lang::Fun);
+    fun_ref::run(&p, &values(inputs), LIMITS).map(|v| show(&v))
+}
+
+fn fun_ok(src: &str, inputs: &str) -> String {
+    fun(src, inputs).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fun_stuck(src: &str, inputs: &str) -> String {
+    match fun(src, inputs) {
+        Err(RefError::Stuck(m)) => m,
+        r => panic!("expected stuck, got {r:?}"),
+    }
+}
+
+/// The FUNMEM reference's outcome: results printed, or the outcome.
+fn mem(src: &str, inputs: &str) -> Result<String, RefOutcome> {
+    let p = parse(src, Lang::FunMem);
+    match reference_heap(&p, &values(inputs), 100_000) {
+        RefOutcome::Results(v) => Ok(show(&v)),
+        o => Err(o),
+    }
+}
+
+fn mem_ok(src: &str, inputs: &str) -> String {
+    mem(src, inputs).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn mem_stuck(src: &str, inputs: &str) -> String {
+    match mem(src, inputs) {
+        Err(RefOutcome::Stuck(m)) => m,
+        r => panic!("expected stuck, got {r:?}"),
+    }
+}
+
+// ---- FUN ----
+
+const SUM_FOR: &str = "def main (n: int) =
+  let (s: int) = loop (acc: int) = (0) for i < n do
+    let (a: int) = acc + i
+    in (a)
+  in (s)
+";
+
+#[test]
+fn fun_for_loop_sums_and_zero_or_negative_bounds_skip_the_body() {
+    assert_eq!(fun_ok(SUM_FOR, "5"), "10i64");
+    assert_eq!(fun_ok(SUM_FOR, "0"), "0i64");
+    assert_eq!(fun_ok(SUM_FOR, "-3"), "0i64");
+}
+
+const COLLATZ: &str = "def main (x: int) =
+  let (c: int) (steps: int) (v: int) = loop (go: int) (k: int) (y: int) = (1, 0, x) while go do
+    let (e: int) = y % 2
+    let (h: int) = y / 2
+    let (t: int) = 3 * y + 1
+    let (y2: int) = if e then
+      in (t)
+    else
+      in (h)
+    let (k2: int) = k + 1
+    let (g: int) = y2 != 1
+    in (g, k2, y2)
+  in (steps, v)
+";
+
+#[test]
+fn fun_while_loop_runs_until_its_condition_is_zero() {
+    assert_eq!(fun_ok(COLLATZ, "6"), "8i64 1i64");
+    assert_eq!(fun_ok(COLLATZ, "1"), "3i64 1i64");
+    // 0 never reaches 1: the budget stops it, a limit and not stuck.
+    assert!(matches!(fun(COLLATZ, "0"), Err(RefError::Limit(_))));
+}
+
+#[test]
+fn fun_loop_arrays_change_size() {
+    // Each iteration appends one element (concat) to the array.
+    let p = "def main (n: int) =
+  let (z: int) = 0
+  let (e: [z]int) = iota z
+  let (k: int) (xs: [k]int) = loop (m: int) (a: [m]int) = (z, e) for i < n do
+    let (one: [1]int) = replicate 1 i
+    let (m2: int) = m + 1
+    let (b: [m2]int) = concat a one
+    in (m2, b)
+  in (k, xs)
+";
+    assert_eq!(fun_ok(p, "3"), "3i64 [0i64, 1i64, 2i64]");
+    assert_eq!(fun_ok(p, "0"), "0i64 empty([0]i64)");
+}
+
+const UPD: &str =
+    "def main (xs: *[3][2]int) (j: int) (o: int) (n: int) (ys: [n][2]int) (r: [2]int) =
+  let (a: [3][2]int) = xs with [j, 1] = 7
+  let (b: [3][2]int) = a with [o : n] = ys
+  let (c: [3][2]int) = b with [2] = r
+  in (c)
+";
+
+#[test]
+fn fun_updates_of_elements_ranges_and_rows() {
+    let xs = "[[1, 2], [3, 4], [5, 6]]";
+    assert_eq!(
+        fun_ok(UPD, &format!("{xs} 0 1 1 [[8, 9]] [0, 0]")),
+        "[[1i64, 7i64], [8i64, 9i64], [0i64, 0i64]]"
+    );
+    assert_eq!(
+        fun_ok(UPD, &format!("{xs} 2 0 0 empty([0][2]i64) [10, 11]")),
+        "[[1i64, 2i64], [3i64, 4i64], [10i64, 11i64]]"
+    );
+    let m = fun_stuck(UPD, &format!("{xs} 3 0 0 empty([0][2]i64) [0, 0]"));
+    assert!(m.contains("update index 3 is out of bounds"), "{m}");
+    let m = fun_stuck(UPD, &format!("{xs} -1 0 0 empty([0][2]i64) [0, 0]"));
+    assert!(m.contains("update index -1"), "{m}");
+    let m = fun_stuck(UPD, &format!("{xs} 0 2 2 [[1, 1], [2, 2]] [0, 0]"));
+    assert!(m.contains("update range 2:2 is out of bounds"), "{m}");
+    let m = fun_stuck(UPD, &format!("{xs} 0 -1 1 [[1, 1]] [0, 0]"));
+    assert!(m.contains("update range -1:1"), "{m}");
+}
+
+#[test]
+fn fun_concat_and_replicate() {
+    let p = "def main (x: [2][2]int) (y: [1][2]int) (n: int) (v: int) =
+  let (k: int) = 2 + 1
+  let (z: [k][2]int) = concat x y
+  let (r: [n][k][2]int) = replicate n z
+  let (s: [n]int) = replicate n v
+  in (z, r, s)
+";
+    assert_eq!(
+        fun_ok(p, "[[1, 2], [3, 4]] [[5, 6]] 2 9"),
+        "[[1i64, 2i64], [3i64, 4i64], [5i64, 6i64]] [[[1i64, 2i64], [3i64, 4i64], [5i64, 6i64]], [[1i64, 2i64], [3i64, 4i64], [5i64, 6i64]]] [9i64, 9i64]"
+    );
+    assert_eq!(
+        fun_ok(p, "[[1, 2], [3, 4]] [[5, 6]] 0 9"),
+        "[[1i64, 2i64], [3i64, 4i64], [5i64, 6i64]] empty([0][3][2]i64) empty([0]i64)"
+    );
+    let m = fun_stuck(p, "[[1, 2], [3, 4]] [[5, 6]] -1 9");
+    assert!(m.contains("replicate of negative count -1"), "{m}");
+}
+
+#[test]
+fn fun_kernels_with_several_results() {
+    let p = "def main (n: int) =
+  let (a: [n]int) (b: [n][2]int) = kernel i < n do
+    let (sq: int) = i * i
+    let (r: [2]int) = replicate 2 i
+    in (sq, r)
+  in (a, b)
+";
+    assert_eq!(
+        fun_ok(p, "3"),
+        "[0i64, 1i64, 4i64] [[0i64, 0i64], [1i64, 1i64], [2i64, 2i64]]"
+    );
+    assert_eq!(fun_ok(p, "0"), "empty([0]i64) empty([0][2]i64)");
+}
+
+#[test]
+fn fun_loop_with_updates_inside_a_kernel() {
+    // Each row: a fresh array updated in place by a loop.
+    let p = "def main (n: int) =
+  let (a: [n][3]int) = kernel i < n do
+    let (z: [3]int) = replicate 3 0
+    let (r: [3]int) = loop (acc: [3]int) = (z) for j < 3 do
+      let (v: int) = i * 10 + j
+      let (acc2: [3]int) = acc with [j] = v
+      in (acc2)
+    in (r)
+  in (a)
+";
+    assert_eq!(
+        fun_ok(p, "2"),
+        "[[0i64, 1i64, 2i64], [10i64, 11i64, 12i64]]"
+    );
+}
+
+// ---- FUNMEM ----
+
+#[test]
+fn mem_update_writes_through_a_strided_lmad_in_place() {
+    // xs lives reversed with stride 2 in its block; the update writes
+    // there, and a slice of the same block sees it.
+    let p = "def main (xm: mem) (xs: *[3]int @ xm -> 4 + {(3 : -2)}) (j: int) (v: int) =
+  let (ys: [3]int @ xm -> 4 + {(3 : -2)}) = xs with [j] = v
+  in (ys)
+";
+    assert_eq!(mem_ok(p, "[1, 2, 3] 1 9"), "[1i64, 9i64, 3i64]");
+    let m = mem_stuck(p, "[1, 2, 3] 3 9");
+    assert!(m.contains("update index 3 out of bounds"), "{m}");
+    let p = "def main (n: int) (xm: mem) (xs: *[3][2]int @ xm -> 0 + {(3 : 1) (2 : 3)}) (o: int) (ym: mem) (ys: [n][2]int @ ym -> R(n, 2)) =
+  let (zs: [3][2]int @ xm -> 0 + {(3 : 1) (2 : 3)}) = xs with [o : n] = ys
+  in (zs)
+";
+    assert_eq!(
+        mem_ok(p, "1 [[1, 2], [3, 4], [5, 6]] 2 [[7, 8]]"),
+        "[[1i64, 2i64], [3i64, 4i64], [7i64, 8i64]]"
+    );
+    let m = mem_stuck(p, "2 [[1, 2], [3, 4], [5, 6]] 2 [[7, 8], [9, 9]]");
+    assert!(m.contains("update range 2:2 out of bounds"), "{m}");
+}
+
+#[test]
+fn mem_concat_and_replicate_write_their_place() {
+    let p =
+        "def main (xm: mem) (x: [2]int @ xm -> R(2)) (ym: mem) (y: [1]int @ ym -> R(1)) (n: int) =
+  let (k: int) = 2 + 1
+  let (m: mem) = alloc 7
+  let (z: [k]int @ m -> 6 + {(k : -2)}) = concat x y
+  let (r: mem) = alloc 12
+  let (w: [n][k]int @ r -> 0 + {(n : 1) (k : n)}) = replicate n z
+  in (z, w)
+";
+    assert_eq!(
+        mem_ok(p, "[1, 2] [3] 2"),
+        "[1i64, 2i64, 3i64] [[1i64, 2i64, 3i64], [1i64, 2i64, 3i64]]"
+    );
+    let m = mem_stuck(p, "[1, 2] [3] -1");
+    assert!(m.contains("replicate of negative count -1"), "{m}");
+}
+
+#[test]
+fn mem_loop_swaps_two_blocks() {
+    // Double buffering: each iteration writes the next array into the
+    // other block, and the two blocks swap.
+    let p = "def main (n: int) (t: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+  let (bm: mem) = alloc n
+  let (m1: mem) (m2: mem) (ys: [n]int @ m1 -> R(n)) = loop (src: mem) (dst: mem) (a: [n]int @ src -> R(n)) = (xm, bm, xs) for s < t do
+    let (b: [n]int @ dst -> R(n)) = kernel i < n do
+      let (x: int) = a[i]
+      let (y: int) = x + s
+      in (y)
+    in (dst, src, b)
+  in (ys)
+";
+    // 1 + 0 + 1 + 2 = 4 for every element after 3 iterations.
+    assert_eq!(mem_ok(p, "2 3 [1, 10]"), "[4i64, 13i64]");
+    assert_eq!(mem_ok(p, "2 0 [1, 10]"), "[1i64, 10i64]");
+}
+
+#[test]
+fn mem_a_while_loop_that_never_ends_runs_out_of_fuel() {
+    let p = "def main (c: int) =
+  let (d: int) = loop (go: int) = (c) while go do
+    in (go)
+  in (d)
+";
+    assert_eq!(mem(p, "1"), Err(RefOutcome::OutOfFuel));
+    assert_eq!(mem_ok(p, "0"), "0i64");
+}
+
+#[test]
+fn mem_multi_result_kernels_write_each_block() {
+    let p = "def main (n: int) =
+  let (ma: mem) = alloc n
+  let (mb: mem) = alloc 2 * n
+  let (a: [n]int @ ma -> R(n)) (b: [n]int @ mb -> 1 + {(n : 2)}) = kernel i < n do
+    let (x: int) = i + 1
+    let (y: int) = i * 3
+    in (x, y)
+  in (a, b)
+";
+    assert_eq!(mem_ok(p, "3"), "[1i64, 2i64, 3i64] [0i64, 3i64, 6i64]");
+    // Both results in one block, at the same place: a race.
+    let p = "def main (n: int) =
+  let (ma: mem) = alloc n
+  let (a: [n]int @ ma -> R(n)) (b: [n]int @ ma -> 0 + {(n : 0)}) = kernel i < n do
+    in (i, i)
+  in (a, b)
+";
+    assert!(matches!(mem(p, "2"), Err(RefOutcome::Race { .. })));
+}
+
+#[test]
+fn mem_a_loop_inside_a_kernel_iteration_races_on_a_shared_scratch_block() {
+    // Every iteration's loop updates one shared scratch array.
+    let p = "def main (n: int) =
+  let (s: mem) = alloc 1
+  let (om: mem) = alloc n
+  let (res: [n]int @ om -> R(n)) = kernel i < n do
+    let (z: [1]int @ s -> R(1)) = replicate 1 0
+    let (r: [1]int @ s -> R(1)) = loop (acc: [1]int @ s -> R(1)) = (z) for j < 2 do
+      let (acc2: [1]int @ s -> R(1)) = acc with [0] = i
+      in (acc2)
+    let (v: int) = r[0]
+    in (v)
+  in (res)
+";
+    assert!(matches!(mem(p, "2"), Err(RefOutcome::Race { .. })));
+    assert_eq!(mem_ok(p, "1"), "[0i64]");
+}
+
+// ---- generated FUNMEM programs ----
+
+use funmem_oracle::gen_mem::{gen_funmem, gen_funmem_valid_with, gen_funmem_with};
+use funmem_oracle::{GenConfig, Rng};
+use rand::SeedableRng;
+
+/// How often each construct occurs in these programs' text.
+fn count_constructs(text: &str, counts: &mut [usize; 6]) {
+    for (k, w) in [
+        " loop ",
+        " with [",
+        " concat ",
+        " replicate ",
+        "while ",
+        "for ",
+    ]
+    .iter()
+    .enumerate()
+    {
+        counts[k] += text.matches(w).count();
+    }
+}
+
+#[test]
+fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_reference() {
+    let cfg = GenConfig::default();
+    let mut counts = [0usize; 6];
+    let mut multi = 0;
+    let (mut results, mut stuck, mut races) = (0, 0, 0);
+    for seed in 0..300u64 {
+        for valid in [false, true] {
+            let mut rng = Rng::seed_from_u64(seed);
+            let case = if valid {
+                gen_funmem_valid_with(&mut rng, &cfg, 0.4)
+            } else {
+                gen_funmem_with(&mut rng, &cfg, 0.4)
+            };
+            let text = funmem_lang::print::program(&case.program);
+            if let Err(d) = check_program(&case.program) {
+                panic!("seed {seed}: {}\n{text}", d.message);
+            }
+            count_constructs(&text, &mut counts);
+            multi += text
+                .lines()
+                .filter(|l| l.contains("= kernel") && l.matches(": [").count() > 1)
+                .count();
+            match reference_heap(&case.program, &case.inputs, 1_000_000) {
+                RefOutcome::Results(_) => results += 1,
+                RefOutcome::Stuck(_) => stuck += 1,
+                RefOutcome::Race { .. } => {
+                    assert!(!valid, "seed {seed} races:\n{text}");
+                    races += 1
+                }
+                o => panic!("seed {seed}: {o:?}\n{text}"),
+            }
+        }
+    }
+    eprintln!("{counts:?} {multi} {results} {stuck} {races}");
+    assert!(counts.iter().all(|&c| c > 20), "{counts:?}");
+    assert!(multi > 20, "{multi}");
+    assert!(
+        results > 300 && stuck > 30 && races > 20,
+        "{results} {stuck} {races}"
+    );
+}
+
+#[test]
+fn a_share_of_zero_leaves_the_programs_as_they_were() {
+    let cfg = GenConfig::default();
+    for seed in 0..50u64 {
+        let a = gen_funmem(&mut Rng::seed_from_u64(seed), &cfg);
+        let b = gen_funmem_with(&mut Rng::seed_from_u64(seed), &cfg, 0.0);
+        assert_eq!(a.program, b.program);
+        assert_eq!(a.inputs, b.inputs);
+    }
+}
