@@ -657,6 +657,7 @@ impl<O: Observer> Machine<'_, O> {
     /// iteration. The parameters' and the index's bindings are not
     /// observed (like a kernel's index): only the body's statements and,
     /// once, the pattern are.
+    #[inline(never)]
     fn e_loop(
         &mut self,
         s: &Stm,
@@ -732,6 +733,7 @@ impl<O: Observer> Machine<'_, O> {
     /// written in place: O(size of v), not O(size of x). A shared buffer
     /// (an array bound elsewhere too, or a view of one) is first copied,
     /// charged to the heap like `copy`.
+    #[inline(never)]
     fn e_update(
         &mut self,
         s: &Stm,
@@ -815,6 +817,7 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     /// E-CONCAT: x's rows, then y's, in a fresh row-major array.
+    #[inline(never)]
     fn e_concat(&mut self, s: &Stm, x: Slot, y: Slot) -> Result<(), EvalError> {
         const RULE: &str = "E-CONCAT";
         self.obs.rule(RULE, s.span);
@@ -831,6 +834,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// E-REPLICATE: n copies of v (an integer or an array) in a fresh
     /// row-major array of shape `[n]` followed by v's; n < 0 is stuck.
+    #[inline(never)]
     fn e_replicate(&mut self, s: &Stm, n: AtomC, v: AtomC) -> Result<(), EvalError> {
         const RULE: &str = "E-REPLICATE";
         self.obs.rule(RULE, s.span);

@@ -654,6 +654,7 @@ impl<O: Observer> Machine<'_, O> {
     /// label and an LMAD); nothing is copied. Each iteration is one unit
     /// of fuel. Not parallel: its iterations never race with each other,
     /// and each kernel instance in its body is checked on its own.
+    #[inline(never)]
     fn e_mem_loop(
         &mut self,
         s: &Stm,
@@ -711,6 +712,7 @@ impl<O: Observer> Machine<'_, O> {
     /// the indices (element-wise from v's block when v is an array, all of
     /// v read first, so that v may overlap x); the result is x's block and
     /// LMAD.
+    #[inline(never)]
     fn e_mem_update(&mut self, s: &Stm, x: Slot, is: &[UpdC], v: AtomC) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-UPDATE";
         self.obs.rule(RULE, s.span);
@@ -774,6 +776,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// E-MEM-CONCAT: x's elements, then y's, written into the pattern's
     /// block through its LMAD (as memcopy, eq. 5: all read first).
+    #[inline(never)]
     fn e_mem_concat(&mut self, s: &Stm, x: Slot, y: Slot) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-CONCAT";
         self.obs.rule(RULE, s.span);
@@ -799,6 +802,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// E-MEM-REPLICATE: n copies of v written into the pattern's block
     /// through its LMAD (v read first); n < 0 is stuck.
+    #[inline(never)]
     fn e_mem_replicate(&mut self, s: &Stm, n: AtomC, v: AtomC) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-REPLICATE";
         self.obs.rule(RULE, s.span);
