@@ -245,7 +245,10 @@ fn an_endless_host_loop_is_stopped_by_fuel() {
     assert!(e.message.contains("host loop"), "{e}");
     // The interpreter runs out too; the oracle does not run the device.
     let mut rt = Runtime::new(&dev, &c).unwrap();
-    assert_eq!(check_one(&mut rt, &p, &[int(4)], lim), Agreement::Limit);
+    assert_eq!(
+        check_one(&mut rt, &p, &[int(4)], limits()),
+        Agreement::Limit
+    );
     // The launches spend fuel too: with 3 iterations' worth and 10 more,
     // the third launch of 4 work-items finds only 2 left.
     let lim = Limits {
