@@ -208,8 +208,9 @@ fn host_loops_keep_their_allocations() {
 fn validate_runs_every_stage_of_every_construct() {
     for (src, name, input) in [
         (ALL, "v_all.fun", "4 [1, 2, 3, 4]"),
-        (ALL, "v_all0.fun", "0 empty([0]i64)"),
+        (ALL, "v_all1.fun", "2 [5, 6]"),
         (IN_KERNEL, "v_in_kernel.fun", "3 [5, 6, 7]"),
+        (IN_KERNEL, "v_in_kernel0.fun", "0 empty([0]i64)"),
     ] {
         let f = write_temp(name, src);
         for passes in [
@@ -224,28 +225,70 @@ fn validate_runs_every_stage_of_every_construct() {
     }
 }
 
+/// A source that goes wrong: validate exits 1, and every stage goes
+/// wrong like the source (none is invalid or disagrees).
+fn assert_wrong_alike(src: &str, name: &str, input: &str) {
+    let f = write_temp(name, src);
+    for passes in ["none", "simplify,expand-gpu", "simplify,expand-cpu"] {
+        let o = funmem(&["validate", "--passes", passes, &f], input);
+        assert_exit(&o, 1);
+        let out = stdout(&o);
+        let stages: Vec<&str> = out.lines().skip(1).collect();
+        assert!(!stages.is_empty(), "{out}");
+        assert!(
+            stages
+                .iter()
+                .all(|l| l.contains("goes wrong like the source")),
+            "{passes}:\n{out}"
+        );
+    }
+}
+
 #[test]
-fn validate_reports_a_stuck_update_in_every_stage_alike() {
+fn validate_reports_stuck_updates_and_replicates_in_every_stage_alike() {
     let src = "def main (n: int) (j: int) (xs: *[n]int) =
   let (ys: [n]int) = xs with [j] = 1
   in (ys)
 ";
-    let f = write_temp("stuck.fun", src);
+    assert_wrong_alike(src, "stuck.fun", "2 5 [1, 2]");
+    assert_wrong_alike(ALL, "stuck_all.fun", "0 empty([0]i64)");
+    let src = "def main (n: int) (o: int) (xs: *[n]int) (ys: [2]int) =
+  let (zs: [n]int) = xs with [o : 2] = ys
+  let (c: int) = n - 3
+  let (r: [c][n]int) = replicate c zs
+  in (r)
+";
+    assert_wrong_alike(src, "stuck_range.fun", "3 2 [1, 2, 3] [4, 5]");
+    assert_wrong_alike(src, "stuck_replicate.fun", "2 0 [1, 2] [4, 5]");
+}
+
+#[test]
+fn a_while_that_never_ends_runs_out_of_fuel_in_every_stage() {
+    let src = "def main (n: int) =
+  let (c: int) = loop (c0: int) = (n) while c0 do
+      let (c1: int) = c0 + 1
+      in (c1)
+  in (c)
+";
+    let f = write_temp("endless.fun", src);
     let o = funmem(
-        &["validate", "--passes", "simplify,expand-gpu", &f],
-        "2 5 [1, 2]",
+        &["validate", "--fuel", "10000", "--passes", "simplify", &f],
+        "1",
     );
-    // The source is stuck (E-UPDATE); every stage must be stuck alike,
-    // which validate accepts.
-    assert_exit(&o, 0);
+    assert_exit(&o, 1);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("E-LOOP-WHILE"), "{err}");
 }
 
 #[test]
 fn structure_counts_the_new_constructs_after_lowering() {
-    let src =
-        format!("-- ==\n-- structure {{ loop 2 update 3 concat 1 replicate 1 kernel 1 }}\n{ALL}");
-    let f = write_temp("structure.fun", &src);
+    let good = "-- ==\n-- structure { loop 2 update 3 concat 1 replicate 1 }\n";
+    let f = write_temp("structure.fun", &format!("{good}{ALL}"));
     let o = funmem(&["test", &f], "");
     assert_exit(&o, 0);
-    assert!(stdout(&o).contains("1 passed, 0 failed"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(" 0 failed"), "{}", stdout(&o));
+    let bad = "-- ==\n-- structure { loop 3 }\n";
+    let f = write_temp("structure_bad.fun", &format!("{bad}{ALL}"));
+    let o = funmem(&["test", &f], "");
+    assert_exit(&o, 1);
 }

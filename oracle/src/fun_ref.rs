@@ -20,7 +20,8 @@
 //! Loops, in-place updates, `concat`, `replicate` and kernels with
 //! several results follow docs/language.md too: a loop binds its
 //! parameters to the initial values and, after each iteration, to the
-//! body's results (each binding held against its type, so an array
+//! body's results (not bindings of the trace, as a kernel's index is not;
+//! each held against its type, so an array
 //! parameter may change size with its size parameter); `for i < n` reads n
 //! once and runs no iteration when n <= 0; `while p` tests the parameter p
 //! before each iteration, and one that never ends runs out of fuel (a
@@ -698,7 +699,9 @@ impl Machine<'_> {
     }
 
     /// Binds the loop parameters to `vals` and holds each against its type
-    /// (a parameter's type may name another parameter).
+    /// (a parameter's type may name another parameter). Like a kernel's
+    /// index, loop parameters are not bindings of the trace: only the
+    /// body's statements and the loop's pattern are.
     fn bind_params(&mut self, ps: &[Pat], vals: Vec<RVal>) -> R<()> {
         if vals.len() != ps.len() {
             return stuck(format!(
@@ -709,7 +712,7 @@ impl Machine<'_> {
         }
         let mark = self.env.len();
         for (p, v) in ps.iter().zip(vals) {
-            self.bind(&p.name.name, v)?;
+            self.env.push((p.name.name.clone(), v));
         }
         for (k, p) in ps.iter().enumerate() {
             self.check_type(p, &self.env[mark + k].1)?;

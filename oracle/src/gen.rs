@@ -2058,6 +2058,9 @@ impl Gen<'_> {
         rest.extend(shape[k..].iter().cloned());
         // x is consumed here, so the new value cannot be (or share) it.
         self.consume(&name);
+        if !self.can_produce(&rest, self.depth, self.mult) {
+            return false;
+        }
         let v = if rest.is_empty() {
             if self.chance(0.3) {
                 self.int_atom(out)
@@ -2209,7 +2212,9 @@ impl Gen<'_> {
                 v.ty.shape().is_some_and(|s| {
                     let mut c = s.to_vec();
                     c[0] = lit(cap);
-                    mult.saturating_mul(g.cells(&c)) <= BUDGET
+                    // The body must be able to make one (of another size).
+                    (s.len() == 1 || g.depth + 2 <= g.max_depth)
+                        && mult.saturating_mul(g.cells(&c)) <= BUDGET
                         && !g.roots_of(&v.name).iter().any(|r| taken.contains(r))
                 })
             }) else {

@@ -21,10 +21,14 @@
 //!   array over the source's place), one cell further (overlapping), and
 //!   to the same offset with other strides.
 //!
-//! With a share of their statements (`gen_funmem_with`; none by default,
-//! so that the programs of [`gen_funmem`] stay as they were) they also
-//! use loops, in-place updates, `concat`, `replicate` and kernels with
-//! several results:
+//! Each construct of loops and updates is enabled in a share of the
+//! programs (`GenConfig::constructs`, as for FUN; with every share 0 the
+//! programs are exactly those of the generator before these constructs),
+//! and then a quarter of the statements drawn are of the enabled ones
+//! (the racing and failing flavours plant hazards of them too: a
+//! stride-0 second kernel result, a loop updating a shared scratch array
+//! in each kernel iteration, an update one past the end, a negative
+//! `replicate`):
 //!
 //! - updates of fresh arrays in blocks of their own (any layout, so
 //!   through non-row-major LMADs), of elements, ranges and rows; the
@@ -68,7 +72,7 @@
 //! race, and an overwrite with equal values changes nothing. Generation is
 //! deterministic given the random number generator.
 
-use crate::{Case, GenConfig, Rng};
+use crate::{Case, Constructs, GenConfig, Rng};
 use funmem_lang::ast::Lang;
 use funmem_lang::parse::parse_program;
 use funmem_semantics::value::{ArrayValue, Value};
@@ -77,21 +81,7 @@ use rand::RngExt;
 /// Generates a random, well-typed FUNMEM program with inputs for it, of
 /// any flavour (valid, racing, invalid, failing).
 pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
-    generate(rng, cfg, false, 0.0)
-}
-
-/// [`gen_funmem`] where a share `share` (0 to 1) of the statements
-/// drawn are loops (with their memory as parameters), in-place updates,
-/// `concat`, `replicate` and kernels with several results; 0 gives
-/// exactly [`gen_funmem`]'s programs.
-pub fn gen_funmem_with(rng: &mut Rng, cfg: &GenConfig, share: f64) -> Case {
-    generate(rng, cfg, false, share)
-}
-
-/// [`gen_funmem_valid`] with a share of the constructs of
-/// [`gen_funmem_with`].
-pub fn gen_funmem_valid_with(rng: &mut Rng, cfg: &GenConfig, share: f64) -> Case {
-    generate(rng, cfg, true, share)
+    generate(rng, cfg, false)
 }
 
 /// Generates a random, well-typed FUNMEM program for a fuzz campaign of
@@ -99,10 +89,10 @@ pub fn gen_funmem_valid_with(rng: &mut Rng, cfg: &GenConfig, share: f64) -> Case
 /// stuck in both semantics alike and never races. Either way the source
 /// passes every check, so a failure at a later stage is the passes'.
 pub fn gen_funmem_valid(rng: &mut Rng, cfg: &GenConfig) -> Case {
-    generate(rng, cfg, true, 0.0)
+    generate(rng, cfg, true)
 }
 
-fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool, share: f64) -> Case {
+fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool) -> Case {
     let mut g = Gen {
         rng,
         max_stms: cfg.max_stms.max(2),
@@ -110,7 +100,9 @@ fn generate(rng: &mut Rng, cfg: &GenConfig, valid_only: bool, share: f64) -> Cas
         max_size: cfg.max_size.clamp(1, 4),
         fail_share: cfg.fail_share.clamp(0.0, 1.0),
         valid_only,
-        share: share.clamp(0.0, 1.0),
+        constructs: cfg.constructs,
+        kinds: Vec::new(),
+        share: 0.0,
         next: 0,
         forced: Vec::new(),
     };
@@ -196,6 +188,16 @@ enum Flavor {
     Fail,
 }
 
+/// A construct of loops and in-place updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Loop,
+    Update,
+    Concat,
+    Replicate,
+    MultiKernel,
+}
+
 /// How a kernel's first read relates to its own iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ReadAt {
@@ -236,8 +238,12 @@ struct Gen<'r> {
     /// Only the valid and failing flavours, and only failures that get
     /// stuck in both semantics (no race, no block too small).
     valid_only: bool,
-    /// The share of statements drawn from [`Gen::new_stm`] (loops,
-    /// updates, concat, replicate, kernels with several results).
+    /// The shares of programs with each construct of loops and updates.
+    constructs: Constructs,
+    /// The constructs this program may use.
+    kinds: Vec<Kind>,
+    /// The share of statements drawn from [`Gen::new_stm`] (0 when
+    /// `kinds` is empty).
     share: f64,
     next: usize,
     /// Names the program must return (the victims of planted hazards).
@@ -1738,6 +1744,24 @@ impl Gen<'_> {
     }
 
     fn program(&mut self) -> (String, Vec<Value>) {
+        // Which constructs of loops and updates this program may use (no
+        // draw for a share of 0: with every share 0 the programs are
+        // those of the generator before these constructs).
+        let c = self.constructs;
+        for (share, kind) in [
+            (c.loops, Kind::Loop),
+            (c.update, Kind::Update),
+            (c.concat, Kind::Concat),
+            (c.replicate, Kind::Replicate),
+            (c.multi_kernel, Kind::MultiKernel),
+        ] {
+            if share > 0.0 && self.coin(share.min(1.0)) {
+                self.kinds.push(kind);
+            }
+        }
+        if !self.kinds.is_empty() {
+            self.share = 0.25;
+        }
         let u: f64 = self.rng.random();
         let rest = 1.0 - self.fail_share;
         let flavor = if u < self.fail_share {
@@ -1763,11 +1787,17 @@ impl Gen<'_> {
             if k == at {
                 match flavor {
                     Flavor::Valid => {}
-                    Flavor::Race if self.share > 0.0 && self.coin(self.share) => {
+                    Flavor::Race
+                        if (self.has(Kind::MultiKernel) || self.has(Kind::Loop))
+                            && self.coin(0.5) =>
+                    {
                         self.race18_hazard(&mut sc, &mut out)
                     }
                     Flavor::Race => self.race_hazard(&mut sc, &mut out),
-                    Flavor::Fail if self.share > 0.0 && self.coin(self.share) => {
+                    Flavor::Fail
+                        if (self.has(Kind::Update) || self.has(Kind::Replicate))
+                            && self.coin(0.5) =>
+                    {
                         self.fail18_stm(&mut sc, &mut out)
                     }
                     Flavor::Invalid if input_hazard => {}
@@ -1844,38 +1874,37 @@ impl Gen<'_> {
     /// their memory as parameters); false when none fits here.
     fn new_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
         let nested = sc.depth > 0;
-        match self.range(0, 11) {
-            0 | 1 => {
+        let kinds = self.kinds.clone();
+        match self.pick(&kinds) {
+            Kind::Update => {
                 self.update_stm(sc, out);
                 true
             }
-            2 => self.concat_stm(sc, out),
-            3 => {
+            Kind::Concat => self.concat_stm(sc, out),
+            Kind::Replicate => {
                 self.replicate_stm(sc, out);
                 true
             }
-            4 | 5 if nested => {
+            Kind::MultiKernel if nested => {
                 self.multi_kernel_stm(sc, out);
                 true
             }
-            6 | 7 if nested => {
-                self.loop_any_stm(sc, out);
-                true
-            }
-            8 if nested => {
-                self.loop_swap_stm(sc, out);
-                true
-            }
-            9 | 10 if nested => {
-                self.loop_in_place_stm(sc, out);
-                true
-            }
-            11 if nested => {
-                self.loop_grow_stm(sc, out);
+            Kind::Loop if nested => {
+                match self.range(0, 5) {
+                    0 | 1 => self.loop_any_stm(sc, out),
+                    2 => self.loop_swap_stm(sc, out),
+                    3 | 4 => self.loop_in_place_stm(sc, out),
+                    _ => self.loop_grow_stm(sc, out),
+                }
                 true
             }
             _ => false,
         }
+    }
+
+    /// Whether the program may use this construct.
+    fn has(&self, k: Kind) -> bool {
+        self.kinds.contains(&k)
     }
 
     /// An atom of a known int: a variable in scope or a small literal.
@@ -2364,7 +2393,11 @@ impl Gen<'_> {
         let place = self.alloc_place(&shape, out);
         let x = self.name("x");
         let mut body = Vec::new();
-        if self.coin(0.5) {
+        let multi = match (self.has(Kind::MultiKernel), self.has(Kind::Loop)) {
+            (true, true) => self.coin(0.5),
+            (m, _) => m,
+        };
+        if multi {
             let k = self.range(0, 2);
             let mb = self.name("mb");
             out.push(format!("let ({mb}: mem) = alloc {}", k + 1));
@@ -2410,7 +2443,11 @@ impl Gen<'_> {
     /// A statement of the new constructs that gets stuck: an update one
     /// past its array's end, or a `replicate` of a negative count.
     fn fail18_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
-        if self.coin(0.7) {
+        let update = match (self.has(Kind::Update), self.has(Kind::Replicate)) {
+            (true, true) => self.coin(0.7),
+            (u, _) => u,
+        };
+        if update {
             let shape: Vec<Size> = (0..self.range(1, 2))
                 .map(|_| self.size_min(sc, 0))
                 .collect();

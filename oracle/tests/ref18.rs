@@ -324,11 +324,30 @@ fn mem_a_loop_inside_a_kernel_iteration_races_on_a_shared_scratch_block() {
     assert_eq!(mem_ok(p, "1"), "[0i64]");
 }
 
-// ---- generated FUNMEM programs ----
+// ---- generated programs ----
 
-use funmem_oracle::gen_mem::{gen_funmem, gen_funmem_valid_with, gen_funmem_with};
-use funmem_oracle::{GenConfig, Rng};
+use funmem_lang::print;
+use funmem_oracle::gen_mem::{gen_funmem, gen_funmem_valid};
+use funmem_oracle::reference::{names_a_conflict, reference_heap_within};
+use funmem_oracle::{Constructs, GenConfig, Rng};
+use funmem_semantics::error::{ErrorKind, Limits};
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::validity::{validate, Verdict};
 use rand::SeedableRng;
+
+/// Every construct in every program that draws them.
+fn all_constructs() -> GenConfig {
+    GenConfig {
+        constructs: Constructs {
+            loops: 1.0,
+            update: 1.0,
+            concat: 1.0,
+            replicate: 1.0,
+            multi_kernel: 1.0,
+        },
+        ..GenConfig::default()
+    }
+}
 
 /// How often each construct occurs in these programs' text.
 fn count_constructs(text: &str, counts: &mut [usize; 6]) {
@@ -347,21 +366,25 @@ fn count_constructs(text: &str, counts: &mut [usize; 6]) {
     }
 }
 
+fn show_case(case: &funmem_oracle::Case) -> String {
+    let ins: Vec<String> = case.inputs.iter().map(Value::to_string).collect();
+    format!("{}input: {}", print::program(&case.program), ins.join(" "))
+}
+
 #[test]
-fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_reference() {
-    let cfg = GenConfig::default();
+fn generated_funmem_programs_with_the_new_constructs_type_check() {
+    let cfg = all_constructs();
     let mut counts = [0usize; 6];
     let mut multi = 0;
-    let (mut results, mut stuck, mut races) = (0, 0, 0);
     for seed in 0..300u64 {
         for valid in [false, true] {
             let mut rng = Rng::seed_from_u64(seed);
             let case = if valid {
-                gen_funmem_valid_with(&mut rng, &cfg, 0.4)
+                gen_funmem_valid(&mut rng, &cfg)
             } else {
-                gen_funmem_with(&mut rng, &cfg, 0.4)
+                gen_funmem(&mut rng, &cfg)
             };
-            let text = funmem_lang::print::program(&case.program);
+            let text = print::program(&case.program);
             if let Err(d) = check_program(&case.program) {
                 panic!("seed {seed}: {}\n{text}", d.message);
             }
@@ -370,33 +393,122 @@ fn generated_programs_with_the_new_constructs_type_check_and_run_in_the_referenc
                 .lines()
                 .filter(|l| l.contains("= kernel") && l.matches(": [").count() > 1)
                 .count();
-            match reference_heap(&case.program, &case.inputs, 1_000_000) {
-                RefOutcome::Results(_) => results += 1,
-                RefOutcome::Stuck(_) => stuck += 1,
-                RefOutcome::Race { .. } => {
-                    assert!(!valid, "seed {seed} races:\n{text}");
-                    races += 1
-                }
-                o => panic!("seed {seed}: {o:?}\n{text}"),
-            }
         }
     }
-    eprintln!("{counts:?} {multi} {results} {stuck} {races}");
     assert!(counts.iter().all(|&c| c > 20), "{counts:?}");
     assert!(multi > 20, "{multi}");
-    assert!(
-        results > 300 && stuck > 30 && races > 20,
-        "{results} {stuck} {races}"
-    );
 }
 
 #[test]
-fn a_share_of_zero_leaves_the_programs_as_they_were() {
-    let cfg = GenConfig::default();
-    for seed in 0..50u64 {
-        let a = gen_funmem(&mut Rng::seed_from_u64(seed), &cfg);
-        let b = gen_funmem_with(&mut Rng::seed_from_u64(seed), &cfg, 0.0);
-        assert_eq!(a.program, b.program);
-        assert_eq!(a.inputs, b.inputs);
+fn with_no_constructs_the_funmem_generator_draws_none() {
+    let cfg = GenConfig {
+        constructs: Constructs::NONE,
+        ..GenConfig::default()
+    };
+    for seed in 0..100u64 {
+        let text = print::program(&gen_funmem(&mut Rng::seed_from_u64(seed), &cfg).program);
+        for w in [" loop ", " with [", " concat ", " replicate "] {
+            assert!(!text.contains(w), "seed {seed}: {w}\n{text}");
+        }
     }
+}
+
+/// The brute-force reference and the real heap semantics (with its race
+/// detector) agree on generated FUNMEM programs with the new constructs:
+/// the same results, stuck alike, or a race the reference finds among its
+/// conflicts; valid programs (`gen_funmem_valid`) are valid (Def. 3.1).
+#[test]
+fn the_heap_reference_agrees_with_the_heap_semantics_on_generated_programs() {
+    let cfg = all_constructs();
+    let limits = Limits {
+        fuel: 1_000_000,
+        max_heap: 1 << 20,
+    };
+    let (mut results, mut stuck, mut races, mut valid) = (0, 0, 0, 0);
+    for seed in 0..300u64 {
+        for only_valid in [false, true] {
+            let mut rng = Rng::seed_from_u64(seed);
+            let case = if only_valid {
+                gen_funmem_valid(&mut rng, &cfg)
+            } else {
+                gen_funmem(&mut rng, &cfg)
+            };
+            let (p, inputs) = (&case.program, &case.inputs);
+            let r = reference_heap_within(p, inputs, limits.fuel, limits.max_heap);
+            let h = funmem_semantics::heap::run_heap(p, inputs, limits, true, &mut NoObserver);
+            let ctx = || {
+                format!(
+                    "seed {seed} (valid only: {only_valid})\n{}",
+                    show_case(&case)
+                )
+            };
+            match (&r, &h) {
+                (RefOutcome::Results(a), Ok(b)) => {
+                    assert_eq!(a, b, "{}", ctx());
+                    results += 1;
+                }
+                (RefOutcome::Stuck(_), Err(e)) if e.kind == ErrorKind::Stuck => stuck += 1,
+                (RefOutcome::Race { conflicts }, Err(e)) => match &e.kind {
+                    ErrorKind::Race(race) => {
+                        assert!(
+                            names_a_conflict(race, conflicts),
+                            "{e} is not among {conflicts:?}\n{}",
+                            ctx()
+                        );
+                        assert!(!only_valid, "a valid program races\n{}", ctx());
+                        races += 1;
+                    }
+                    _ => panic!("reference races, heap: {e}\n{}", ctx()),
+                },
+                _ => panic!("reference {r:?}, heap {h:?}\n{}", ctx()),
+            }
+            if only_valid && matches!(r, RefOutcome::Results(_)) {
+                match validate(p, inputs, limits) {
+                    Verdict::Valid(_) => valid += 1,
+                    v => panic!("not valid: {v:?}\n{}", ctx()),
+                }
+            }
+        }
+    }
+    eprintln!("{results} results, {stuck} stuck, {races} races, {valid} valid");
+    assert!(results > 300 && stuck > 30 && races > 20 && valid > 150);
+}
+
+/// On generated FUN programs with the new constructs, the reference and
+/// FUN's interpreter agree: the same bindings, results, or both stuck.
+#[test]
+fn fun_ref_agrees_with_the_fun_interpreter_on_generated_programs() {
+    use funmem_oracle::fun_ref::{check, Judgement, Trace};
+    let cfg = GenConfig {
+        fail_share: 0.3,
+        ..all_constructs()
+    };
+    let limits = Limits {
+        fuel: 1_000_000,
+        max_heap: 1 << 20,
+    };
+    let (mut results, mut went_wrong, mut inconclusive) = (0, 0, 0);
+    let mut counts = [0usize; 6];
+    for seed in 0..400u64 {
+        let case = funmem_oracle::gen::gen_fun(&mut Rng::seed_from_u64(seed), &cfg);
+        count_constructs(&print::program(&case.program), &mut counts);
+        let mut trace = Trace::default();
+        let source =
+            funmem_semantics::fun::run_value(&case.program, &case.inputs, limits, &mut trace);
+        match check(
+            &case.program,
+            &case.inputs,
+            RefLimits::from_limits(limits),
+            &source,
+            Some(&trace),
+        ) {
+            Judgement::Agrees if source.is_ok() => results += 1,
+            Judgement::Agrees => went_wrong += 1,
+            Judgement::Inconclusive => inconclusive += 1,
+            Judgement::Differs(m) => panic!("seed {seed}: {m}\n{}", show_case(&case)),
+        }
+    }
+    eprintln!("{counts:?}: {results} results, {went_wrong} wrong, {inconclusive} inconclusive");
+    assert!(counts[..4].iter().all(|&c| c > 20), "{counts:?}");
+    assert!(results > 150 && went_wrong > 30, "{results} {went_wrong}");
 }

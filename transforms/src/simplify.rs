@@ -128,6 +128,7 @@ pub fn simplify(p: &Program) -> Program {
 
 fn round(p: &Program) -> Program {
     let mut pr = Prop::default();
+    update_targets(&p.body, &mut pr.updated);
     let mut params = Vec::new();
     for q in &p.params {
         let q = pr.pat(&Subst::default(), q);
@@ -200,6 +201,10 @@ enum Where {
 struct Prop {
     env: HashMap<Name, Type>,
     allocated: HashSet<Name>,
+    /// The arrays some update consumes: a copy of one is a new array
+    /// even where it lands on its source's place (dropping it would make
+    /// the update consume the source).
+    updated: HashSet<Name>,
 }
 
 impl Prop {
@@ -302,7 +307,7 @@ impl Prop {
             }
             ExpKind::Copy(x) => {
                 let x = sub.ident(x);
-                if self.same_place(&x, &pats[0].ty) {
+                if self.same_place(&x, &pats[0].ty) && !self.updated.contains(&pats[0].name.name) {
                     // A copy onto the very place it copies from.
                     sub.0.insert(pats[0].name.name.clone(), Atom::Var(x));
                 } else {
@@ -626,6 +631,23 @@ impl Prop {
         }
         let mut it = removed.iter();
         stms.retain(|_| !*it.next().unwrap_or(&false));
+    }
+}
+
+/// The arrays that the updates of a body (at any depth) consume.
+fn update_targets(b: &Body, out: &mut HashSet<Name>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Update(x, ..) => {
+                out.insert(x.name.clone());
+            }
+            ExpKind::If(_, t, e) => {
+                update_targets(t, out);
+                update_targets(e, out);
+            }
+            ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => update_targets(kb, out),
+            _ => {}
+        }
     }
 }
 
@@ -1141,5 +1163,16 @@ mod tests {
                in (p, q)",
         );
         assert!(out.contains("in (i, e)"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_onto_its_own_place_that_an_update_consumes_stays() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (ys: [n]int @ xm -> R(n)) = copy xs
+               let (zs: [n]int @ xm -> R(n)) = ys with [0] = 1
+               in (zs)",
+        );
+        assert!(out.contains("copy xs"), "{out}");
     }
 }

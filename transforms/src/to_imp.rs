@@ -6,7 +6,12 @@
 //! transposes vanish, since they only change the LMAD; an `if` declares its
 //! pattern's `int` and `mem` variables and assigns them in each branch; a
 //! kernel's body ends by copying its result into the kernel's array (Copy).
-//! `iota` and `copy` become kernels. Program parameters and results carry
+//! `iota`, `copy`, `concat` and `replicate` become kernels (a kernel with
+//! several results writes each result's block in one IMP kernel); a
+//! `loop` becomes an IMP `for` or `while` over its parameters' `int` and
+//! `mem` variables; an in-place update writes into its array's block
+//! through its LMAD, guarded like an index (`assert index`) or slice
+//! (`assert slice`). Program parameters and results carry
 //! their layout (docs/language.md, Syntax); `mem` results are not printed, so they are
 //! not in the `out` list.
 //!
@@ -23,11 +28,16 @@
 //! stores a scalar expression); we read into a variable and write that. A
 //! copy between two places of one block goes through a temporary block, so
 //! that the parallel copy does not race where eq. 5's memcopy (read all,
-//! then write) would not; a copy onto the very same place is dropped. Two
-//! blocks of different names may be one at run time when a name is bound
-//! by an `if` (`if c then (m, ..) else (m2, ..)`): such a copy also goes
-//! through a temporary block unless the blocks the `if`s may return (their
+//! then write) would not; a copy onto the very same place is dropped (the
+//! same block and LMADs equal as polynomials, with the known definitions of
+//! `int` names unfolded, so that a row built at `o + {(m : 1)}` with
+//! `o = i * m` is seen to be row `i` of `R(n, m)`). Two blocks of different
+//! names may be one at run time when a name is bound by an `if` (`if c then
+//! (m, ..) else (m2, ..)`) or is a loop's `mem` parameter: such a copy also
+//! goes through a temporary block unless the blocks they may be (the
 //! `alloc`s and `mem` parameters, which are distinct blocks) are disjoint.
+//! A block allocated in a loop body is fresh in each iteration, so it is
+//! never the block a parameter of that loop holds.
 
 use crate::names::Names;
 use crate::to_funmem::product;
@@ -376,15 +386,9 @@ impl Tr {
                 let py = self.place(y)?;
                 let mut conds = Vec::new();
                 for (a, n) in idx.iter().zip(&py.shape) {
-                    if self.known_in_bounds(a, n) {
-                        continue;
+                    if !self.known_in_bounds(a, n) {
+                        conds.push(index_cond(a, n));
                     }
-                    let e = SExp::Atom(a.clone());
-                    let below = SExp::bin(BinOp::Lt, e.clone(), SExp::Atom(n.clone()));
-                    conds.push(match a {
-                        Atom::Int(k, _) if *k >= 0 => below,
-                        _ => SExp::bin(BinOp::And, SExp::bin(BinOp::Le, SExp::int(0), e), below),
-                    });
                 }
                 self.guard(Check::Index, conds, sp, out);
                 let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
@@ -398,25 +402,9 @@ impl Tr {
                 let py = self.place(y)?;
                 let mut conds = Vec::new();
                 for ((o, k), n) in sl.iter().zip(&py.shape) {
-                    if let (Atom::Int(o, _), Atom::Int(k, _), Atom::Int(n, _)) = (o, k, n) {
-                        if *o >= 0 && *k >= 0 && o.checked_add(*k).is_some_and(|e| e <= *n) {
-                            continue;
-                        }
+                    if !range_known(o, k, n) {
+                        conds.push(slice_cond(o, k, n));
                     }
-                    let (o, k, n) = (
-                        SExp::Atom(o.clone()),
-                        SExp::Atom(k.clone()),
-                        SExp::Atom(n.clone()),
-                    );
-                    conds.push(SExp::bin(
-                        BinOp::And,
-                        SExp::bin(
-                            BinOp::And,
-                            SExp::bin(BinOp::Le, SExp::int(0), o.clone()),
-                            SExp::bin(BinOp::Le, SExp::int(0), k.clone()),
-                        ),
-                        SExp::bin(BinOp::Le, o, SExp::bin(BinOp::Sub, n, k)),
-                    ));
                 }
                 self.guard(Check::Slice, conds, sp, out);
                 self.bind(&s.pats);
@@ -877,7 +865,7 @@ fn slice_cond(o: &Atom, k: &Atom, n: &Atom) -> SExp {
     )
 }
 
-/// The range `o : k` is within `n`, all three literals.
+/// The slice or range `o : k` is within `n`, all three literals.
 fn range_known(o: &Atom, k: &Atom, n: &Atom) -> bool {
     matches!((o, k, n), (Atom::Int(o, _), Atom::Int(k, _), Atom::Int(n, _))
         if *o >= 0 && *k >= 0 && o.checked_add(*k).is_some_and(|e| e <= *n))
