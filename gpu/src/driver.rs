@@ -60,12 +60,17 @@ const FOR: &str = "E-IMP-FOR";
 const WHILE: &str = "E-IMP-WHILE";
 
 /// The fuel one iteration of a host loop spends: about what launching a
-/// kernel costs, counted in kernel iterations (a launch takes microseconds,
-/// a device runs 10^11 simple iterations a second), so that the device's
-/// default fuel ([`funmem_semantics::error::DEVICE_FUEL`], 10^12) lets a
-/// host loop run 10^6 iterations, kernels launched in each, in seconds; an
-/// endless one stops there with a clear error.
-pub const LOOP_FUEL: u64 = 1_000_000;
+/// kernel costs, counted in kernel iterations (a launch takes 5 to 100
+/// microseconds, from a GPU to PoCL; a device runs 10^11 simple iterations
+/// a second), so that the device's default fuel
+/// ([`funmem_semantics::error::DEVICE_FUEL`], 10^12) lets a host loop run
+/// 10^5 iterations, kernels launched in each, in seconds; an endless one
+/// stops there with a clear error.
+pub const LOOP_FUEL: u64 = 10_000_000;
+
+/// Launches queued before the driver waits for the device and sums their
+/// times: bounds the queue and the events a loop keeps.
+const PENDING_LAUNCHES: usize = 1024;
 
 /// Work-items per work-group (or the kernel's maximum, when smaller).
 const GROUP: usize = 256;
@@ -269,12 +274,8 @@ impl Runtime {
         // Whatever happened, wait for the device before measuring.
         let _ = h.rt.shared.queue.finish();
         let result = result.and_then(|v| h.check_error().map(|()| v));
+        h.settle_events();
         let mut stats = std::mem::take(&mut h.stats);
-        for (k, ev) in &h.events {
-            if let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) {
-                stats.kernel_ns[*k] += b.saturating_sub(a);
-            }
-        }
         if let (Some(c), Ok(_)) = (&h.counts, &result) {
             let mut v = vec![0i64; 2 * stats.kernel_ns.len().max(1)];
             // SAFETY: the buffer has exactly v.len() elements.
@@ -357,6 +358,8 @@ struct Host<'a> {
     /// Bytes of the blocks not freed yet.
     live_bytes: u64,
     stats: RunStats,
+    /// The launches whose times are not summed yet (at most
+    /// [`PENDING_LAUNCHES`]).
     events: Vec<(usize, Event)>,
     /// Cells allocated, against the heap limit.
     cells: u64,
@@ -688,6 +691,16 @@ impl Host<'_> {
         Ok(())
     }
 
+    /// Adds the device times of the finished launches to the statistics
+    /// and lets their events go (the queue must have finished them).
+    fn settle_events(&mut self) {
+        for (k, ev) in self.events.drain(..) {
+            if let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) {
+                self.stats.kernel_ns[k] += b.saturating_sub(a);
+            }
+        }
+    }
+
     fn allocate(&mut self, n: i64, rule: &'static str, span: Span) -> Result<usize, GpuError> {
         if n < 0 {
             self.check_error()?;
@@ -879,6 +892,12 @@ impl Host<'_> {
         self.stats.launches += 1;
         self.stats.kernel_launches[k] += 1;
         self.events.push((k, ev));
+        if self.events.len() >= PENDING_LAUNCHES {
+            // A loop launching kernels without reading anything back would
+            // otherwise queue commands and keep events without bound.
+            let _ = self.rt.shared.queue.finish();
+            self.settle_events();
+        }
         Ok(())
     }
 

@@ -245,7 +245,10 @@ fn an_endless_host_loop_is_stopped_by_fuel() {
     assert!(e.message.contains("host loop"), "{e}");
     // The interpreter runs out too; the oracle does not run the device.
     let mut rt = Runtime::new(&dev, &c).unwrap();
-    assert_eq!(check_one(&mut rt, &p, &[int(4)], lim), Agreement::Limit);
+    assert_eq!(
+        check_one(&mut rt, &p, &[int(4)], limits()),
+        Agreement::Limit
+    );
     // The launches spend fuel too: with 3 iterations' worth and 10 more,
     // the third launch of 4 work-items finds only 2 left.
     let lim = Limits {
@@ -433,4 +436,99 @@ fn concatenation_and_replication_as_kernels() {
          out (z: [t][n]int @ r -> R(t, n))");
     let inputs = [int(2), int(3), arr(&[5, 6])];
     expect(&dev, &p, &inputs, &[arr2(3, 2, &[5, 6, 5, 6, 5, 6])]);
+}
+
+/// A FUN program through the GPU pipeline (simplify, expand-gpu) to IMP.
+fn fun(src: &str) -> Program {
+    use funmem_lang::parse::{parse_program, AnyProgram};
+    let p = AnyProgram::Fun(parse_program(src, funmem_lang::ast::Lang::Fun).unwrap());
+    let passes = funmem_transforms::pass::parse_list("simplify,expand-gpu").unwrap();
+    let provers = funmem_oracle::prove::Provers::default();
+    let st = funmem_transforms::pipeline::stages(&p, &passes, true, &provers)
+        .unwrap_or_else(|d| panic!("{d}"));
+    match st.into_iter().last().map(|s| s.program) {
+        Some(AnyProgram::Imp(q)) => q,
+        _ => panic!("no IMP stage"),
+    }
+}
+
+#[test]
+fn fun_loops_updates_concat_replicate_and_multi_result_kernels_run_on_opencl() {
+    let _serial = serial();
+    let Some(dev) = device() else { return };
+    // Every new construct at host level: an update of a unique parameter,
+    // concat, replicate, a for loop updating its array in place, a while
+    // loop, a kernel with two results.
+    let p = fun("def main (n: int) (xs: *[n]int) =
+  let (ys: [n]int) = xs with [0] = 7
+  let (k: int) = n + n
+  let (zs: [k]int) = concat ys ys
+  let (r: [3][n]int) = replicate 3 ys
+  let (m: int) (acc: [k]int) = loop (j: int) (a: [k]int) = (0, zs) for i < n do
+      let (b: [k]int) = a with [i] = j
+      let (j2: int) = j + 1
+      in (j2, b)
+  let (t: [n][3]int) = transpose r
+  let (c: int) (w: [n]int) = loop (c0: int) (v: [n]int) = (3, ys) while c0 do
+      let (c1: int) = c0 - 1
+      let (v2: [n]int) = copy v
+      let (y1: [1]int) = ys[1 : 1]
+      let (v3: [n]int) = v2 with [0 : 1] = y1
+      in (c1, v3)
+  let (p: [n]int) (q: [n]int) = kernel i < n do
+      let (e: int) = i * 2
+      in (i, e)
+  let (t0: int) = t[0, 2]
+  in (acc, m, w, p, q, c, t0)
+");
+    let want = [
+        arr(&[0, 1, 2, 3, 7, 2, 3, 4]),
+        int(4),
+        arr(&[2, 2, 3, 4]),
+        arr(&[0, 1, 2, 3]),
+        arr(&[0, 2, 4, 6]),
+        int(0),
+        int(7),
+    ];
+    let st = expect(&dev, &p, &[int(4), arr(&[1, 2, 3, 4])], &want);
+    // The updates outside kernels are host writes: xs[0] and acc[i] for
+    // each of the 4 iterations.
+    assert_eq!(st.host_writes, 5);
+    // A while whose condition comes from the device: one synchronous read
+    // an iteration (7 doublings of v[0] from 1 to 128).
+    let p = fun("def main (n: int) (xs: [n]int) =
+  let (c: int) (w: [n]int) = loop (go: int) (v: [n]int) = (1, xs) while go do
+      let (v2: [n]int) = kernel i < n do
+          let (x: int) = v[i]
+          let (y: int) = x * 2
+          in (y)
+      let (first: int) = v2[0]
+      let (go2: int) = first < 100
+      in (go2, v2)
+  in (c, w)
+");
+    let st = expect(
+        &dev,
+        &p,
+        &[int(3), arr(&[1, 2, 3])],
+        &[int(0), arr(&[128, 256, 384])],
+    );
+    assert_eq!(st.sync_reads, 7);
+    assert_eq!(st.kernel_launches.iter().sum::<u64>(), st.launches);
+    // A loop inside a kernel whose inner kernel's block expansion hoists.
+    let p = fun("def main (n: int) (xs: [n]int) =
+  let (ys: [n][n]int) = kernel i < n do
+      let (r0: [n]int) = copy xs
+      let (acc: [n]int) = loop (a: [n]int) = (r0) for t < 3 do
+          let (tmp: [n]int) = kernel j < n do
+              let (v: int) = a[j]
+              let (w: int) = v + t + i
+              in (w)
+          let (a2: [n]int) = a with [0 : n] = tmp
+          in (a2)
+      in (acc)
+  in (ys)
+");
+    let want = arr2(2, 2, &[4, 5, 7, 8]);
+    expect(&dev, &p, &[int(2), arr(&[1, 2])], &[want]);
 }
