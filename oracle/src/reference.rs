@@ -650,6 +650,9 @@ impl Machine {
                 };
                 let (l, lm) = place(env, &p.ty)?;
                 let (sx, sy) = (mx.shape(), my.shape());
+                if sx.is_empty() || sy.is_empty() {
+                    return stuck("concat of an array of rank 0");
+                }
                 let rows = sx[0].checked_add(sy[0]);
                 if sx.len() != sy.len()
                     || sx[1..] != sy[1..]
@@ -683,7 +686,10 @@ impl Machine {
                 if lm.shape() != want {
                     return stuck("replicate does not fit its LMAD");
                 }
+                // (A row costs fuel: a count far beyond the block would
+                // otherwise write for ever into a stride-0 layout.)
                 for k in 0..n {
+                    self.burn()?;
                     self.memcopy(&v, l, &lm.row(k), tr)?;
                 }
                 bind(env, RV::Arr(l, lm));
