@@ -1,10 +1,16 @@
 //! `funmem stats FILE --passes P --input F`: what memory a program needs,
 //! before and after the last pass of a list (the ones before it run in
 //! both): allocations left inside kernels (what a
-//! GPU cannot run), and, on the inputs, allocations made, cells allocated
-//! and the peak heap (heap semantics; see `MemProfile`).
+//! GPU cannot run), allocations inside sequential loops (each runs once per
+//! iteration), and, on the inputs, allocations made, cells allocated and
+//! the peak heap (heap semantics; see `MemProfile`). The run counts every
+//! allocation each time it runs, so one inside a loop counts once per
+//! iteration; a loop iteration's blocks are not freed at its end (the next
+//! iteration may hold them through its parameters), a kernel iteration's
+//! are.
 
 use crate::{load, pass_list, pipeline, read_inputs, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
+use funmem_lang::ast::{Body, ExpKind, Program};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::parse::AnyProgram;
 use funmem_semantics::error::Limits;
@@ -40,7 +46,26 @@ pub struct Args {
 struct Row {
     stage: String,
     allocs_in_kernels: usize,
+    allocs_in_loops: usize,
     profile: MemProfile,
+}
+
+/// The `alloc` statements inside the bodies of sequential loops (at any
+/// depth, in kernels too): each runs once per iteration.
+fn allocs_in_loops(p: &Program) -> usize {
+    fn walk(b: &Body, in_loop: bool) -> usize {
+        b.stms
+            .iter()
+            .map(|s| match &s.exp.kind {
+                ExpKind::Alloc(_) => usize::from(in_loop),
+                ExpKind::Loop(_, _, _, lb) => walk(lb, true),
+                ExpKind::Kernel(_, _, kb) => walk(kb, in_loop),
+                ExpKind::If(_, b1, b2) => walk(b1, in_loop) + walk(b2, in_loop),
+                _ => 0,
+            })
+            .sum()
+    }
+    walk(&p.body, false)
 }
 
 /// Runs the command.
@@ -98,6 +123,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
         rows.push(Row {
             stage: st.name.clone(),
             allocs_in_kernels: allocs_in_kernels(q).len(),
+            allocs_in_loops: allocs_in_loops(q),
             profile: prof,
         });
     }
@@ -108,6 +134,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
                 serde_json::json!({
                     "stage": r.stage,
                     "allocs_in_kernels": r.allocs_in_kernels,
+                    "allocs_in_loops": r.allocs_in_loops,
                     "allocations": r.profile.allocations,
                     "allocations_in_kernels_run": r.profile.allocations_in_kernels,
                     "cells_allocated": r.profile.cells,
@@ -123,9 +150,10 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     }
     let w = rows.iter().map(|r| r.stage.len()).max().unwrap_or(5).max(6);
     println!(
-        "{:<w$}  {:>17}  {:>11}  {:>17}  {:>15}  {:>15}",
+        "{:<w$}  {:>17}  {:>15}  {:>11}  {:>17}  {:>15}  {:>15}",
         "stage",
         "allocs in kernels",
+        "allocs in loops",
         "allocations",
         "of them in kernels",
         "cells allocated",
@@ -133,15 +161,16 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     );
     for r in &rows {
         println!(
-            "{:<w$}  {:>17}  {:>11}  {:>17}  {:>15}  {:>15}",
+            "{:<w$}  {:>17}  {:>15}  {:>11}  {:>17}  {:>15}  {:>15}",
             r.stage,
             r.allocs_in_kernels,
+            r.allocs_in_loops,
             r.profile.allocations,
             r.profile.allocations_in_kernels,
             r.profile.cells,
             r.profile.peak
         );
     }
-    println!("(allocs in kernels: `alloc` statements inside kernel bodies; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end)");
+    println!("(allocs in kernels / in loops: `alloc` statements inside kernel / loop bodies; allocations and cells count each run of one, once per loop iteration; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end, a loop iteration's are not)");
     Ok(ExitCode::SUCCESS)
 }

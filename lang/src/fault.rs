@@ -50,6 +50,17 @@ pub enum Fault {
     /// `max(se(0), se(n-1))`), so an increasing size no longer fits its
     /// part and the rewrite is skipped.
     ExpandFirstIteration,
+    /// FUN to FUNMEM: a `copy` whose result an in-place update consumes
+    /// gets no fresh block; it stays in its source's block and LMAD (a
+    /// copy onto itself), so the update writes into the source's block
+    /// while the source is still read: the heap semantics and the value
+    /// semantics disagree (validity).
+    UpdateFreshBlock,
+    /// FUN to FUNMEM: a loop's array result is read from the parameter's
+    /// initial block (a view of the initial array, `x[0 : k]`) instead of
+    /// the block the last iteration returned: the lowered program's value
+    /// differs from the source's whenever the body makes a new array.
+    LoopResultParamBlock,
 }
 
 thread_local! {

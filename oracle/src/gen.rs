@@ -123,6 +123,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         made: On::default(),
         roots: HashMap::new(),
         root_body: Vec::new(),
+        retired: Vec::new(),
         bodies: vec![0],
         next_body: 1,
     };
@@ -351,6 +352,8 @@ struct Gen<'r> {
     /// it; `None`: never, e.g. a parameter that is not unique) and whether
     /// it has been.
     root_body: Vec<(Option<usize>, bool)>,
+    /// Roots no longer usable (consumed, or maybe consumed by a loop).
+    retired: Vec<usize>,
     /// The open bodies (kernel, loop and `if` bodies), innermost last.
     bodies: Vec<usize>,
     /// The next body's number.
@@ -519,9 +522,9 @@ impl Gen<'_> {
         let rs = self.roots_of(x);
         let now = self.body_now();
         !rs.is_empty()
-            && rs
-                .iter()
-                .all(|&r| self.root_body.get(r) == Some(&(Some(now), false)))
+            && rs.iter().all(|&r| {
+                self.root_body.get(r) == Some(&(Some(now), false)) && !self.retired.contains(&r)
+            })
     }
 
     /// Consumes `x`: it and every array that may share its storage are
@@ -533,6 +536,15 @@ impl Gen<'_> {
                 e.1 = true;
             }
         }
+        self.retire(&rs);
+    }
+
+    /// Makes every array that may share one of the roots `rs` unusable
+    /// (without consuming them: a loop whose body may consume its
+    /// parameter retires the initial value, which it consumes only if the
+    /// body does).
+    fn retire(&mut self, rs: &[usize]) {
+        self.retired.extend(rs.iter().copied());
         for i in 0..self.vars.len() {
             if self.vars[i].ty.shape().is_some()
                 && self
@@ -2046,6 +2058,9 @@ impl Gen<'_> {
         rest.extend(shape[k..].iter().cloned());
         // x is consumed here, so the new value cannot be (or share) it.
         self.consume(&name);
+        if !self.can_produce(&rest, self.depth, self.mult) {
+            return false;
+        }
         let v = if rest.is_empty() {
             if self.chance(0.3) {
                 self.int_atom(out)
@@ -2197,7 +2212,9 @@ impl Gen<'_> {
                 v.ty.shape().is_some_and(|s| {
                     let mut c = s.to_vec();
                     c[0] = lit(cap);
-                    mult.saturating_mul(g.cells(&c)) <= BUDGET
+                    // The body must be able to make one (of another size).
+                    (s.len() == 1 || g.depth + 2 <= g.max_depth)
+                        && mult.saturating_mul(g.cells(&c)) <= BUDGET
                         && !g.roots_of(&v.name).iter().any(|r| taken.contains(r))
                 })
             }) else {
@@ -2233,8 +2250,8 @@ impl Gen<'_> {
         // the body too.
         for (_, _, init, consumable, _) in &arrays {
             if let (true, Some(x)) = (*consumable, init.var()) {
-                let x = x.clone();
-                self.consume(&x);
+                let rs = self.roots_of(x).to_vec();
+                self.retire(&rs);
             }
         }
         // The body.
@@ -2246,8 +2263,10 @@ impl Gen<'_> {
         for (x, ty, _) in &params {
             self.bind(x.clone(), ty.clone());
         }
+        let mut param_roots: Vec<usize> = Vec::with_capacity(arrays.len());
         for (x, ty, _, consumable, _) in &arrays {
             let r = self.new_root(*consumable);
+            param_roots.push(r);
             self.roots.insert(x.clone(), vec![r]);
             self.bind(x.clone(), ty.clone());
         }
@@ -2296,22 +2315,32 @@ impl Gen<'_> {
             }
         }
         let mut outer: Vec<Vec<usize>> = Vec::with_capacity(arrays.len());
+        // The roots of the array results so far, and of those consumable.
+        let (mut all_held, mut unique_held): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         for (_, ty, _, consumable, size) in &arrays {
             let mut shape = ty.shape().unwrap_or(&[]).to_vec();
             if let Some(k) = size {
                 shape[0] = var(&result[*k]);
             }
             let mut r = self.produce(&mut stms, &shape);
-            let local = self.roots_of(&r).iter().all(|x| {
+            let rs = self.roots_of(&r);
+            let local = rs.iter().all(|x| {
                 self.root_body
                     .get(*x)
                     .is_some_and(|b| b.0 == Some(loop_body))
             });
-            if *consumable && !local {
-                // Later iterations may consume it: a copy of its own.
+            let shared = |held: &[usize]| rs.iter().any(|x| held.contains(x));
+            if (*consumable && (!local || shared(&all_held))) || shared(&unique_held) {
+                // Later iterations may consume it: an array of its own,
+                // which no other result may share.
                 r = self.emit(&mut stms, "y", Ty::Arr(shape), ExpKind::Copy(ident(&r)));
             }
-            outer.push(self.roots_of(&r).to_vec());
+            let rs = self.roots_of(&r).to_vec();
+            all_held.extend(rs.iter().copied());
+            if *consumable {
+                unique_held.extend(rs.iter().copied());
+            }
+            outer.push(rs);
             result.push(r);
         }
         self.close();
@@ -2346,18 +2375,41 @@ impl Gen<'_> {
             pats,
             ExpKind::Loop(ps, init, form, body(stms, &result)),
         ));
-        for (k, (x, t)) in names.into_iter().zip(tys).enumerate() {
+        // Did the body consume a parameter? Then the loop consumed its
+        // initial value, and the result is fresh.
+        let spent: Vec<bool> = param_roots
+            .iter()
+            .map(|&r| self.root_body.get(r).is_some_and(|e| e.1))
+            .collect();
+        for ((_, _, a, _, _), _) in arrays.iter().zip(&spent).filter(|(_, s)| **s) {
+            if let Some(y) = a.var() {
+                for r in self.roots_of(y).to_vec() {
+                    if let Some(e) = self.root_body.get_mut(r) {
+                        e.1 = true;
+                    }
+                }
+            }
+        }
+        for (k, (x, mut t)) in names.into_iter().zip(tys).enumerate() {
             if k >= ints {
-                let (_, _, a, consumable, _) = &arrays[k - ints];
-                let roots = if *consumable {
+                let (_, _, a, _, _) = &arrays[k - ints];
+                let roots = if spent[k - ints] {
                     vec![self.new_root(true)]
                 } else {
                     // It may be the initial value or an array the body
-                    // returned from outside.
+                    // returned from outside; a parameter returned may carry
+                    // any parameter's initial value out.
                     let mut rs: Vec<usize> = a
                         .var()
                         .map(|x| self.roots_of(x).to_vec())
                         .unwrap_or_default();
+                    if outer[k - ints].iter().any(|r| param_roots.contains(r)) {
+                        for (_, _, b, _, _) in &arrays {
+                            if let Some(y) = b.var() {
+                                rs.extend(self.roots_of(y).iter().copied());
+                            }
+                        }
+                    }
                     for &r in &outer[k - ints] {
                         let seen = match self.root_body.get(r) {
                             Some((Some(b), _)) => self.bodies.contains(b),
@@ -2366,6 +2418,13 @@ impl Gen<'_> {
                         if seen && !rs.contains(&r) {
                             rs.push(r);
                         }
+                    }
+                    // It may be an initial value the loop consumed.
+                    if rs
+                        .iter()
+                        .any(|&r| self.root_body.get(r).is_some_and(|e| e.1))
+                    {
+                        t = Ty::Gone;
                     }
                     rs.push(self.new_root(false));
                     rs

@@ -25,12 +25,17 @@
 //! access without one. Both walks visit each statement once and each
 //! search moves forward only, so the check is linear in the programs.
 //!
+//! An in-place update `y with [j, o : k] = v` needs the index conjuncts of
+//! its element indices in an `assert index` and the slice conjuncts of its
+//! ranges in an `assert slice`; a `for` loop's index, like a kernel's, is a
+//! fact over its bound; loop bodies are walked where they stand.
+//!
 //! What it does not cover: an assert that tests the right conjuncts but
 //! stands in another branch than its access (the order match does not see
 //! scopes), and whether the translated read or write uses the index it
 //! guards (the differential checks judge addresses).
 
-use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Program, SExp, Type};
+use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, LoopForm, Program, SExp, Type, UpdIdx};
 use funmem_lang::imp::{self, Check, Stmt, StmtKind};
 use funmem_lang::Name;
 use std::collections::HashMap;
@@ -74,7 +79,9 @@ fn collect_asserts<'a>(stmts: &'a [Stmt], out: &mut Vec<Assert<'a>>) {
                 collect_asserts(t, out);
                 collect_asserts(e, out);
             }
-            StmtKind::Kernel(_, _, b) => collect_asserts(b, out),
+            StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
+                collect_asserts(b, out)
+            }
             _ => {}
         }
     }
@@ -119,6 +126,23 @@ fn show(a: &Atom) -> String {
     funmem_lang::print::sexp_string(&se(a))
 }
 
+/// The conjuncts `0 <= o`, `0 <= k`, `o <= n - k` a slice or range
+/// `o : k` of a dimension `n` needs unless all three are literals in bounds.
+fn slice_needs(o: &Atom, k: &Atom, n: &Atom, need: &mut Vec<SExp>) {
+    if let (Some(o), Some(k), Some(n)) = (lit(o), lit(k), lit(n)) {
+        if o >= 0 && k >= 0 && o.checked_add(k).is_some_and(|e| e <= n) {
+            return;
+        }
+    }
+    need.push(SExp::bin(BinOp::Le, SExp::int(0), se(o)));
+    need.push(SExp::bin(BinOp::Le, SExp::int(0), se(k)));
+    need.push(SExp::bin(
+        BinOp::Le,
+        se(o),
+        SExp::bin(BinOp::Sub, se(n), se(k)),
+    ));
+}
+
 impl Walk<'_> {
     fn bind(&mut self, x: &Name, ty: &Type) {
         if let Type::Array(a, _) = ty {
@@ -143,13 +167,7 @@ impl Walk<'_> {
                     let shape = self.shape(&y.name)?;
                     let mut need = Vec::new();
                     for (a, n) in idx.iter().zip(&shape) {
-                        if self.covered(a, n) {
-                            continue;
-                        }
-                        if lit(a).is_none_or(|k| k < 0) {
-                            need.push(SExp::bin(BinOp::Le, SExp::int(0), se(a)));
-                        }
-                        need.push(SExp::bin(BinOp::Lt, se(a), se(n)));
+                        self.index_needs(a, n, &mut need);
                     }
                     let what = || {
                         let idx: Vec<String> = idx.iter().map(show).collect();
@@ -161,18 +179,7 @@ impl Walk<'_> {
                     let shape = self.shape(&y.name)?;
                     let mut need = Vec::new();
                     for ((o, k), n) in sl.iter().zip(&shape) {
-                        if let (Some(o), Some(k), Some(n)) = (lit(o), lit(k), lit(n)) {
-                            if o >= 0 && k >= 0 && o.checked_add(k).is_some_and(|e| e <= n) {
-                                continue;
-                            }
-                        }
-                        need.push(SExp::bin(BinOp::Le, SExp::int(0), se(o)));
-                        need.push(SExp::bin(BinOp::Le, SExp::int(0), se(k)));
-                        need.push(SExp::bin(
-                            BinOp::Le,
-                            se(o),
-                            SExp::bin(BinOp::Sub, se(n), se(k)),
-                        ));
+                        slice_needs(o, k, n, &mut need);
                     }
                     let what = || {
                         let sl: Vec<String> = sl
@@ -182,6 +189,48 @@ impl Walk<'_> {
                         format!("`{}[{}]`", y.name, sl.join(", "))
                     };
                     self.take(Check::Slice, &need, what)?;
+                }
+                // An update's element indices are guarded like an index,
+                // its ranges like a slice (in that order).
+                ExpKind::Update(y, is, _) => {
+                    let shape = self.shape(&y.name)?;
+                    let (mut elems, mut ranges) = (Vec::new(), Vec::new());
+                    for (ix, n) in is.iter().zip(&shape) {
+                        match ix {
+                            UpdIdx::Elem(a) => self.index_needs(a, n, &mut elems),
+                            UpdIdx::Range(o, k) => slice_needs(o, k, n, &mut ranges),
+                        }
+                    }
+                    let what = || {
+                        let is: Vec<String> = is
+                            .iter()
+                            .map(|ix| match ix {
+                                UpdIdx::Elem(a) => show(a),
+                                UpdIdx::Range(o, k) => format!("{} : {}", show(o), show(k)),
+                            })
+                            .collect();
+                        format!("`{} with [{}]`", y.name, is.join(", "))
+                    };
+                    self.take(Check::Index, &elems, what)?;
+                    self.take(Check::Slice, &ranges, what)?;
+                }
+                // A `for`'s index is a fact like a kernel's.
+                ExpKind::Loop(ps, _, form, lb) => {
+                    for p in ps {
+                        self.bind(&p.name.name, &p.ty);
+                    }
+                    let fact = match form {
+                        LoopForm::For(i, n) => {
+                            self.kernels.push((i.name.clone(), n.clone()));
+                            true
+                        }
+                        LoopForm::While(_) => false,
+                    };
+                    let r = self.body(lb);
+                    if fact {
+                        self.kernels.pop();
+                    }
+                    r?;
                 }
                 ExpKind::If(_, t, e) => {
                     self.body(t)?;
@@ -200,6 +249,17 @@ impl Walk<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The conjuncts `0 <= a` and `a < n` an index needs unless covered.
+    fn index_needs(&self, a: &Atom, n: &Atom, need: &mut Vec<SExp>) {
+        if self.covered(a, n) {
+            return;
+        }
+        if lit(a).is_none_or(|k| k < 0) {
+            need.push(SExp::bin(BinOp::Le, SExp::int(0), se(a)));
+        }
+        need.push(SExp::bin(BinOp::Lt, se(a), se(n)));
     }
 
     fn shape(&self, y: &Name) -> Result<Vec<Atom>, String> {
@@ -279,22 +339,78 @@ mod tests {
         }
     }
 
+    fn drop_asserts(s: &mut Vec<Stmt>) {
+        s.retain(|s| !matches!(s.kind, StmtKind::Assert(..)));
+        for s in s {
+            match &mut s.kind {
+                StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
+                    drop_asserts(b)
+                }
+                StmtKind::If(_, t, e) => {
+                    drop_asserts(t);
+                    drop_asserts(e);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A FUNMEM program and its IMP translation.
+    fn lowered_mem(text: &str) -> (Program, imp::Program) {
+        let p = funmem_lang::parse::parse_program(text, Lang::FunMem).expect("parses");
+        funmem_lang::check::check_program(&p).expect("type checks");
+        let imp = funmem_transforms::to_imp::fun_mem_to_imp(&p).expect("lowers");
+        (p, imp)
+    }
+
+    /// Updates of an element and of a range inside a `for` loop whose
+    /// index is a fact for the range's row.
+    const UPDATES: &str = "def main (n: int) (j: int) (o: int) (t: int) =
+  let (xm: mem) = alloc 12
+  let (xs: [3][4]int @ xm -> R(3, 4)) = kernel i < 3 do
+      let (row: [4]int @ xm -> i * 4 + {(4 : 1)}) = kernel k < 4 do
+          let (v: int) = i * 10 + k
+          in (v)
+      in (row)
+  let (ys: [3][4]int @ xm -> R(3, 4)) = xs with [1, j] = 99
+  let (rm: mem) = alloc 2
+  let (r: [2]int @ rm -> R(2)) = iota 2
+  let (zs: [3][4]int @ xm -> R(3, 4)) = loop (a: [3][4]int @ xm -> R(3, 4)) = (ys) for q < 3 do
+      let (b: [3][4]int @ xm -> R(3, 4)) = a with [q, o : 2] = r
+      in (b)
+  in (zs)
+";
+
     #[test]
-    fn a_dropped_guard_is_reported() {
-        let (mem, mut imp) = lowered(OTHER_BOUND);
-        fn drop_asserts(s: &mut Vec<Stmt>) {
-            s.retain(|s| !matches!(s.kind, StmtKind::Assert(..)));
+    fn updates_and_loops_are_guarded() {
+        let (mem, mut imp) = lowered_mem(UPDATES);
+        assert_eq!(check(&mem, &imp), Ok(()));
+        drop_asserts(&mut imp.body);
+        let e = check(&mem, &imp).expect_err("no guard");
+        assert!(
+            e.contains("`xs with [1, j]`") && e.contains("assert index") && e.contains("j < 4"),
+            "{e}"
+        );
+        // Only the range's guard dropped: the loop body is walked.
+        let (mem, mut imp) = lowered_mem(UPDATES);
+        fn drop_in_loops(s: &mut [Stmt]) {
             for s in s {
-                match &mut s.kind {
-                    StmtKind::Kernel(_, _, b) => drop_asserts(b),
-                    StmtKind::If(_, t, e) => {
-                        drop_asserts(t);
-                        drop_asserts(e);
-                    }
-                    _ => {}
+                if let StmtKind::For(_, _, b) = &mut s.kind {
+                    b.retain(|s| !matches!(s.kind, StmtKind::Assert(..)));
                 }
             }
         }
+        drop_in_loops(&mut imp.body);
+        let e = check(&mem, &imp).expect_err("no guard");
+        assert!(
+            e.contains("`a with [q, o : 2]`") && e.contains("assert slice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_dropped_guard_is_reported() {
+        let (mem, mut imp) = lowered(OTHER_BOUND);
         drop_asserts(&mut imp.body);
         let e = check(&mem, &imp).expect_err("no guard");
         assert!(e.contains("`xs[i]`") && e.contains("i < n"), "{e}");

@@ -20,8 +20,15 @@
 //! - inline a binding `let (x: int) = a` of an atom;
 //! - replace a scalar expression or any part of it by `0`, `1` or one of
 //!   its operands; replace an index or slice offset by `0` or `1`;
-//! - shrink a kernel bound, an `iota` length or a slice size to a literal
-//!   (`0`, `1`, `2`) together with the pattern's type;
+//! - shrink a kernel bound, an `iota` length, a `replicate` count or a
+//!   slice size to a literal (`0`, `1`, `2`) together with the pattern's
+//!   type;
+//! - a `for` loop's bound to `0` or `1`; a loop to its initial values
+//!   (the pattern bound to them), or to its body run once (parameters
+//!   bound to the initial values, the index to `0`, the pattern to the
+//!   body's results); an update `x with [...] = v` to `x`; `concat x y` to
+//!   one operand (its size name to the operand's); a kernel with several
+//!   results to one without an unused result;
 //! - remove an unused parameter, or turn an `int` parameter into its input
 //!   value;
 //! - shrink inputs: integers toward 0 (truncating the arrays whose sizes
@@ -42,12 +49,12 @@ use funmem_lang::ast::*;
 use funmem_lang::check::check_program;
 use funmem_lang::{Name, Span};
 use funmem_semantics::value::{ArrayValue, Value};
-use funmem_transforms::walk::{program_names, type_names, Subst};
+use funmem_transforms::walk::{body_names, program_names, type_names, Subst};
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-/// The number of statements of a program at all depths (kernel bodies and
-/// branches included).
+/// The number of statements of a program at all depths (kernel and loop
+/// bodies and branches included).
 pub fn size(p: &Program) -> usize {
     body_size(&p.body)
 }
@@ -57,9 +64,18 @@ fn body_size(b: &Body) -> usize {
         .iter()
         .map(|s| {
             1 + match &s.exp.kind {
-                ExpKind::Kernel(_, _, kb) => body_size(kb),
+                ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => body_size(kb),
                 ExpKind::If(_, t, e) => body_size(t) + body_size(e),
-                _ => 0,
+                ExpKind::Scalar(_)
+                | ExpKind::Alloc(_)
+                | ExpKind::Index(..)
+                | ExpKind::Slice(..)
+                | ExpKind::Transpose(_)
+                | ExpKind::Iota(_)
+                | ExpKind::Copy(_)
+                | ExpKind::Update(..)
+                | ExpKind::Concat(..)
+                | ExpKind::Replicate(..) => 0,
             }
         })
         .sum()
@@ -98,11 +114,12 @@ pub fn reduce_until(
 type Gen = fn(&Case) -> Vec<Case>;
 
 /// The moves, in the order they are tried in each round.
-const GENERATORS: [Gen; 11] = [
+const GENERATORS: [Gen; 12] = [
     gen_dce,
     gen_drop_results,
     gen_retarget,
     gen_inline_branch,
+    gen_new_constructs,
     gen_delete,
     gen_replace_var,
     gen_inline_scalar,
@@ -312,9 +329,33 @@ fn exp_weight(e: &Exp, lits: &mut u64) -> u64 {
     let mut w = 0u64;
     let mut add = |x: u64| w = w.saturating_add(x);
     match &e.kind {
-        // TRANSIENT (issue 18 skeleton): the reducer helper replaces this.
-        ExpKind::Loop(..) | ExpKind::Update(..) | ExpKind::Concat(..) | ExpKind::Replicate(..) => {
-            add(10)
+        ExpKind::Loop(ps, init, form, b) => {
+            add(5);
+            for p in ps {
+                add(pat_weight(p, lits));
+            }
+            for a in init {
+                add(atom_weight(a, lits));
+            }
+            if let LoopForm::For(_, n) = form {
+                add(atom_weight(n, lits));
+            }
+            add(body_weight(b, lits));
+        }
+        ExpKind::Update(_, is, v) => {
+            add(5);
+            for i in is {
+                for a in i.atoms() {
+                    add(atom_weight(a, lits));
+                }
+            }
+            add(atom_weight(v, lits));
+        }
+        ExpKind::Concat(..) => add(5),
+        ExpKind::Replicate(n, v) => {
+            add(1);
+            add(atom_weight(n, lits));
+            add(atom_weight(v, lits));
         }
         ExpKind::Scalar(se) => add(sexp_weight(se, lits)),
         ExpKind::Alloc(se) => add(1u64.saturating_add(sexp_weight(se, lits))),
@@ -363,14 +404,14 @@ fn body_weight(b: &Body, lits: &mut u64) -> u64 {
 // Finding places in a program.
 
 /// A body inside a program: from the program's body, the statement index
-/// and which of its bodies (0: a kernel's body or the `then` branch, 1: the
+/// and which of its bodies (0: a kernel's or loop's body or the `then` branch, 1: the
 /// `else` branch), level by level.
 type Path = Vec<(usize, u8)>;
 
 fn body_at<'a>(mut b: &'a Body, path: &[(usize, u8)]) -> Option<&'a Body> {
     for &(j, w) in path {
         b = match (&b.stms.get(j)?.exp.kind, w) {
-            (ExpKind::Kernel(_, _, kb), 0) => kb,
+            (ExpKind::Kernel(_, _, kb), 0) | (ExpKind::Loop(_, _, _, kb), 0) => kb,
             (ExpKind::If(_, t, _), 0) => t,
             (ExpKind::If(_, _, e), 1) => e,
             _ => return None,
@@ -382,7 +423,7 @@ fn body_at<'a>(mut b: &'a Body, path: &[(usize, u8)]) -> Option<&'a Body> {
 fn body_at_mut<'a>(mut b: &'a mut Body, path: &[(usize, u8)]) -> Option<&'a mut Body> {
     for &(j, w) in path {
         b = match (&mut b.stms.get_mut(j)?.exp.kind, w) {
-            (ExpKind::Kernel(_, _, kb), 0) => kb,
+            (ExpKind::Kernel(_, _, kb), 0) | (ExpKind::Loop(_, _, _, kb), 0) => kb,
             (ExpKind::If(_, t, _), 0) => t,
             (ExpKind::If(_, _, e), 1) => e,
             _ => return None,
@@ -396,7 +437,7 @@ fn body_paths(b: &Body, path: &mut Path, out: &mut Vec<Path>) {
     out.push(path.clone());
     for (j, s) in b.stms.iter().enumerate() {
         let kids: Vec<(u8, &Body)> = match &s.exp.kind {
-            ExpKind::Kernel(_, _, kb) => vec![(0, kb)],
+            ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => vec![(0, kb)],
             ExpKind::If(_, t, e) => vec![(0, t), (1, e)],
             _ => Vec::new(),
         };
@@ -469,6 +510,13 @@ fn scope_at(p: &Program, path: &[(usize, u8)], upto: usize) -> Vec<(Name, Type)>
                 out.push((i.name.clone(), Type::Int(Span::DUMMY)));
                 kb
             }
+            (ExpKind::Loop(ps, _, form, kb), 0) => {
+                out.extend(ps.iter().map(|q| (q.name.name.clone(), q.ty.clone())));
+                if let LoopForm::For(i, _) = form {
+                    out.push((i.name.clone(), Type::Int(Span::DUMMY)));
+                }
+                kb
+            }
             (ExpKind::If(_, t, _), 0) => t,
             (ExpKind::If(_, _, e), 1) => e,
             _ => return out,
@@ -531,7 +579,9 @@ fn dce_body(b: &mut Body, counts: &HashMap<Name, usize>) -> bool {
     let mut changed = false;
     for s in &mut b.stms {
         match &mut s.exp.kind {
-            ExpKind::Kernel(_, _, kb) => changed |= dce_body(kb, counts),
+            ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => {
+                changed |= dce_body(kb, counts)
+            }
             ExpKind::If(_, t, e) => {
                 changed |= dce_body(t, counts);
                 changed |= dce_body(e, counts);
@@ -711,6 +761,164 @@ fn gen_inline_branch(c: &Case) -> Vec<Case> {
             }) {
                 out.push(n);
             }
+        }
+    }
+    out
+}
+
+/// The substitution of `vals` for the names of `pats`, and for each int
+/// name a binding `let (q: int) = a`, for where a literal cannot replace
+/// the name (a condition, a result). `None` when an array's value is not
+/// a name.
+fn bind_values(pats: &[Pat], vals: &[Atom]) -> Option<(Subst, Vec<Stm>)> {
+    let mut binds = Vec::new();
+    let mut sub = Subst::default();
+    for (q, a) in pats.iter().zip(vals) {
+        match (&q.ty, a) {
+            (Type::Int(_), _) => binds.push(int_binding(&q.name, a.clone())),
+            (_, Atom::Var(_)) => {}
+            _ => return None,
+        }
+        sub.0.insert(q.name.name.clone(), a.clone());
+    }
+    Some((sub, binds))
+}
+
+fn int_binding(x: &Ident, a: Atom) -> Stm {
+    Stm {
+        pats: vec![Pat {
+            name: x.clone(),
+            ty: Type::Int(Span::DUMMY),
+            unique: false,
+            span: Span::DUMMY,
+        }],
+        exp: Exp {
+            kind: ExpKind::Scalar(SExp::Atom(a)),
+            span: Span::DUMMY,
+        },
+        span: Span::DUMMY,
+    }
+}
+
+/// Inserts at `j` those of the bindings whose names `b` still uses.
+fn keep_needed(b: &mut Body, j: usize, binds: Vec<Stm>) {
+    let mut used: HashSet<Name> = HashSet::new();
+    body_names(b, &mut |x| {
+        used.insert(x.name.clone());
+    });
+    let needed: Vec<Stm> = binds
+        .into_iter()
+        .filter(|s| used.contains(&s.pats[0].name.name))
+        .collect();
+    b.stms.splice(j..j, needed);
+}
+
+/// Moves on loops, in-place updates, `concat`, `replicate` and kernels
+/// with several results:
+///
+/// - a `for` loop's bound to `0` or `1`;
+/// - a loop to its initial values (the pattern bound to them);
+/// - a loop to its body once (the parameters bound to the initial values,
+///   a `for` index to `0`, the pattern to the body's results);
+/// - `y = x with [...] = v` to `x` (y replaced by x);
+/// - `c = concat x y` to `x` or `y` (its size name replaced by theirs);
+/// - a kernel with several results to one without result `k` (when
+///   nothing uses it).
+fn gen_new_constructs(c: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (path, j) in stm_sites(&c.program) {
+        let Some(s) = stm_at(&c.program, &path, j) else {
+            continue;
+        };
+        match &s.exp.kind {
+            ExpKind::Loop(ps, init, form, lb) => {
+                if let LoopForm::For(_, n) = form {
+                    for v in [0, 1] {
+                        if *n != lit(v) {
+                            out.extend(edit_body(c, &path, |b| {
+                                if let ExpKind::Loop(_, _, LoopForm::For(_, n), _) =
+                                    &mut b.stms[j].exp.kind
+                                {
+                                    *n = lit(v);
+                                }
+                                true
+                            }));
+                        }
+                    }
+                }
+                // To its initial values.
+                if let Some((sub, binds)) = bind_values(&s.pats, init) {
+                    out.extend(edit_body(c, &path, |b| {
+                        subst_rest(b, j + 1, &sub);
+                        b.stms.remove(j);
+                        keep_needed(b, j, binds);
+                        true
+                    }));
+                }
+                // To its body, once.
+                if let Some((mut sub, mut binds)) = bind_values(ps, init) {
+                    if let LoopForm::For(i, _) = form {
+                        sub.0.insert(i.name.clone(), lit(0));
+                        binds.push(int_binding(i, lit(0)));
+                    }
+                    let once = sub.body(lb);
+                    let to_results = Subst(
+                        s.pats
+                            .iter()
+                            .zip(&once.result)
+                            .map(|(q, r)| (q.name.name.clone(), Atom::Var(r.clone())))
+                            .collect(),
+                    );
+                    out.extend(edit_body(c, &path, |b| {
+                        subst_rest(b, j + 1, &to_results);
+                        b.stms.splice(j..=j, once.stms);
+                        keep_needed(b, j, binds);
+                        true
+                    }));
+                }
+            }
+            ExpKind::Update(x, _, _) => {
+                let [q] = s.pats.as_slice() else { continue };
+                out.extend(bind_away(
+                    c,
+                    &path,
+                    j,
+                    &q.name.name,
+                    Atom::Var(ident(&x.name)),
+                ));
+            }
+            ExpKind::Concat(x, y) => {
+                let [q] = s.pats.as_slice() else { continue };
+                let scope = scope_at(&c.program, &path, j);
+                let outer = |t: &Type| t.as_array().and_then(|a| a.shape.first().cloned());
+                for z in [x, y] {
+                    let Some((_, zt)) = scope.iter().rev().find(|(n, _)| *n == z.name) else {
+                        continue;
+                    };
+                    let mut sub = Subst::one(&q.name.name, Atom::Var(ident(&z.name)));
+                    if let (Some(Atom::Var(m)), Some(n)) = (outer(&q.ty), outer(zt)) {
+                        sub.0.insert(m.name.clone(), n);
+                    }
+                    out.extend(edit_body(c, &path, |b| {
+                        subst_rest(b, j + 1, &sub);
+                        b.stms.remove(j);
+                        true
+                    }));
+                }
+            }
+            ExpKind::Kernel(..) if s.pats.len() > 1 => {
+                for k in 0..s.pats.len() {
+                    out.extend(edit_body(c, &path, |b| {
+                        let st = &mut b.stms[j];
+                        st.pats.remove(k);
+                        if let ExpKind::Kernel(_, _, kb) = &mut st.exp.kind {
+                            kb.result.remove(k);
+                        }
+                        true
+                    }));
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -1013,7 +1221,7 @@ fn gen_atoms(c: &Case) -> Vec<Case> {
                     }
                 }
             }
-            ExpKind::Kernel(_, n, _) | ExpKind::Iota(n) => {
+            ExpKind::Kernel(_, n, _) | ExpKind::Iota(n) | ExpKind::Replicate(n, _) => {
                 for v in SIZE_LITERALS {
                     if *n != lit(v) {
                         sizes.push((0, n.clone(), v));
@@ -1033,7 +1241,7 @@ fn gen_atoms(c: &Case) -> Vec<Case> {
                     *(if pos.is_multiple_of(2) { o } else { n }) = lit(v);
                 }
             }
-            ExpKind::Kernel(_, n, _) | ExpKind::Iota(n) => *n = lit(v),
+            ExpKind::Kernel(_, n, _) | ExpKind::Iota(n) | ExpKind::Replicate(n, _) => *n = lit(v),
             _ => {}
         };
         for (pos, v) in plain {

@@ -376,3 +376,120 @@ impl Uniq {
         Ok(self.consumed.difference(&before).cloned().collect())
     }
 }
+
+fn has(p: &Program, construct: &str) -> usize {
+    let p = funmem_lang::parse::AnyProgram::Fun(p.clone());
+    funmem_lang::count::count(&p, construct).unwrap_or(0)
+}
+
+#[test]
+fn reducer_shrinks_each_construct_and_stays_well_typed() {
+    use funmem_oracle::reduce::{reduce, size};
+    let cfg = with(all(1.0), 0.0);
+    for construct in ["loop", "update", "concat", "replicate"] {
+        let seed = (0..200)
+            .find(|&s| {
+                has(&case(s, &cfg).program, construct) > 0 && size(&case(s, &cfg).program) > 12
+            })
+            .expect("a program with it");
+        let c = case(seed, &cfg);
+        let mut keeps = |c: &Case| has(&c.program, construct) > 0;
+        let small = reduce(&c, &mut keeps, 3000);
+        let text = print::program(&small.program);
+        check_program(&small.program)
+            .unwrap_or_else(|d| panic!("{construct}: {}\n{text}", d.message));
+        assert!(
+            has(&small.program, construct) > 0,
+            "{construct}: lost it\n{text}"
+        );
+        assert!(
+            size(&small.program) <= 4,
+            "{construct}: still {} statements\n{text}",
+            size(&small.program)
+        );
+    }
+}
+
+/// Parses a FUN program written here.
+fn program(src: &str) -> Program {
+    parse_program(src, funmem_lang::ast::Lang::Fun).unwrap_or_else(|d| panic!("{}", d.message))
+}
+
+#[test]
+fn reducer_moves_of_the_new_constructs() {
+    use funmem_oracle::reduce::reduce;
+    use funmem_semantics::value::{ArrayValue, Value};
+    let xs = Value::Array(ArrayValue {
+        shape: vec![3],
+        data: vec![1, 2, 3],
+    });
+    let case = |src: &str| Case {
+        program: program(src),
+        inputs: vec![Value::Int(3), xs.clone()],
+    };
+    // A loop to its body run once: an update that stays, with no loop.
+    let c = case(
+        "def main (n: int) (xs: *[n]int) =
+  let (r: [n]int) = loop (a: [n]int) = (xs) for i < n do
+    let (j: int) = min(i, n - 1)
+    let (b: [n]int) = a with [j] = 7
+    in (b)
+  in (r)",
+    );
+    check_program(&c.program).unwrap();
+    let mut f = |c: &Case| has(&c.program, "update") > 0 && has(&c.program, "loop") == 0;
+    let small = reduce(&c, &mut f, 500);
+    assert!(f(&small), "{}", print::program(&small.program));
+    // A multi-result kernel to one result; concat to one operand; a
+    // replicate kept but smaller.
+    let c = case(
+        "def main (n: int) (xs: [n]int) =
+  let (a: [n]int) (b: [n]int) = kernel i < n do
+    let (x: int) = xs[i]
+    in (i, x)
+  let (m: int) = n + n
+  let (c: [m]int) = concat a xs
+  let (r: [m][m]int) = replicate m c
+  let (y: int) = b[0]
+  in (r)",
+    );
+    check_program(&c.program).unwrap();
+    let mut f = |c: &Case| has(&c.program, "kernel") > 0 && has(&c.program, "replicate") > 0;
+    let small = reduce(&c, &mut f, 2000);
+    let text = print::program(&small.program);
+    assert_eq!(has(&small.program, "concat"), 0, "{text}");
+    assert!(
+        !text.contains("(b: [n]int)") && !text.contains("replicate m"),
+        "{text}"
+    );
+}
+
+#[test]
+fn with_every_construct_safe_programs_run_and_risky_ones_only_get_stuck() {
+    use funmem_semantics::error::{ErrorKind, Limits};
+    use funmem_semantics::fun::run_value;
+    use funmem_semantics::observer::NoObserver;
+    // Far more fuel than any generated program needs: running out of it
+    // means the generator made too much work.
+    let limits = Limits {
+        fuel: 10_000_000,
+        max_heap: 1 << 24,
+    };
+    let mut stuck = 0;
+    for fail in [0.0, 1.0] {
+        let cfg = with(all(0.9), fail);
+        for seed in 0..800 {
+            let c = case(seed, &cfg);
+            match run_value(&c.program, &c.inputs, limits, &mut NoObserver) {
+                Ok(_) => {}
+                Err(e) if fail > 0.0 && e.kind == ErrorKind::Stuck => stuck += 1,
+                Err(e) => panic!(
+                    "fail share {fail}, seed {seed}: {e:?}\n{}\ninputs: {:?}",
+                    print::program(&c.program),
+                    c.inputs
+                ),
+            }
+        }
+    }
+    assert!(stuck >= 80, "only {stuck} of 800 risky programs got stuck");
+}

@@ -15,6 +15,8 @@
 //! | `if x then .. else ..` | E-IMP-TRUE (x ≠ 0), E-IMP-FALSE    |
 //! | `skip`                 | E-IMP-SKIP                         |
 //! | `kernel i < se do ..`  | E-IMP-KERNEL                       |
+//! | `for i < se do ..`     | E-IMP-FOR                          |
+//! | `while x do ..`        | E-IMP-WHILE                        |
 //!
 //! and E-IMP-PROG for a whole program: its inputs and its results.
 //!
@@ -27,6 +29,14 @@
 //!   needs restoring). A negative bound is stuck. With race checking on,
 //!   eq. 4 of the paper is checked for every kernel instance by
 //!   [`crate::race::RaceDetector`], as for FUNMEM's E-MEM-KERNEL.
+//! - `for i < se do s done` evaluates se once and runs s for i = 0 ..
+//!   se-1 in order (none if se <= 0); `while x do s done` tests x before
+//!   each iteration. Both are sequential: inside a kernel, a loop's
+//!   accesses belong to the kernel iteration that runs it. Every iteration
+//!   costs one unit of fuel besides its statements, and a run that spends
+//!   its fuel inside a loop is reported at the innermost loop (E-IMP-FOR,
+//!   E-IMP-WHILE: "the `while` loop did not finish"), so that a loop that
+//!   never ends is named.
 //! - `assert index se` / `assert slice se` (E-IMP-ASSERT) is stuck when se
 //!   is 0, and reports the source rule it stands for (E-INDEX, E-SLICE)
 //!   with the values of se's variables, so that a lowered program goes
@@ -148,6 +158,8 @@ const FALSE: &str = "E-IMP-FALSE";
 const SKIP: &str = "E-IMP-SKIP";
 const ASSERT: &str = "E-IMP-ASSERT";
 const KERNEL: &str = "E-IMP-KERNEL";
+const FOR: &str = "E-IMP-FOR";
+const WHILE: &str = "E-IMP-WHILE";
 const PROG: &str = "E-IMP-PROG";
 
 /// A `mem` slot that holds no block (⊥).
@@ -231,6 +243,10 @@ enum Kind {
     If(usize, Vec<Stmt>, Vec<Stmt>),
     /// Index slot, bound, body.
     Kernel(usize, Expr, Vec<Stmt>),
+    /// Index slot, bound (evaluated once), body.
+    For(usize, Expr, Vec<Stmt>),
+    /// Condition slot, body.
+    While(usize, Vec<Stmt>),
     /// `assert c se`.
     Assert(Box<AssertCode>),
 }
@@ -481,14 +497,15 @@ impl Compiler {
                 self.close(mark);
                 Kind::Kernel(k, n, body?)
             }
-            // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
-            StmtKind::For(..) | StmtKind::While(..) => {
-                return Err(stuck(
-                    SKIP,
-                    s.span,
-                    "issue 18 skeleton: loops not yet interpreted",
-                ))
+            StmtKind::For(i, n, body) => {
+                let n = self.sexp(n, FOR)?;
+                let mark = self.undo.len();
+                let k = self.declare_int(&i.name);
+                let body = self.stmts(body);
+                self.close(mark);
+                Kind::For(k, n, body?)
             }
+            StmtKind::While(c, body) => Kind::While(self.int(c, WHILE)?, self.stmts(body)?),
         };
         Ok(Stmt { kind, span: s.span })
     }
@@ -823,9 +840,55 @@ impl<O: Observer> Machine<'_, O> {
                         self.race.exit_kernel();
                     }
                 }
+                Kind::For(x, ref n, ref body) => {
+                    self.tick(FOR, span)?;
+                    let n = self.eval(n, FOR, span)?;
+                    for i in 0..n {
+                        self.ints[x] = i;
+                        self.iteration::<RACE>(FOR, "for", span, body)?;
+                    }
+                }
+                Kind::While(c, ref body) => {
+                    self.tick(WHILE, span)?;
+                    while self.ints[c] != 0 {
+                        self.iteration::<RACE>(WHILE, "while", span, body)?;
+                    }
+                }
             }
         }
         Ok(())
+    }
+
+    /// One iteration of a sequential loop: a unit of fuel, then the body.
+    /// Running out of fuel inside it is the innermost loop's error, under
+    /// its rule, so that a loop that never ends is named.
+    #[inline(always)]
+    fn iteration<const RACE: bool>(
+        &mut self,
+        rule: &'static str,
+        form: &'static str,
+        span: Span,
+        body: &[Stmt],
+    ) -> R<()> {
+        if self.fuel == 0 {
+            return Err(self.loop_out_of_fuel(self.out_of_fuel(SKIP, span), rule, form, span));
+        }
+        self.fuel -= 1;
+        self.obs.rule(rule, span);
+        self.exec::<RACE>(body)
+            .map_err(|e| self.loop_out_of_fuel(e, rule, form, span))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn loop_out_of_fuel(
+        &self,
+        e: Box<EvalError>,
+        rule: &'static str,
+        form: &'static str,
+        span: Span,
+    ) -> Box<EvalError> {
+        Box::new(crate::error::loop_out_of_fuel(*e, rule, form, span))
     }
 
     /// The sizes of an array parameter or result, and its LMAD, evaluated.
@@ -1479,6 +1542,129 @@ mod tests {
     }
 
     #[test]
+    fn for_loops_run_in_order_with_a_bound_evaluated_once() {
+        // The bound is read once: changing n inside does not change it.
+        let src = "def main (n: int) =
+            var s: int; var m: mem; var c: int;
+            c <- n;
+            m <- alloc 4;
+            for i < c do s <- s * 10 + i; c <- 0; m[i] <- s done
+          out (s, c, a: [4]int @ m -> R(4))";
+        assert_eq!(
+            run(src, &ints(&[4])),
+            Ok(vec![Value::Int(123), Value::Int(0), arr(&[0, 1, 12, 123])])
+        );
+        // A bound <= 0 runs nothing.
+        for n in [0, -5] {
+            assert_eq!(
+                run(src, &ints(&[n])),
+                Ok(vec![Value::Int(0), Value::Int(n), arr(&[0, 0, 0, 0])])
+            );
+        }
+    }
+
+    #[test]
+    fn while_loops_test_before_each_iteration() {
+        let src = "def main (n: int) =
+            var k: int; var s: int;
+            k <- n;
+            while k do var t: int; t <- t + k; s <- s + t; k <- k - 1 done
+          out (s, k)";
+        assert_eq!(run(src, &ints(&[4])), Ok(ints(&[10, 0])));
+        assert_eq!(run(src, &ints(&[0])), Ok(ints(&[0, 0])));
+        let mut log = Log::default();
+        let r = run_imp(
+            &program(src),
+            &ints(&[1]),
+            Limits::default(),
+            true,
+            &mut log,
+        );
+        assert_eq!(r, Ok(ints(&[1, 0])));
+        let loops: Vec<&str> = log
+            .0
+            .iter()
+            .map(String::as_str)
+            .filter(|r| r.starts_with("E-IMP-WHILE"))
+            .collect();
+        // The statement, and one unit for its one iteration.
+        assert_eq!(loops, ["E-IMP-WHILE", "E-IMP-WHILE"]);
+    }
+
+    #[test]
+    fn a_while_that_never_ends_runs_out_of_fuel_at_the_while() {
+        let src = "def main (n: int) =
+            var k: int; var s: int;
+            k <- 1;
+            while k do s <- s + 1; while n do s <- s - 1; n <- n - 1 done done
+          out (s)";
+        let limits = Limits {
+            fuel: 10_000,
+            ..Limits::default()
+        };
+        for n in [0, 3] {
+            let e = run_with(src, &ints(&[n]), limits, true).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::OutOfFuel, "{e}");
+            assert_eq!(e.rule, "E-IMP-WHILE", "{e}");
+            assert!(
+                src[e.span.start..e.span.end].starts_with("while k do"),
+                "{e:?}"
+            );
+            assert!(e.message.contains("10000 statements"), "{e}");
+            assert!(
+                e.message.starts_with("the `while` loop did not finish"),
+                "{e}"
+            );
+        }
+        // The inner loop never ends: it is the one named.
+        let src = "def main (n: int) =
+            var k: int; k <- 1;
+            for j < 3 do while k do n <- n + 1 done done
+          out (n)";
+        let e = run_with(src, &ints(&[0]), limits, false).unwrap_err();
+        assert_eq!(e.rule, "E-IMP-WHILE");
+        assert!(src[e.span.start..e.span.end].starts_with("while k do"));
+        // A `for` costs one unit per iteration even with an empty-ish body.
+        let src = "def main (n: int) = for j < n do skip done out (n)";
+        assert!(run_with(src, &ints(&[4]), Limits { fuel: 9, ..limits }, true).is_ok());
+        let e = run_with(src, &ints(&[4]), Limits { fuel: 8, ..limits }, true).unwrap_err();
+        assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfFuel, "E-IMP-FOR"));
+        assert!(
+            e.message.starts_with("the `for` loop did not finish"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn loops_inside_kernels_belong_to_the_iteration() {
+        // Each iteration writes its own row in a loop: no race.
+        let src = "def main (n: int) =
+            var m: mem; m <- alloc n * 3;
+            kernel i < n do
+              var c: int; c <- 3;
+              while c do c <- c - 1; m[i * 3 + c] <- i * 10 + c done;
+              for j < 3 do var t: int; t <- m[i * 3 + j]; m[i * 3 + j] <- t + 1 done
+            done
+          out (a: [n][3]int @ m -> R(n, 3))";
+        assert_eq!(
+            run(src, &ints(&[2])),
+            Ok(vec![matrix(2, 3, &[1, 2, 3, 11, 12, 13])])
+        );
+        // Iterations that write the same cell from inside a loop race.
+        let src = "def main (n: int) =
+            var m: mem; m <- alloc 2;
+            kernel i < n do for j < 2 do m[j] <- i done done
+          out (n)";
+        let (e, r) = race_of(run(src, &ints(&[2])));
+        assert_eq!(e.rule, "E-IMP-KERNEL");
+        assert_eq!(r.offset, 0);
+        assert_eq!(
+            run_with(src, &ints(&[2]), Limits::default(), false),
+            Ok(ints(&[2]))
+        );
+    }
+
+    #[test]
     fn the_heap_limit_is_cumulative() {
         let src = "def main (a: int) (b: int) = var m: mem; var k: mem; m <- alloc a; k <- alloc b out (a)";
         let limits = Limits {
@@ -1754,9 +1940,18 @@ mod tests {
         fn stmts(&mut self, env: &mut RefEnv, ss: &[AstStmt]) -> Result<(), RefErr> {
             for s in ss {
                 match &s.kind {
-                    // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
-                    StmtKind::For(..) | StmtKind::While(..) => {
-                        return Err((SKIP, ErrorKind::Stuck))
+                    StmtKind::For(i, n, body) => {
+                        let n = Self::se(env, n, FOR)?;
+                        for k in 0..n {
+                            env.insert(i.name.clone(), RefVal::Int(k));
+                            self.stmts(env, body)?;
+                        }
+                        env.remove(&i.name);
+                    }
+                    StmtKind::While(c, body) => {
+                        while !matches!(env[&c.name], RefVal::Int(0)) {
+                            self.stmts(env, body)?;
+                        }
                     }
                     StmtKind::Skip => {}
                     StmtKind::Assert(c, e) => {
@@ -1858,6 +2053,8 @@ mod tests {
         /// declaration, is it a kernel index.
         scope: Vec<(String, bool, usize, bool)>,
         kernels: usize,
+        /// Sequential loops around the statement being generated.
+        loops: usize,
         fresh: usize,
     }
 
@@ -1944,7 +2141,7 @@ mod tests {
 
         fn stmt(&mut self, depth: usize) -> String {
             loop {
-                let s = match self.next(12) {
+                let s = match self.next(14) {
                     0 => Some("skip".to_string()),
                     1 | 2 => Some(format!("var {}: int", self.declare(true))),
                     3 => Some(format!("var {}: mem", self.declare(false))),
@@ -1981,6 +2178,30 @@ mod tests {
                         self.kernels -= 1;
                         Some(format!("kernel {i} < {bound} do {body} done"))
                     }
+                    // A `for` whose bound may be <= 0.
+                    12 if depth > 0 => {
+                        let bound = format!("({} % 3 + 1)", self.se(2));
+                        self.loops += 1;
+                        let mark = self.scope.len();
+                        let j = format!("j{}", self.loops);
+                        self.scope.push((j.clone(), true, self.kernels, true));
+                        let body = self.block(depth - 1);
+                        self.scope.truncate(mark);
+                        self.loops -= 1;
+                        Some(format!("for {j} < {bound} do {body} done"))
+                    }
+                    // A `while` counting down a counter nothing else assigns.
+                    13 if depth > 0 => {
+                        self.fresh += 1;
+                        let w = format!("w{}", self.fresh);
+                        let start = format!("max({} % 4, 0)", self.se(2));
+                        self.scope.push((w.clone(), true, self.kernels, true));
+                        let body = self.block(depth - 1);
+                        Some(format!(
+                            "var {w}: int; {w} <- {start}; \
+                             while {w} do {body}; {w} <- {w} - 1 done"
+                        ))
+                    }
                     _ => None,
                 };
                 if let Some(s) = s {
@@ -1994,6 +2215,7 @@ mod tests {
                 state: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
                 scope: Vec::new(),
                 kernels: 0,
+                loops: 0,
                 fresh: 0,
             };
             for (x, int) in [("n", true), ("a", true), ("xm", false)] {

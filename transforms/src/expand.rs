@@ -37,6 +37,24 @@
 //! returns are expanded together with the `if`'s own block (its pattern's
 //! LMAD is mapped the same way); in the CPU layout they share one `M`.
 //!
+//! Loops. A loop's block parameters and the block of its pattern join the
+//! class of the blocks that flow into them (the initial block, each
+//! iteration's returned block), as an `if`'s results do, and their
+//! existential LMADs are mapped with the class. An allocation inside a
+//! loop of a kernel body is hoisted out of the kernel (and so out of the
+//! loop: every iteration of the loop in kernel iteration `i` reuses part
+//! `i`, with size `max(se, 0)`, as the loop may run no iteration) only when
+//! its size is the same in every iteration of the loop (it mentions no
+//! loop parameter nor loop index, after inlining), and its block is not
+//! carried to the next iteration (it is in the class of none of the loop
+//! body's results): an array that lives only within one iteration is dead
+//! before the next one allocates, so the iterations can share the part. A
+//! loop-variant size is left (`left, size varies with a loop`), as is a
+//! carried block (`left, block carried around a loop`; sharing it would
+//! make an iteration overwrite what it reads). Allocations in loops at
+//! host level are never moved: kernels inside such a loop are expanded in
+//! the loop body, and what they hoist stays in it.
+//!
 //! For each expanded block the pass emits the obligations the rewrite
 //! relies on: each member fits its part, the parts of two iterations are
 //! disjoint, and every part lies inside the new block; it applies the
@@ -145,6 +163,7 @@ pub fn allocs_in_kernels(p: &Program) -> Vec<(Name, Span)> {
                     walk(b1, in_kernel, out);
                     walk(b2, in_kernel, out);
                 }
+                ExpKind::Loop(_, _, _, lb) => walk(lb, in_kernel, out),
                 _ => {}
             }
         }
@@ -201,13 +220,15 @@ struct Expander<'a> {
 /// The names of the pass's counts, each counted once per kernel an
 /// allocation is found in (an allocation hoisted out of two nested kernels
 /// counts twice): found, hoisted, and why one was not.
-pub const COUNTS: [&str; 7] = [
+pub const COUNTS: [&str; 9] = [
     KERNEL_ALLOCATIONS,
     EXPANDED,
     VARIANT,
     VARIANT_EXPANDED,
     LEFT_UNKNOWN_SIZE,
+    LEFT_LOOP_VARIANT,
     LEFT_SHARED,
+    LEFT_LOOP_CARRIED,
     LEFT_UNPROVED,
 ];
 /// Allocations found in a kernel body.
@@ -221,6 +242,14 @@ pub const VARIANT_EXPANDED: &str = "variant sizes expanded";
 /// Left: the size is not known before the kernel (it depends on data read
 /// in the kernel, or may divide by zero).
 pub const LEFT_UNKNOWN_SIZE: &str = "left, size unknown before the kernel";
+/// Left: the allocation is in a loop of the kernel body and its size
+/// depends on the loop's parameters or index (it may differ between the
+/// loop's iterations; no bound on it is known before the kernel).
+pub const LEFT_LOOP_VARIANT: &str = "left, size varies with a loop";
+/// Left: the allocation is in a loop of the kernel body and its block is
+/// carried to the next iteration (a body result): one part per kernel
+/// iteration would make consecutive loop iterations share it.
+pub const LEFT_LOOP_CARRIED: &str = "left, block carried around a loop";
 /// Left: the block shares an `if` result with a block not allocated in the
 /// kernel.
 pub const LEFT_SHARED: &str = "left, block shared with another";
@@ -235,6 +264,8 @@ struct Found {
     size: SExp,
     /// Conditions of the `if` branches it is in (empty: unconditional).
     conds: Vec<SExp>,
+    /// Inside a loop of the kernel body (which may run no iteration).
+    in_loop: bool,
     span: Span,
 }
 
@@ -282,6 +313,30 @@ impl Expander<'_> {
                         ..s.clone()
                     });
                 }
+                ExpKind::Loop(ps, init, form, lb) => {
+                    // The kernels of a loop body are expanded in it: what
+                    // they hoist stays inside the loop (allocations at host
+                    // level are never moved out of a loop).
+                    let mut lf = facts.clone();
+                    if let LoopForm::For(i, n) = form {
+                        let [mut lo, mut hi] =
+                            index_facts(&SExp::var(&i.name), &SExp::Atom(n.clone()));
+                        lo.origin = "loop index".into();
+                        hi.origin = "loop bound".into();
+                        lf.extend([lo, hi]);
+                    }
+                    for p in ps {
+                        size_facts(&p.ty, &mut lf);
+                    }
+                    let lb2 = self.body(lb, &lf);
+                    stms.push(Stm {
+                        exp: Exp {
+                            kind: ExpKind::Loop(ps.clone(), init.clone(), form.clone(), lb2),
+                            span: s.exp.span,
+                        },
+                        ..s.clone()
+                    });
+                }
                 _ => stms.push(s.clone()),
             }
             for p in &s.pats {
@@ -318,7 +373,7 @@ impl Expander<'_> {
         let mut defs: HashMap<Name, SExp> = HashMap::new();
         scalar_defs(kb, &mut defs);
         let mut found = Vec::new();
-        find_allocs(kb, &[], &mut found);
+        find_allocs(kb, &[], false, &mut found);
         if found.is_empty() {
             return (Vec::new(), rebuild(kb.clone()));
         }
@@ -327,6 +382,12 @@ impl Expander<'_> {
         let mut classes = Classes::default();
         let mut tainted: HashSet<Name> = HashSet::new();
         if_aliases(kb, &candidates, &mut classes, &mut tainted);
+        // Blocks allocated in a loop and returned by its body.
+        let mut carried: HashSet<Name> = HashSet::new();
+        loop_carried(kb, &mut classes, &mut carried);
+        // The names a loop of the body binds (parameters, index).
+        let mut loop_names: HashSet<Name> = HashSet::new();
+        loop_bound(kb, false, &mut loop_names);
 
         let mut pre = Vec::new();
         let mut maps: HashMap<Name, AddrMap> = HashMap::new();
@@ -377,12 +438,26 @@ impl Expander<'_> {
                 .collect();
             let count = members.len() as u64;
             self.counts.add(KERNEL_ALLOCATIONS, count);
+            if class_names.iter().any(|m| carried.contains(m)) {
+                self.counts.add(LEFT_LOOP_CARRIED, count);
+                continue;
+            }
             if class_names.iter().any(|m| tainted.contains(m)) {
                 self.counts.add(LEFT_SHARED, count);
                 continue;
             }
             let Some(sizes) = sizes else {
-                self.counts.add(LEFT_UNKNOWN_SIZE, count);
+                // Would it be known if the loops' names were not local?
+                let not_loop: HashSet<Name> = inside.difference(&loop_names).cloned().collect();
+                let loop_variant = members
+                    .iter()
+                    .any(|f| f.in_loop && outer_size(&f.size, &defs, &not_loop, &i.name).is_some());
+                let why = if loop_variant {
+                    LEFT_LOOP_VARIANT
+                } else {
+                    LEFT_UNKNOWN_SIZE
+                };
+                self.counts.add(why, count);
                 continue;
             };
             // Each member's per-iteration maximum, as an expression before
@@ -401,7 +476,12 @@ impl Expander<'_> {
                 // gets stuck in the first iteration, and the hoisted
                 // allocation must get stuck too: max(se, -1) keeps it
                 // negative and keeps the product with `n` from wrapping.
-                let floor = if f.conds.is_empty() { -1 } else { 0 };
+                // A loop may run no iteration: like a branch not taken.
+                let floor = if f.conds.is_empty() && !f.in_loop {
+                    -1
+                } else {
+                    0
+                };
                 let variant = se.mentions(i.name.as_str()) || plain.mentions(i.name.as_str());
                 let mut kfacts = facts.to_vec();
                 kfacts.extend(index_facts(&ivar, &nexp));
@@ -704,6 +784,12 @@ fn rewrite_body(b: &Body, removed: &HashSet<Name>, maps: &HashMap<Name, AddrMap>
             ExpKind::Kernel(i, n, kb) => {
                 ExpKind::Kernel(i.clone(), n.clone(), rewrite_body(kb, removed, maps))
             }
+            ExpKind::Loop(ps, init, form, lb) => ExpKind::Loop(
+                ps.iter().map(|p| rewrite_pat(p, maps)).collect(),
+                init.clone(),
+                form.clone(),
+                rewrite_body(lb, removed, maps),
+            ),
             k => k.clone(),
         };
         stms.push(Stm {
@@ -747,24 +833,75 @@ fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
     }
 }
 
-/// The allocations of a body and of its `if` branches (not of nested
-/// kernels), with the branch conditions they are under.
-fn find_allocs(b: &Body, conds: &[SExp], out: &mut Vec<Found>) {
+/// The allocations of a body, of its `if` branches and of its loops' bodies
+/// (not of nested kernels), with the branch conditions they are under.
+fn find_allocs(b: &Body, conds: &[SExp], in_loop: bool, out: &mut Vec<Found>) {
     for s in &b.stms {
         match &s.exp.kind {
             ExpKind::Alloc(se) => out.push(Found {
                 block: s.pats[0].name.name.clone(),
                 size: se.clone(),
                 conds: conds.to_vec(),
+                in_loop,
                 span: s.span,
             }),
             ExpKind::If(c, b1, b2) => {
                 let mut c1 = conds.to_vec();
                 c1.push(SExp::bin(BinOp::Ne, SExp::var(&c.name), SExp::int(0)));
-                find_allocs(b1, &c1, out);
+                find_allocs(b1, &c1, in_loop, out);
                 let mut c2 = conds.to_vec();
                 c2.push(SExp::bin(BinOp::Eq, SExp::var(&c.name), SExp::int(0)));
-                find_allocs(b2, &c2, out);
+                find_allocs(b2, &c2, in_loop, out);
+            }
+            ExpKind::Loop(_, _, _, lb) => find_allocs(lb, conds, true, out),
+            _ => {}
+        }
+    }
+}
+
+/// The parameters and indices of the loops of a body (at any depth, not in
+/// nested kernels unless `deep`).
+fn loop_bound(b: &Body, deep: bool, out: &mut HashSet<Name>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::If(_, b1, b2) => {
+                loop_bound(b1, deep, out);
+                loop_bound(b2, deep, out);
+            }
+            ExpKind::Kernel(_, _, kb) if deep => loop_bound(kb, deep, out),
+            ExpKind::Loop(ps, _, form, lb) => {
+                out.extend(ps.iter().map(|p| p.name.name.clone()));
+                if let LoopForm::For(i, _) = form {
+                    out.insert(i.name.clone());
+                }
+                loop_bound(lb, deep, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The blocks allocated in a loop's body (within its `if`s and inner
+/// loops, not nested kernels) whose class (after [`if_aliases`]) holds one
+/// of the body's results: they are carried to the next iteration.
+fn loop_carried(b: &Body, classes: &mut Classes, out: &mut HashSet<Name>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::If(_, b1, b2) => {
+                loop_carried(b1, classes, out);
+                loop_carried(b2, classes, out);
+            }
+            ExpKind::Loop(_, _, _, lb) => {
+                let mut inner = Vec::new();
+                find_allocs(lb, &[], true, &mut inner);
+                let results: HashSet<Name> =
+                    lb.result.iter().map(|r| classes.find(&r.name)).collect();
+                for f in inner {
+                    if results.contains(&classes.find(&f.block)) {
+                        out.insert(f.block);
+                    }
+                }
+                loop_carried(lb, classes, out);
             }
             _ => {}
         }
@@ -782,6 +919,7 @@ fn scalar_defs(b: &Body, out: &mut HashMap<Name, SExp>) {
                 scalar_defs(b1, out);
                 scalar_defs(b2, out);
             }
+            ExpKind::Loop(_, _, _, lb) => scalar_defs(lb, out),
             _ => {}
         }
     }
@@ -920,6 +1058,13 @@ fn bound_in(b: &Body) -> HashSet<Name> {
                     out.insert(i.name.clone());
                     go(kb, out);
                 }
+                ExpKind::Loop(ps, _, form, lb) => {
+                    out.extend(ps.iter().map(|p| p.name.name.clone()));
+                    if let LoopForm::For(i, _) = form {
+                        out.insert(i.name.clone());
+                    }
+                    go(lb, out);
+                }
                 _ => {}
             }
         }
@@ -1001,6 +1146,39 @@ fn if_aliases_in(
         if let ExpKind::Kernel(_, _, kb) = &s.exp.kind {
             if_aliases_in(top, kb, cands, classes, tainted);
         }
+        if let ExpKind::Loop(ps, init, _, lb) = &s.exp.kind {
+            // A loop's block parameter and the pattern's block stand for
+            // the initial block and each iteration's returned block: one
+            // class, like an `if`'s result and its branches' blocks.
+            if_aliases_in(top, lb, cands, classes, tainted);
+            for (k, p) in ps.iter().enumerate() {
+                if !matches!(p.ty, Type::Mem(_)) {
+                    continue;
+                }
+                let m = &p.name.name;
+                classes.union(m, m);
+                if let Some(q) = s.pats.get(k) {
+                    classes.union(m, &q.name.name);
+                }
+                for r in [
+                    init.get(k).and_then(|a| a.var().cloned()),
+                    lb.result.get(k).map(|r| r.name.clone()),
+                ] {
+                    match r {
+                        Some(r) => {
+                            classes.union(m, &r);
+                            if !cands.contains(&r) && !is_if_mem(top, &r) {
+                                tainted.insert(m.clone());
+                                tainted.insert(r);
+                            }
+                        }
+                        None => {
+                            tainted.insert(m.clone());
+                        }
+                    }
+                }
+            }
+        }
         if let ExpKind::If(_, b1, b2) = &s.exp.kind {
             if_aliases_in(top, b1, cands, classes, tainted);
             if_aliases_in(top, b2, cands, classes, tainted);
@@ -1034,6 +1212,13 @@ fn if_aliases_in(
 fn is_if_mem(b: &Body, x: &Name) -> bool {
     b.stms.iter().any(|s| match &s.exp.kind {
         ExpKind::Kernel(_, _, kb) => is_if_mem(kb, x),
+        // A loop's block parameters and pattern are existential too.
+        ExpKind::Loop(ps, _, _, lb) => {
+            ps.iter()
+                .chain(&s.pats)
+                .any(|p| matches!(p.ty, Type::Mem(_)) && &p.name.name == x)
+                || is_if_mem(lb, x)
+        }
         ExpKind::If(_, b1, b2) => {
             s.pats
                 .iter()

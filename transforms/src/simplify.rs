@@ -17,10 +17,20 @@
 //!   kernel body's result copied just before the kernel copies it again
 //!   into its row is not copied twice; a program result copied to a fresh
 //!   row-major block when it is already row-major is returned as it is.
+//! - **Loop-invariant parameters.** An int or block loop parameter that
+//!   the body returns unchanged is its initial value throughout: it is
+//!   replaced by that value (a literal one becomes a binding before the
+//!   loop, since sizes must stay names) and dropped from the parameters,
+//!   the initial values, the body's results and the pattern. A loop body
+//!   is simplified in its own scope; its parameters are never constants.
 //! - **Unused bindings.** A statement none of whose names is used is
 //!   dropped when it cannot get stuck (a scalar expression without a
 //!   division by a variable, an `alloc` of a size known to be non-negative,
-//!   a transpose, a copy); so are unused results of an `if`.
+//!   a transpose, a copy, a `concat`, a `replicate` of a literal count, a
+//!   `for` loop whose body cannot get stuck); so are unused results of an
+//!   `if`. An update (its indices may be out of bounds) and a `while` (it
+//!   may never end) always stay. Two updates are never merged: each is a
+//!   new value.
 //!
 //! Nothing that may get stuck is removed or moved, so a program and its
 //! simplified form go wrong in the same way on the same inputs.
@@ -96,7 +106,7 @@ impl Census {
                     self.add(b1);
                     self.add(b2);
                 }
-                ExpKind::Kernel(_, _, kb) => self.add(kb),
+                ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => self.add(kb),
                 _ => {}
             }
         }
@@ -118,6 +128,7 @@ pub fn simplify(p: &Program) -> Program {
 
 fn round(p: &Program) -> Program {
     let mut pr = Prop::default();
+    update_targets(&p.body, &mut pr.updated);
     let mut params = Vec::new();
     for q in &p.params {
         let q = pr.pat(&Subst::default(), q);
@@ -174,11 +185,13 @@ fn type_may_fail(t: &Type) -> bool {
 enum Where {
     /// The program's body: results are copied to row-major blocks.
     Top,
-    /// A kernel's body; its result is copied into the kernel's array, which
-    /// lives in this block when that block was bound by `alloc`.
-    Kernel(Option<Name>),
+    /// A kernel's body; its results are copied into the kernel's arrays,
+    /// which live in these blocks when all were bound by `alloc`.
+    Kernel(Option<Vec<Name>>),
     /// A branch of an `if`.
     Branch,
+    /// A loop's body: its results become the next iteration's parameters.
+    Loop,
 }
 
 /// State of the forward rewriting: the type of each name in scope (after
@@ -188,6 +201,10 @@ enum Where {
 struct Prop {
     env: HashMap<Name, Type>,
     allocated: HashSet<Name>,
+    /// The arrays some update consumes: a copy of one is a new array
+    /// even where it lands on its source's place (dropping it would make
+    /// the update consume the source).
+    updated: HashSet<Name>,
 }
 
 impl Prop {
@@ -256,13 +273,10 @@ impl Prop {
             span: s.span,
         };
         match &s.exp.kind {
-            // TRANSIENT (issue 18 skeleton): the lowering helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                let s2 = sub.stm(s);
-                self.emit(s2, out)
+            ExpKind::Loop(ps, init, form, b) => {
+                let s0 = mk(pats, ExpKind::Scalar(SExp::int(0)));
+                let s2 = self.simplify_loop(s0, (ps, init, form, b), sub, out);
+                self.emit(s2, out);
             }
             ExpKind::Scalar(e) => {
                 let e = sub.sexp(e);
@@ -293,7 +307,7 @@ impl Prop {
             }
             ExpKind::Copy(x) => {
                 let x = sub.ident(x);
-                if self.same_place(&x, &pats[0].ty) {
+                if self.same_place(&x, &pats[0].ty) && !self.updated.contains(&pats[0].name.name) {
                     // A copy onto the very place it copies from.
                     sub.0.insert(pats[0].name.name.clone(), Atom::Var(x));
                 } else {
@@ -303,14 +317,19 @@ impl Prop {
             ExpKind::Kernel(i, n, b) => {
                 self.env.insert(i.name.clone(), Type::Int(i.span));
                 self.allocated.remove(&i.name);
-                let dst = match &pats[0].ty {
-                    Type::Array(ArrayType { mem: Some(m), .. }, _)
-                        if self.allocated.contains(&m.block.name) =>
-                    {
-                        Some(m.block.name.clone())
-                    }
-                    _ => None,
-                };
+                // The blocks of the kernel's arrays, when every one was
+                // bound by `alloc`.
+                let dst = pats
+                    .iter()
+                    .map(|p| match &p.ty {
+                        Type::Array(ArrayType { mem: Some(m), .. }, _)
+                            if self.allocated.contains(&m.block.name) =>
+                        {
+                            Some(m.block.name.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<Name>>>();
                 let body = self.body(b, sub.clone(), Where::Kernel(dst));
                 self.emit(mk(pats, ExpKind::Kernel(i.clone(), sub.atom(n), body)), out);
             }
@@ -320,11 +339,107 @@ impl Prop {
                 let s2 = self.hoist_invariant(mk(pats, ExpKind::If(sub.ident(c), t, e)), sub, out);
                 self.emit(s2, out);
             }
-            ExpKind::Index(..) | ExpKind::Slice(..) | ExpKind::Transpose(_) | ExpKind::Iota(_) => {
+            // Never merged with another: two updates are two values.
+            ExpKind::Index(..)
+            | ExpKind::Slice(..)
+            | ExpKind::Transpose(_)
+            | ExpKind::Iota(_)
+            | ExpKind::Update(..)
+            | ExpKind::Concat(..)
+            | ExpKind::Replicate(..) => {
                 let e = sub.exp(&s.exp);
                 self.emit(mk(pats, e.kind), out);
             }
         }
+    }
+
+    /// A loop with the substitution applied and its body simplified in its
+    /// own scope (the parameters are variables there, never constants).
+    /// An int or block parameter that the body returns unchanged is
+    /// loop-invariant: it is its initial value throughout, so it is
+    /// replaced by that value (inside the body, and for the pattern's name
+    /// after the loop) and dropped. A `while`'s condition and array
+    /// parameters always stay. `s` carries the rewritten pattern.
+    fn simplify_loop(
+        &mut self,
+        mut s: Stm,
+        (ps, init, form, b): (&[Pat], &[Atom], &LoopForm, &Body),
+        sub: &mut Subst,
+        out: &mut Vec<Stm>,
+    ) -> Stm {
+        let init: Vec<Atom> = init.iter().map(|a| sub.atom(a)).collect();
+        let form = match form {
+            LoopForm::For(i, n) => {
+                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.allocated.remove(&i.name);
+                LoopForm::For(i.clone(), sub.atom(n))
+            }
+            LoopForm::While(c) => LoopForm::While(c.clone()),
+        };
+        let cond = match &form {
+            LoopForm::While(c) => Some(c.name.clone()),
+            LoopForm::For(..) => None,
+        };
+        // Invariant parameters, found on the body as it comes (before it is
+        // simplified, so that its names are still the parameters').
+        let mut inner = sub.clone();
+        let mut keep = vec![true; ps.len()];
+        for (k, p) in ps.iter().enumerate() {
+            let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
+                && cond.as_ref() != Some(&p.name.name)
+                && b.result.get(k).is_some_and(|x| x.name == p.name.name)
+                && s.pats.len() == ps.len();
+            if invariant {
+                keep[k] = false;
+                inner.0.insert(p.name.name.clone(), init[k].clone());
+                if let Atom::Int(..) = init[k] {
+                    // A literal cannot stand where a name is needed (a
+                    // size): the parameter becomes a constant binding.
+                    let st = Stm {
+                        pats: vec![p.clone()],
+                        exp: Exp {
+                            kind: ExpKind::Scalar(SExp::Atom(init[k].clone())),
+                            span: s.exp.span,
+                        },
+                        span: s.span,
+                    };
+                    self.emit(st, out);
+                }
+            }
+        }
+        let mut params = Vec::new();
+        let mut inits = Vec::new();
+        for (k, p) in ps.iter().enumerate() {
+            if keep[k] {
+                let q = self.pat(&inner, p);
+                self.bind_param(&q);
+                params.push(q);
+                inits.push(init[k].clone());
+            }
+        }
+        let mut body = self.body(b, inner, Where::Loop);
+        if keep.iter().all(|k| *k) {
+            s.exp.kind = ExpKind::Loop(params, inits, form, body);
+            return s;
+        }
+        let mut it = keep.iter();
+        body.result.retain(|_| *it.next().unwrap_or(&true));
+        let mut after = Subst::default();
+        for (k, q) in s.pats.iter().enumerate() {
+            if !keep[k] {
+                let a = match &init[k] {
+                    Atom::Int(..) => Atom::Var(ps[k].name.clone()),
+                    a => a.clone(),
+                };
+                after.0.insert(q.name.name.clone(), a);
+            }
+        }
+        let mut it = keep.iter();
+        s.pats.retain(|_| *it.next().unwrap_or(&true));
+        s.pats = s.pats.iter().map(|p| self.pat(&after, p)).collect();
+        sub.0.extend(after.0);
+        s.exp.kind = ExpKind::Loop(params, inits, form, body);
+        s
     }
 
     /// `x` lives exactly where an array of type `ty` would.
@@ -482,7 +597,7 @@ impl Prop {
             let Some(ms) = &src.mem else { continue };
             let ok = match at {
                 Where::Kernel(Some(dst)) => {
-                    ms.block.name != *dst && self.allocated.contains(&ms.block.name)
+                    !dst.contains(&ms.block.name) && self.allocated.contains(&ms.block.name)
                 }
                 _ => {
                     let shape: Vec<Poly> = src.shape.iter().map(Poly::atom).collect();
@@ -516,6 +631,23 @@ impl Prop {
         }
         let mut it = removed.iter();
         stms.retain(|_| !*it.next().unwrap_or(&false));
+    }
+}
+
+/// The arrays that the updates of a body (at any depth) consume.
+fn update_targets(b: &Body, out: &mut HashSet<Name>) {
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Update(x, ..) => {
+                out.insert(x.name.clone());
+            }
+            ExpKind::If(_, t, e) => {
+                update_targets(t, out);
+                update_targets(e, out);
+            }
+            ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => update_targets(kb, out),
+            _ => {}
+        }
     }
 }
 
@@ -636,9 +768,16 @@ fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
         return true;
     }
     match &s.exp.kind {
-        // TRANSIENT (issue 18 skeleton).
-        ExpKind::Loop(..) | ExpKind::Update(..) | ExpKind::Concat(..) | ExpKind::Replicate(..) => {
-            true
+        // An index may be out of bounds.
+        ExpKind::Update(..) => true,
+        // The shapes agree by type, and the result's size is their sum.
+        ExpKind::Concat(..) => false,
+        ExpKind::Replicate(n, _) => !matches!(n, Atom::Int(k, _) if *k >= 0),
+        // A `while` may never end (the fuel limit stops it); a `for` ends,
+        // and gets stuck only where its body may.
+        ExpKind::Loop(_, _, LoopForm::While(_), _) => true,
+        ExpKind::Loop(ps, _, LoopForm::For(..), b) => {
+            ps.iter().any(|p| type_may_fail(&p.ty)) || b.stms.iter().any(|s| may_fail(s, sizes))
         }
         ExpKind::Scalar(e) => sexp_may_fail(e),
         ExpKind::Alloc(e) => {
@@ -678,6 +817,27 @@ fn dce_body(b: &Body, sizes: &mut Sizes) -> Body {
                     continue;
                 };
                 s
+            }
+            ExpKind::Loop(ps, init, form, body) => {
+                let used = s.pats.iter().any(|p| live.contains(&p.name.name));
+                if !used && !may_fail(s, visible) {
+                    continue;
+                }
+                // The parameters are arrays in scope in the body.
+                let base = visible.len();
+                for c in ps.iter().filter_map(|p| element_count(&p.ty)) {
+                    visible.push(c);
+                }
+                let body = dce_body(body, visible);
+                visible.truncate(base);
+                Stm {
+                    pats: s.pats.clone(),
+                    exp: Exp {
+                        kind: ExpKind::Loop(ps.clone(), init.clone(), form.clone(), body),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                }
             }
             ExpKind::Kernel(i, n, body) => {
                 let body = dce_body(body, visible);
@@ -911,5 +1071,108 @@ mod tests {
         );
         assert!(!out.contains("copy"), "{out}");
         assert!(out.contains("xs[0]"), "{out}");
+    }
+
+    #[test]
+    fn loop_invariant_blocks_and_offsets_leave_the_loop() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: *[n]int @ xm -> R(n)) =
+               let (o: int) = 0
+               let (s: int) = 1
+               let (k: int) (rm: mem) (ro: int) (rs: int) (r: [n]int @ rm -> ro + {(n : rs)}) =
+                 loop (j: int) (am: mem) (ao: int) (as: int) (a: [n]int @ am -> ao + {(n : as)}) = (0, xm, o, s, xs) for i < n do
+                   let (b: [n]int @ am -> ao + {(n : as)}) = a with [i] = j
+                   let (bo: int) = ao
+                   let (j2: int) = j + 1
+                   in (j2, am, bo, as, b)
+               in (r, k)",
+        );
+        assert!(
+            out.contains("loop (j: int) (a: [n]int @ xm -> R(n)) = (0, xs) for i < n do"),
+            "{out}"
+        );
+        assert!(out.contains("(r: [n]int @ xm -> R(n))"), "{out}");
+        assert!(out.contains("in (j2, b)"), "{out}");
+    }
+
+    #[test]
+    fn a_literal_invariant_size_stays_a_name() {
+        let out = simp(
+            "def main (n: int) =
+               let (k: int) (r: int) = loop (m: int) (acc: int) = (3, 0) for i < n do
+                   let (a: int) = acc + m
+                   in (m, a)
+               let (zm: mem) = alloc k
+               let (z: [k]int @ zm -> R(k)) = iota k
+               in (z, r)",
+        );
+        assert!(out.contains("let (m: int) = 3"), "{out}");
+        assert!(out.contains("(z: [m]int @ zm -> R(m)) = iota m"), "{out}");
+    }
+
+    #[test]
+    fn dead_loops_updates_concats_and_replicates() {
+        let out = simp(
+            "def main (n: int) (c: int) (xm: mem) (xs: *[n]int @ xm -> R(n)) =
+               let (k: int) = n + n
+               let (zm: mem) = alloc k
+               let (z: [k]int @ zm -> R(k)) = concat xs xs
+               let (rm: mem) = alloc 3 * n
+               let (r: [3][n]int @ rm -> R(3, n)) = replicate 3 xs
+               let (qm: mem) = alloc c * n
+               let (q: [c][n]int @ qm -> R(c, n)) = replicate c xs
+               let (u: int) = loop (a: int) = (0) for i < n do
+                   let (a2: int) = a + i
+                   in (a2)
+               let (v: int) = loop (b: int) = (c) while b do
+                   let (b2: int) = b - 1
+                   in (b2)
+               let (w: int) = loop (d: int) = (0) for i < n do
+                   let (e: int) = xs[i]
+                   in (e)
+               let (ys: [n]int @ xm -> R(n)) = xs with [0] = 1
+               in (n)",
+        );
+        assert!(!out.contains("concat"), "{out}");
+        assert!(!out.contains("replicate 3"), "{out}");
+        assert!(
+            out.contains("replicate c"),
+            "a negative count is stuck: {out}"
+        );
+        assert!(
+            !out.contains("let (u"),
+            "a for loop that cannot fail: {out}"
+        );
+        assert!(out.contains("let (v"), "a while may never end: {out}");
+        assert!(out.contains("let (w"), "its body may get stuck: {out}");
+        assert!(
+            out.contains("xs with [0] = 1"),
+            "an update may be out of bounds: {out}"
+        );
+    }
+
+    #[test]
+    fn a_multi_result_kernel_keeps_copies_into_its_own_blocks() {
+        let out = simp(
+            "def main (n: int) =
+               let (pm: mem) = alloc n
+               let (qm: mem) = alloc n
+               let (p: [n]int @ pm -> R(n)) (q: [n]int @ qm -> R(n)) = kernel i < n do
+                 let (e: int) = i * 2
+                 in (i, e)
+               in (p, q)",
+        );
+        assert!(out.contains("in (i, e)"), "{out}");
+    }
+
+    #[test]
+    fn a_copy_onto_its_own_place_that_an_update_consumes_stays() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (ys: [n]int @ xm -> R(n)) = copy xs
+               let (zs: [n]int @ xm -> R(n)) = ys with [0] = 1
+               in (zs)",
+        );
+        assert!(out.contains("copy xs"), "{out}");
     }
 }

@@ -10,6 +10,30 @@
 //! (TransformProgram). The translation returns *all* supporting
 //! information, as the paper does; `simplify` removes what is redundant.
 //!
+//! Issue 18's constructs. `x with [...] = v` lives where x lives (x's
+//! block and LMAD, T-MEM-UPDATE): it changes x in place. `concat`,
+//! `replicate` and each result of a kernel (one per pattern element) get a
+//! fresh row-major block, like `copy` and `iota`. Unique parameters stay
+//! unique. A loop is treated like an `if` whose "branches" are the initial
+//! values and the body (T-MEM-LOOP):
+//!
+//! ```text
+//! let (q̄') = loop (p̄') = (ā') for i < n do b'
+//! ```
+//!
+//! where every array parameter `(a: [k]int)` of the FUN loop becomes
+//! `(a_mem: mem) (a_off: int) (a_s0: int) ... (a: [k]int @ a_mem -> a_off +
+//! {(k : a_s0) ...})` (existential memory: block, offset and strides are
+//! loop parameters too), every array of the pattern likewise, and every
+//! array among the initial values and the body's results is given with its
+//! Support (block, offset, strides bound to variables, the array). Memory
+//! flows around the loop as init → parameters → body results → parameters
+//! → ... → pattern: the first iteration sees the initial array wherever it
+//! lives (a slice or a transpose in any block), each later one sees what
+//! the previous returned (a fresh block, or the parameter's own block after
+//! an in-place update), and the pattern names the last one (the initial
+//! array's memory when the body never runs).
+//!
 //! Where we differ from the paper's procedures (papers/ifl2022/errata.md):
 //! Support binds each stride to a variable as well as the offset (our
 //! strides are scalar expressions), and returns the block, offset and
@@ -38,6 +62,8 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
     let mut tr = Tr {
         names: Names::of_program(p),
         env: HashMap::default(),
+        #[cfg(feature = "planted-faults")]
+        updated: Default::default(),
     };
     let mut params = Vec::new();
     for q in &p.params {
@@ -45,13 +71,16 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
             Type::Array(a, sp) => {
                 let block = tr.names.fresh(&format!("{}_mem", q.name.name));
                 params.push(mem_pat(&block, q.span));
-                params.push(array_pat(
+                let mut ap = array_pat(
                     &q.name,
                     &a.shape,
                     &block,
                     LmadSyn::RowMajor(a.shape.clone(), *sp),
                     q.span,
-                ));
+                );
+                // A unique parameter stays unique: the program may consume it.
+                ap.unique = q.unique;
+                params.push(ap);
             }
             _ => params.push(q.clone()),
         }
@@ -104,6 +133,10 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
 struct Tr {
     names: Names,
     env: HashMap<Name, Type>,
+    /// The arrays that some update of the body being lowered consumes
+    /// (filled only for the planted fault `UpdateFreshBlock`).
+    #[cfg(feature = "planted-faults")]
+    updated: rustc_hash::FxHashSet<Name>,
 }
 
 impl Tr {
@@ -113,6 +146,14 @@ impl Tr {
 
     /// TransformStms: each statement in turn, extending the environment.
     fn transform_stms(&mut self, stms: &[Stm]) -> Result<Vec<Stm>, Diagnostic> {
+        #[cfg(feature = "planted-faults")]
+        if crate::fault::active(crate::fault::Fault::UpdateFreshBlock) {
+            for s in stms {
+                if let ExpKind::Update(x, ..) = &s.exp.kind {
+                    self.updated.insert(x.name.clone());
+                }
+            }
+        }
         let mut out = Vec::with_capacity(stms.len());
         for s in stms {
             for t in self.transform_stm(s)? {
@@ -163,16 +204,24 @@ impl Tr {
             }
         };
         Ok(match &s.exp.kind {
-            // TRANSIENT (issue 18 skeleton): the lowering helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
-                    s.span,
-                    "issue 18 skeleton: not yet lowered",
+            ExpKind::Loop(ps, init, form, b) => self.transform_loop(s, ps, init, form, b)?,
+            ExpKind::Update(x, _, _) => {
+                // T-MEM-UPDATE: the result is x, changed in place: x's block
+                // and x's LMAD.
+                let shape = shape_of(first)?;
+                let (block, l) = self.memory(x)?;
+                let p = &s.pats[0];
+                one(array_pat(
+                    &p.name,
+                    &shape,
+                    &block,
+                    lmad_syn(&shape, &l),
+                    p.span,
                 ))
+            }
+            ExpKind::Concat(..) | ExpKind::Replicate(..) => {
+                let shape = shape_of(first)?;
+                self.fresh_array(s, &shape, s.exp.kind.clone())
             }
             ExpKind::Scalar(_) | ExpKind::Index(..) => vec![s.clone()],
             ExpKind::Slice(x, sl) => {
@@ -211,7 +260,6 @@ impl Tr {
                 ))
             }
             ExpKind::Kernel(i, n, b) => {
-                let shape = shape_of(first)?;
                 self.env.insert(i.name.clone(), Type::Int(i.span));
                 let stms = self.transform_stms(&b.stms)?;
                 let body = Body {
@@ -219,7 +267,40 @@ impl Tr {
                     result: b.result.clone(),
                     span: b.span,
                 };
-                self.fresh_array(s, &shape, ExpKind::Kernel(i.clone(), n.clone(), body))
+                // One block per result array, each row-major.
+                let mut out = Vec::new();
+                let mut pats = Vec::new();
+                for p in &s.pats {
+                    let shape = shape_of(Some(p))?;
+                    let (alloc, bound) = self.fresh_block(p, &shape, s.span);
+                    out.push(alloc);
+                    pats.push(bound);
+                }
+                out.push(Stm {
+                    pats,
+                    exp: Exp {
+                        kind: ExpKind::Kernel(i.clone(), n.clone(), body),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                });
+                out
+            }
+            #[cfg(feature = "planted-faults")]
+            ExpKind::Copy(x)
+                if crate::fault::active(crate::fault::Fault::UpdateFreshBlock)
+                    && self.updated.contains(&s.pats[0].name.name) =>
+            {
+                let shape = shape_of(first)?;
+                let (block, l) = self.memory(x)?;
+                let p = &s.pats[0];
+                one(array_pat(
+                    &p.name,
+                    &shape,
+                    &block,
+                    lmad_syn(&shape, &l),
+                    p.span,
+                ))
             }
             ExpKind::Iota(_) | ExpKind::Copy(_) => {
                 let shape = shape_of(first)?;
@@ -239,7 +320,23 @@ impl Tr {
     /// A fresh array: `let (y_mem: mem) = alloc (z1 * ... * zn)` and the
     /// statement binding `y` in it, row-major.
     fn fresh_array(&mut self, s: &Stm, shape: &[Atom], kind: ExpKind) -> Vec<Stm> {
-        let p = &s.pats[0];
+        let (alloc, p) = self.fresh_block(&s.pats[0], shape, s.span);
+        vec![
+            alloc,
+            Stm {
+                pats: vec![p],
+                exp: Exp {
+                    kind,
+                    span: s.exp.span,
+                },
+                span: s.span,
+            },
+        ]
+    }
+
+    /// For a fresh array bound by `p`: its block's allocation and the
+    /// pattern that binds it there, row-major.
+    fn fresh_block(&mut self, p: &Pat, shape: &[Atom], span: Span) -> (Stm, Pat) {
         let block = self.names.fresh(&format!("{}_mem", p.name.name));
         #[allow(unused_mut)]
         let mut layout = LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY);
@@ -249,17 +346,10 @@ impl Tr {
             l.offset = Poly::constant(1);
             layout = lmad_syn(shape, &l);
         }
-        vec![
-            alloc_stm(&block, product(shape), s.span),
-            Stm {
-                pats: vec![array_pat(&p.name, shape, &block, layout, p.span)],
-                exp: Exp {
-                    kind,
-                    span: s.exp.span,
-                },
-                span: s.span,
-            },
-        ]
+        (
+            alloc_stm(&block, product(shape), span),
+            array_pat(&p.name, shape, &block, layout, p.span),
+        )
     }
 
     /// The `if` case: both branches translated, each array result returned
@@ -289,26 +379,7 @@ impl Tr {
                 else_out.push(xe.0.clone());
                 continue;
             };
-            let rank = a.shape.len();
-            let block = self.names.fresh(&format!("{}_mem", p.name.name));
-            let off = self.names.fresh(&format!("{}_off", p.name.name));
-            let strides: Vec<Ident> = (0..rank)
-                .map(|d| self.names.fresh(&format!("{}_s{d}", p.name.name)))
-                .collect();
-            pats.push(mem_pat(&block, p.span));
-            pats.push(int_pat(&off, p.span));
-            pats.extend(strides.iter().map(|x| int_pat(x, p.span)));
-            let lmad = LmadSyn::Explicit {
-                offset: SExp::Atom(Atom::Var(off.clone())),
-                dims: a
-                    .shape
-                    .iter()
-                    .zip(&strides)
-                    .map(|(n, st)| (n.clone(), SExp::Atom(Atom::Var(st.clone()))))
-                    .collect(),
-                span: *sp,
-            };
-            pats.push(array_pat(&p.name, &a.shape, &block, lmad, p.span));
+            pats.extend(self.existential(p, a, *sp));
             for ((x, support), (stms, out)) in [
                 (xt, (&mut then_stms, &mut then_out)),
                 (xe, (&mut else_stms, &mut else_out)),
@@ -323,18 +394,7 @@ impl Tr {
                         ),
                     ));
                 };
-                // Support(τ_x): the block, then the offset and the strides
-                // bound to fresh variables.
-                out.push(xblock.clone());
-                let xoff = self.names.fresh(&format!("{}_off", x.name));
-                stms.push(scalar_stm(&xoff, l.offset.to_sexp(), x.span));
-                out.push(xoff);
-                for (d, dim) in l.dims.iter().enumerate() {
-                    let xs = self.names.fresh(&format!("{}_s{d}", x.name));
-                    stms.push(scalar_stm(&xs, dim.stride.to_sexp(), x.span));
-                    out.push(xs);
-                }
-                out.push(x.clone());
+                self.support(x, xblock, l, stms, out);
             }
         }
         let body = |stms, result, b: &Body| Body {
@@ -354,6 +414,179 @@ impl Tr {
             },
             span: s.span,
         }])
+    }
+
+    /// The pattern elements that bind an array of existential memory (an
+    /// `if`'s or a loop's result, a loop parameter): its block, its offset
+    /// and strides as int variables, and the array itself at that LMAD.
+    fn existential(&mut self, p: &Pat, a: &ArrayType, sp: Span) -> Vec<Pat> {
+        let block = self.names.fresh(&format!("{}_mem", p.name.name));
+        let off = self.names.fresh(&format!("{}_off", p.name.name));
+        let strides: Vec<Ident> = (0..a.shape.len())
+            .map(|d| self.names.fresh(&format!("{}_s{d}", p.name.name)))
+            .collect();
+        let mut pats = vec![mem_pat(&block, p.span), int_pat(&off, p.span)];
+        pats.extend(strides.iter().map(|x| int_pat(x, p.span)));
+        let lmad = LmadSyn::Explicit {
+            offset: SExp::Atom(Atom::Var(off.clone())),
+            dims: a
+                .shape
+                .iter()
+                .zip(&strides)
+                .map(|(n, st)| (n.clone(), SExp::Atom(Atom::Var(st.clone()))))
+                .collect(),
+            span: sp,
+        };
+        pats.push(array_pat(&p.name, &a.shape, &block, lmad, p.span));
+        pats
+    }
+
+    /// Support(τ_x): the block, then the offset and the strides bound to
+    /// fresh variables (statements appended to `stms`), then x itself, as
+    /// the values that fill [`Tr::existential`]'s pattern elements.
+    fn support(
+        &mut self,
+        x: &Ident,
+        block: &Ident,
+        l: &Lmad<Poly>,
+        stms: &mut Vec<Stm>,
+        out: &mut Vec<Ident>,
+    ) {
+        out.push(block.clone());
+        let xoff = self.names.fresh(&format!("{}_off", x.name));
+        stms.push(scalar_stm(&xoff, l.offset.to_sexp(), x.span));
+        out.push(xoff);
+        for (d, dim) in l.dims.iter().enumerate() {
+            let xs = self.names.fresh(&format!("{}_s{d}", x.name));
+            stms.push(scalar_stm(&xs, dim.stride.to_sexp(), x.span));
+            out.push(xs);
+        }
+        out.push(x.clone());
+    }
+
+    /// The loop case (T-MEM-LOOP): every array parameter, and the pattern
+    /// element that binds its final value, gets existential memory; the
+    /// initial arrays and the body's array results are given with their
+    /// supporting information.
+    fn transform_loop(
+        &mut self,
+        s: &Stm,
+        ps: &[Pat],
+        init: &[Atom],
+        form: &LoopForm,
+        b: &Body,
+    ) -> Result<Vec<Stm>, Diagnostic> {
+        let bad = |sp: Span, what: &str| {
+            Diagnostic::new(
+                Phase::Transform,
+                sp,
+                format!("lowering: {what} (is the program well typed?)"),
+            )
+        };
+        if init.len() != ps.len() || b.result.len() != ps.len() || s.pats.len() != ps.len() {
+            return Err(bad(
+                s.span,
+                "the loop's parameters, initial values, body results and pattern differ in number",
+            ));
+        }
+        let mut out = Vec::new();
+        let mut params = Vec::new();
+        let mut inits = Vec::new();
+        for (p, a) in ps.iter().zip(init) {
+            let Type::Array(at, sp) = &p.ty else {
+                params.push(p.clone());
+                inits.push(a.clone());
+                continue;
+            };
+            let Atom::Var(x) = a else {
+                return Err(bad(
+                    a.span(),
+                    "an array parameter's initial value must be an array",
+                ));
+            };
+            let (xblock, l) = self.memory(x)?;
+            params.extend(self.existential(p, at, *sp));
+            let mut names = Vec::new();
+            self.support(x, &xblock, &l, &mut out, &mut names);
+            inits.extend(names.into_iter().map(Atom::Var));
+        }
+        for q in &out {
+            self.bind(&q.pats[0]);
+        }
+        for q in &params {
+            self.bind(q);
+        }
+        if let LoopForm::For(i, _) = form {
+            self.env.insert(i.name.clone(), Type::Int(i.span));
+        }
+        let mut stms = self.transform_stms(&b.stms)?;
+        let mut result = Vec::new();
+        for (p, x) in ps.iter().zip(&b.result) {
+            if !matches!(p.ty, Type::Array(..)) {
+                result.push(x.clone());
+                continue;
+            }
+            let (xblock, l) = self.memory(x)?;
+            self.support(x, &xblock, &l, &mut stms, &mut result);
+        }
+        let mut pats = Vec::new();
+        #[allow(unused_mut)]
+        let mut after: Vec<Stm> = Vec::new();
+        for (k, q) in s.pats.iter().enumerate() {
+            match &q.ty {
+                Type::Array(a, sp) => {
+                    #[cfg(feature = "planted-faults")]
+                    if crate::fault::active(crate::fault::Fault::LoopResultParamBlock) {
+                        if let Some(Atom::Var(x)) = init.get(k) {
+                            // The loop binds a fresh name; q is a view of
+                            // the initial array.
+                            let mut q2 = q.clone();
+                            q2.name = self.names.fresh(&format!("{}_loop", q.name.name));
+                            pats.extend(self.existential(&q2, a, *sp));
+                            let (block, l) = self.memory(x)?;
+                            let pairs: Vec<(Atom, Atom)> = a
+                                .shape
+                                .iter()
+                                .map(|n| (Atom::Int(0, Span::DUMMY), n.clone()))
+                                .collect();
+                            let polys: Vec<(Poly, Poly)> = pairs
+                                .iter()
+                                .map(|(o, n)| (Poly::atom(o), Poly::atom(n)))
+                                .collect();
+                            let lmad = lmad_syn(&a.shape, &l.slice(&polys));
+                            after.push(stm1(
+                                array_pat(&q.name, &a.shape, &block, lmad, q.span),
+                                ExpKind::Slice(x.clone(), pairs),
+                                s.span,
+                            ));
+                            continue;
+                        }
+                    }
+                    let _ = k;
+                    pats.extend(self.existential(q, a, *sp))
+                }
+                _ => pats.push(q.clone()),
+            }
+        }
+        out.push(Stm {
+            pats,
+            exp: Exp {
+                kind: ExpKind::Loop(
+                    params,
+                    inits,
+                    form.clone(),
+                    Body {
+                        stms,
+                        result,
+                        span: b.span,
+                    },
+                ),
+                span: s.exp.span,
+            },
+            span: s.span,
+        });
+        out.extend(after);
+        Ok(out)
     }
 
     /// A branch translated, with each result and, for arrays, their block

@@ -6,7 +6,12 @@
 //! transposes vanish, since they only change the LMAD; an `if` declares its
 //! pattern's `int` and `mem` variables and assigns them in each branch; a
 //! kernel's body ends by copying its result into the kernel's array (Copy).
-//! `iota` and `copy` become kernels. Program parameters and results carry
+//! `iota`, `copy`, `concat` and `replicate` become kernels (a kernel with
+//! several results writes each result's block in one IMP kernel); a
+//! `loop` becomes an IMP `for` or `while` over its parameters' `int` and
+//! `mem` variables; an in-place update writes into its array's block
+//! through its LMAD, guarded like an index (`assert index`) or slice
+//! (`assert slice`). Program parameters and results carry
 //! their layout (docs/language.md, Syntax); `mem` results are not printed, so they are
 //! not in the `out` list.
 //!
@@ -23,18 +28,25 @@
 //! stores a scalar expression); we read into a variable and write that. A
 //! copy between two places of one block goes through a temporary block, so
 //! that the parallel copy does not race where eq. 5's memcopy (read all,
-//! then write) would not; a copy onto the very same place is dropped. Two
-//! blocks of different names may be one at run time when a name is bound
-//! by an `if` (`if c then (m, ..) else (m2, ..)`): such a copy also goes
-//! through a temporary block unless the blocks the `if`s may return (their
+//! then write) would not; a copy onto the very same place is dropped (the
+//! same block and LMADs equal as polynomials, with the known definitions of
+//! `int` names unfolded, so that a row built at `o + {(m : 1)}` with
+//! `o = i * m` is seen to be row `i` of `R(n, m)`). Two blocks of different
+//! names may be one at run time when a name is bound by an `if` (`if c then
+//! (m, ..) else (m2, ..)`) or is a loop's `mem` parameter: such a copy also
+//! goes through a temporary block unless the blocks they may be (the
 //! `alloc`s and `mem` parameters, which are distinct blocks) are disjoint.
+//! A block allocated in a loop body is fresh in each iteration, so it is
+//! never the block a parameter of that loop holds.
 
 use crate::names::Names;
 use crate::to_funmem::product;
-use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, Ident, Pat, Program, SExp, Stm, Type};
+use funmem_lang::ast::{
+    Atom, BinOp, Body, ExpKind, Ident, LoopForm, Pat, Program, SExp, Stm, Type, UpdIdx,
+};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::imp::{self, ArrDecl, Check, ImpType, Param, Stmt, StmtKind};
-use funmem_lang::lmad::Lmad;
+use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::poly::Poly;
 use funmem_lang::{Name, Span};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -54,6 +66,7 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
         names,
         env: HashMap::default(),
         roots: HashMap::default(),
+        defs: HashMap::default(),
     };
     let mut params = Vec::new();
     let mut seen: HashSet<Name> = HashSet::default();
@@ -172,7 +185,21 @@ struct Tr {
     /// by `alloc` or as a parameter is itself alone (and not in this map);
     /// two such blocks of different names are different blocks.
     roots: HashMap<Name, Vec<Name>>,
+    /// Known definitions of `int` names (`let (o: int) = i * m`), unfolded,
+    /// so that two LMADs that name one place differently compare equal.
+    /// Sound because a FUNMEM name is bound once, and the only IMP
+    /// variables assigned again are loop parameters, which have no
+    /// definition.
+    defs: HashMap<Name, Poly>,
 }
+
+/// The root standing for "any block": a block a loop parameter may get
+/// from a loop nested in the body, which this translation does not follow.
+const ANY_BLOCK: &str = "*";
+
+/// Definitions with more terms than this are not kept (they would only
+/// grow the comparisons).
+const DEF_TERMS: usize = 16;
 
 impl Tr {
     /// `0 <= a < n` is known: literals, or an enclosing kernel's index
@@ -252,7 +279,9 @@ impl Tr {
     /// Whether two blocks may be one at run time.
     fn may_alias(&self, a: &Name, b: &Name) -> bool {
         let rb = self.roots_of(b);
-        a == b || self.roots_of(a).iter().any(|r| rb.contains(r))
+        let ra = self.roots_of(a);
+        let any = |rs: &[Name]| rs.iter().any(|r| r.as_str() == ANY_BLOCK);
+        a == b || any(&ra) || any(&rb) || ra.iter().any(|r| rb.contains(r))
     }
 
     fn bind(&mut self, pats: &[Pat]) {
@@ -283,20 +312,65 @@ impl Tr {
             })
         };
         match &s.exp.kind {
-            // TRANSIENT (issue 18 skeleton): the IMP helper replaces this.
-            ExpKind::Loop(..)
-            | ExpKind::Update(..)
-            | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
-                    sp,
-                    "issue 18 skeleton: not yet lowered to IMP",
-                ))
+            ExpKind::Loop(ps, init, form, b) => self.lower_loop(s, ps, init, form, b, out)?,
+            ExpKind::Update(y, is, v) => {
+                self.bind(&s.pats);
+                self.update(y, is, v, sp, out)?;
+            }
+            // E-MEM-CONCAT: x's elements, then y's after x's rows.
+            ExpKind::Concat(y1, y2) => {
+                self.bind(&s.pats);
+                let dst = self.place(&x()?)?;
+                let p1 = self.place(y1)?;
+                let p2 = self.place(y2)?;
+                out.extend(self.copy(&dst, &[], &p1, sp));
+                let rows = p1
+                    .shape
+                    .first()
+                    .map(Poly::atom)
+                    .unwrap_or_else(|| Poly::constant(0));
+                let mut lmad = dst.lmad.clone();
+                if let Some(d) = lmad.dims.first_mut() {
+                    lmad.offset = lmad.offset.add(&rows.mul(&d.stride));
+                    if let Some(k) = p2.shape.first() {
+                        d.elems = Poly::atom(k);
+                    }
+                }
+                let second = Place {
+                    block: dst.block.clone(),
+                    lmad,
+                    shape: p2.shape.clone(),
+                };
+                out.extend(self.copy(&second, &[], &p2, sp));
+            }
+            // E-MEM-REPLICATE: one kernel iteration per copy of v.
+            ExpKind::Replicate(n, v) => {
+                self.bind(&s.pats);
+                let dst = self.place(&x()?)?;
+                let i = self.names.fresh("i");
+                let at = [Poly::var(&i.name)];
+                let mut body = match v {
+                    Atom::Var(y) if matches!(self.env.get(&y.name), Some(Type::Array(..))) => {
+                        let src = self.place(y)?;
+                        self.copy(&dst, &at, &src, sp)
+                    }
+                    _ => vec![stmt(
+                        StmtKind::Write(dst.block.clone(), dst.at(&at), SExp::Atom(v.clone())),
+                        sp,
+                    )],
+                };
+                if body.is_empty() {
+                    body.push(stmt(StmtKind::Skip, sp));
+                }
+                out.push(stmt(StmtKind::Kernel(i, SExp::Atom(n.clone()), body), sp));
             }
             ExpKind::Scalar(e) => {
                 let x = x()?;
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
+                let def = self.unfold(&Poly::from_sexp(e));
+                if def.terms().count() <= DEF_TERMS {
+                    self.defs.insert(x.name.clone(), def);
+                }
                 out.push(stmt(StmtKind::Assign(x, e.clone()), sp));
                 self.bind(&s.pats);
             }
@@ -312,15 +386,9 @@ impl Tr {
                 let py = self.place(y)?;
                 let mut conds = Vec::new();
                 for (a, n) in idx.iter().zip(&py.shape) {
-                    if self.known_in_bounds(a, n) {
-                        continue;
+                    if !self.known_in_bounds(a, n) {
+                        conds.push(index_cond(a, n));
                     }
-                    let e = SExp::Atom(a.clone());
-                    let below = SExp::bin(BinOp::Lt, e.clone(), SExp::Atom(n.clone()));
-                    conds.push(match a {
-                        Atom::Int(k, _) if *k >= 0 => below,
-                        _ => SExp::bin(BinOp::And, SExp::bin(BinOp::Le, SExp::int(0), e), below),
-                    });
                 }
                 self.guard(Check::Index, conds, sp, out);
                 let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
@@ -334,25 +402,9 @@ impl Tr {
                 let py = self.place(y)?;
                 let mut conds = Vec::new();
                 for ((o, k), n) in sl.iter().zip(&py.shape) {
-                    if let (Atom::Int(o, _), Atom::Int(k, _), Atom::Int(n, _)) = (o, k, n) {
-                        if *o >= 0 && *k >= 0 && o.checked_add(*k).is_some_and(|e| e <= *n) {
-                            continue;
-                        }
+                    if !range_known(o, k, n) {
+                        conds.push(slice_cond(o, k, n));
                     }
-                    let (o, k, n) = (
-                        SExp::Atom(o.clone()),
-                        SExp::Atom(k.clone()),
-                        SExp::Atom(n.clone()),
-                    );
-                    conds.push(SExp::bin(
-                        BinOp::And,
-                        SExp::bin(
-                            BinOp::And,
-                            SExp::bin(BinOp::Le, SExp::int(0), o.clone()),
-                            SExp::bin(BinOp::Le, SExp::int(0), k.clone()),
-                        ),
-                        SExp::bin(BinOp::Le, o, SExp::bin(BinOp::Sub, n, k)),
-                    ));
                 }
                 self.guard(Check::Slice, conds, sp, out);
                 self.bind(&s.pats);
@@ -410,22 +462,24 @@ impl Tr {
                 self.facts.pop();
                 let mut inner = inner?;
                 self.bind(&s.pats);
-                let dst = self.place(&x()?)?;
-                let r = b.result.first().ok_or_else(|| unbound(&i.clone()))?;
+                // One IMP kernel writes every result array's row i.
                 let at = [Poly::var(&i.name)];
-                match self.env.get(&r.name) {
-                    Some(Type::Int(_)) => inner.push(stmt(
-                        StmtKind::Write(dst.block.clone(), dst.at(&at), var(r)),
-                        sp,
-                    )),
-                    _ => {
-                        let src = self.place(r)?;
-                        #[cfg(feature = "planted-faults")]
-                        let skip = crate::fault::active(crate::fault::Fault::MissingKernelCopy);
-                        #[cfg(not(feature = "planted-faults"))]
-                        let skip = false;
-                        if !skip {
-                            inner.extend(self.copy(&dst, &at, &src, sp));
+                for (p, r) in s.pats.iter().zip(&b.result) {
+                    let dst = self.place(&p.name)?;
+                    match self.env.get(&r.name) {
+                        Some(Type::Int(_)) => inner.push(stmt(
+                            StmtKind::Write(dst.block.clone(), dst.at(&at), var(r)),
+                            sp,
+                        )),
+                        _ => {
+                            let src = self.place(r)?;
+                            #[cfg(feature = "planted-faults")]
+                            let skip = crate::fault::active(crate::fault::Fault::MissingKernelCopy);
+                            #[cfg(not(feature = "planted-faults"))]
+                            let skip = false;
+                            if !skip {
+                                inner.extend(self.copy(&dst, &at, &src, sp));
+                            }
                         }
                     }
                 }
@@ -486,6 +540,237 @@ impl Tr {
         Ok(())
     }
 
+    /// A polynomial with the known definitions of its names unfolded.
+    fn unfold(&self, p: &Poly) -> Poly {
+        if self.defs.is_empty() {
+            return p.clone();
+        }
+        p.subst(&|x| self.defs.get(x).cloned())
+    }
+
+    fn unfold_lmad(&self, l: &Lmad<Poly>) -> Lmad<Poly> {
+        l.map(|p| self.unfold(p))
+    }
+
+    /// E-MEM-UPDATE: `y with [idx, ...] = v` writes v into y's block
+    /// through y's LMAD, after guarding each index (`assert index`) and
+    /// range (`assert slice`) that is not known in bounds, since FUNMEM
+    /// is stuck (E-MEM-UPDATE) where IMP would write elsewhere.
+    fn update(
+        &mut self,
+        y: &Ident,
+        is: &[UpdIdx],
+        v: &Atom,
+        sp: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), Diagnostic> {
+        let py = self.place(y)?;
+        let mut elems = Vec::new();
+        let mut ranges = Vec::new();
+        let mut offset = py.lmad.offset.clone();
+        let mut dims = Vec::new();
+        let mut shape = Vec::new();
+        for (k, ix) in is.iter().enumerate() {
+            let (Some(n), Some(d)) = (py.shape.get(k), py.lmad.dims.get(k)) else {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    ix.span(),
+                    format!("lowering to IMP: too many indices for `{}`", y.name),
+                ));
+            };
+            match ix {
+                UpdIdx::Elem(j) => {
+                    if !self.known_in_bounds(j, n) {
+                        elems.push(index_cond(j, n));
+                    }
+                    offset = offset.add(&Poly::atom(j).mul(&d.stride));
+                }
+                UpdIdx::Range(o, m) => {
+                    if !range_known(o, m, n) {
+                        ranges.push(slice_cond(o, m, n));
+                    }
+                    offset = offset.add(&Poly::atom(o).mul(&d.stride));
+                    dims.push(Dim {
+                        elems: Poly::atom(m),
+                        stride: d.stride.clone(),
+                    });
+                    shape.push(m.clone());
+                }
+            }
+        }
+        dims.extend(py.lmad.dims.iter().skip(is.len()).cloned());
+        shape.extend(py.shape.iter().skip(is.len()).cloned());
+        self.guard(Check::Index, elems, sp, out);
+        self.guard(Check::Slice, ranges, sp, out);
+        let dst = Place {
+            block: py.block.clone(),
+            lmad: Lmad { offset, dims },
+            shape,
+        };
+        match v {
+            Atom::Var(x) if matches!(self.env.get(&x.name), Some(Type::Array(..))) => {
+                let src = self.place(x)?;
+                out.extend(self.copy(&dst, &[], &src, sp));
+            }
+            _ => out.push(stmt(
+                StmtKind::Write(dst.block.clone(), dst.at(&[]), SExp::Atom(v.clone())),
+                sp,
+            )),
+        }
+        Ok(())
+    }
+
+    /// The blocks a loop body's `mem` result `r` may be in the next
+    /// iteration, leaving out the body's own allocations (fresh in every
+    /// iteration, so never the block a parameter holds) and the loop's
+    /// parameters (the caller adds them); `[ANY_BLOCK]` where it cannot
+    /// tell.
+    fn body_roots(&self, b: &Body, r: &Name, params: &[Name]) -> Vec<Name> {
+        for s in &b.stms {
+            let Some(k) = s.pats.iter().position(|p| p.name.name == *r) else {
+                continue;
+            };
+            return match &s.exp.kind {
+                ExpKind::Alloc(_) => Vec::new(),
+                ExpKind::If(_, t, e) => {
+                    let mut out = Vec::new();
+                    for br in [t, e] {
+                        let Some(x) = br.result.get(k) else {
+                            return vec![Name::new(ANY_BLOCK)];
+                        };
+                        for m in self.body_roots(br, &x.name, params) {
+                            if !out.contains(&m) {
+                                out.push(m);
+                            }
+                        }
+                    }
+                    out
+                }
+                _ => vec![Name::new(ANY_BLOCK)],
+            };
+        }
+        if params.contains(r) {
+            Vec::new()
+        } else {
+            self.roots_of(r)
+        }
+    }
+
+    /// E-MEM-LOOP: the parameters' `int` and `mem` variables are declared
+    /// and initialised, the body runs in an IMP `for` or `while` and ends
+    /// by assigning its results to the parameters (all at once: a result
+    /// that is another parameter is read into a temporary first); the
+    /// pattern's variables take the final values. Arrays need nothing at
+    /// run time: a parameter array's place is its block and LMAD
+    /// variables, which are parameters.
+    fn lower_loop(
+        &mut self,
+        s: &Stm,
+        ps: &[Pat],
+        init: &[Atom],
+        form: &LoopForm,
+        b: &Body,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), Diagnostic> {
+        let sp = s.span;
+        let scalar = |t: &Type| match t {
+            Type::Int(_) => Some(ImpType::Int),
+            Type::Mem(_) => Some(ImpType::Mem),
+            Type::Array(..) => None,
+        };
+        let params: Vec<Name> = ps.iter().map(|p| p.name.name.clone()).collect();
+        // The blocks every `mem` parameter may be: any initial block, any
+        // parameter's, any block from outside the body it may return.
+        let mut roots: Vec<Name> = Vec::new();
+        let mut add = |rs: Vec<Name>| {
+            for m in rs {
+                if !roots.contains(&m) {
+                    roots.push(m);
+                }
+            }
+        };
+        for ((p, a), r) in ps.iter().zip(init).zip(&b.result) {
+            if scalar(&p.ty) != Some(ImpType::Mem) {
+                continue;
+            }
+            let Atom::Var(a) = a else {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    a.span(),
+                    "lowering to IMP: a `mem` loop parameter needs a block to start from",
+                ));
+            };
+            add(self.roots_of(&a.name));
+            add(vec![p.name.name.clone()]);
+            add(self.body_roots(b, &r.name, &params));
+        }
+        for (p, a) in ps.iter().zip(init) {
+            if let Some(ty) = scalar(&p.ty) {
+                out.push(stmt(StmtKind::Var(p.name.clone(), ty), p.span));
+                out.push(stmt(
+                    StmtKind::Assign(p.name.clone(), SExp::Atom(a.clone())),
+                    p.span,
+                ));
+                if ty == ImpType::Mem {
+                    self.roots.insert(p.name.name.clone(), roots.clone());
+                }
+            }
+        }
+        self.bind(ps);
+        let fact = match form {
+            LoopForm::For(i, n) => {
+                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.facts.push((i.name.clone(), n.clone()));
+                true
+            }
+            LoopForm::While(_) => false,
+        };
+        let body = self.stms(&b.stms);
+        if fact {
+            self.facts.pop();
+        }
+        let mut body = body?;
+        // The simultaneous assignment of the results to the parameters.
+        let mut late = Vec::new();
+        for (p, r) in ps.iter().zip(&b.result) {
+            let Some(ty) = scalar(&p.ty) else { continue };
+            if p.name.name == r.name {
+                continue;
+            }
+            if params.contains(&r.name) {
+                let t = self.names.fresh(&format!("{}_next", p.name.name));
+                body.push(stmt(StmtKind::Var(t.clone(), ty), b.span));
+                body.push(stmt(StmtKind::Assign(t.clone(), var(r)), b.span));
+                late.push(stmt(StmtKind::Assign(p.name.clone(), var(&t)), b.span));
+            } else {
+                late.push(stmt(StmtKind::Assign(p.name.clone(), var(r)), b.span));
+            }
+        }
+        body.extend(late);
+        if body.is_empty() {
+            body.push(stmt(StmtKind::Skip, b.span));
+        }
+        out.push(stmt(
+            match form {
+                LoopForm::For(i, n) => StmtKind::For(i.clone(), SExp::Atom(n.clone()), body),
+                LoopForm::While(c) => StmtKind::While(c.clone(), body),
+            },
+            sp,
+        ));
+        for (q, p) in s.pats.iter().zip(ps) {
+            if let Some(ty) = scalar(&q.ty) {
+                out.push(stmt(StmtKind::Var(q.name.clone(), ty), q.span));
+                out.push(stmt(StmtKind::Assign(q.name.clone(), var(&p.name)), q.span));
+                if ty == ImpType::Mem {
+                    let rs = self.roots_of(&p.name.name);
+                    self.roots.insert(q.name.name.clone(), rs);
+                }
+            }
+        }
+        self.bind(&s.pats);
+        Ok(())
+    }
+
     /// Copy: every element of `src` to `dst` at the index `prefix`
     /// followed by the element's index, as nested kernels.
     fn copy(&mut self, dst: &Place, prefix: &[Poly], src: &Place, span: Span) -> Vec<Stmt> {
@@ -494,7 +779,9 @@ impl Tr {
             for k in prefix {
                 d = d.index(k);
             }
-            if dst.block.name == src.block.name && d == src.lmad {
+            if dst.block.name == src.block.name
+                && self.unfold_lmad(&d) == self.unfold_lmad(&src.lmad)
+            {
                 // The same place: memcopy changes nothing.
                 return Vec::new();
             }
@@ -547,4 +834,39 @@ impl Tr {
         }
         code
     }
+}
+
+/// `0 <= j && j < n` (the first half dropped for a literal j >= 0).
+fn index_cond(j: &Atom, n: &Atom) -> SExp {
+    let e = SExp::Atom(j.clone());
+    let below = SExp::bin(BinOp::Lt, e.clone(), SExp::Atom(n.clone()));
+    match j {
+        Atom::Int(k, _) if *k >= 0 => below,
+        _ => SExp::bin(BinOp::And, SExp::bin(BinOp::Le, SExp::int(0), e), below),
+    }
+}
+
+/// `0 <= o && 0 <= k && o <= n - k`: the range `o : k` within `n`,
+/// without overflow.
+fn slice_cond(o: &Atom, k: &Atom, n: &Atom) -> SExp {
+    let (o, k, n) = (
+        SExp::Atom(o.clone()),
+        SExp::Atom(k.clone()),
+        SExp::Atom(n.clone()),
+    );
+    SExp::bin(
+        BinOp::And,
+        SExp::bin(
+            BinOp::And,
+            SExp::bin(BinOp::Le, SExp::int(0), o.clone()),
+            SExp::bin(BinOp::Le, SExp::int(0), k.clone()),
+        ),
+        SExp::bin(BinOp::Le, o, SExp::bin(BinOp::Sub, n, k)),
+    )
+}
+
+/// The slice or range `o : k` is within `n`, all three literals.
+fn range_known(o: &Atom, k: &Atom, n: &Atom) -> bool {
+    matches!((o, k, n), (Atom::Int(o, _), Atom::Int(k, _), Atom::Int(n, _))
+        if *o >= 0 && *k >= 0 && o.checked_add(*k).is_some_and(|e| e <= *n))
 }
