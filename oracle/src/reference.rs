@@ -896,9 +896,11 @@ impl Machine {
             LoopForm::For(_, n) => atom(env, n)?,
             LoopForm::While(_) => 0,
         };
+        // One environment for every iteration: names are never rebound, so
+        // an iteration's bindings are all made anew before they are used.
+        let mut inner = env.clone();
         let mut k = 0i64;
         loop {
-            let mut inner = env.clone();
             for (p, v) in ps.iter().zip(&vals) {
                 inner.insert(p.name.name.clone(), v.clone());
             }
