@@ -86,7 +86,8 @@ pub enum RefOutcome {
     },
     /// A rule's premise fails; the message says which and why.
     Stuck(String),
-    /// More statements and kernel iterations than the fuel allows.
+    /// More statements, kernel and loop iterations, `replicate` rows and
+    /// elements written or read back than the fuel allows.
     OutOfFuel,
     /// More heap cells than the limit allows.
     OutOfHeap,
@@ -97,7 +98,9 @@ pub enum RefOutcome {
 const MAX_CELLS: u64 = 1 << 30;
 
 /// Evaluates a FUNMEM program on its inputs under the reference heap
-/// semantics, with at most `fuel` statements and kernel iterations.
+/// semantics, with at most `fuel` statements, kernel and loop iterations
+/// and elements written or read back (so that no layout makes it run for
+/// ever).
 pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
     reference_heap_within(p, inputs, fuel, MAX_CELLS)
 }
@@ -422,6 +425,24 @@ impl Machine {
         Ok(())
     }
 
+    /// Charges one unit of fuel per element of an LMAD's domain, before
+    /// it is enumerated: a huge array in a stride-0 layout fits a small
+    /// block, and would otherwise be written (or its addresses listed)
+    /// for ever.
+    fn spend(&mut self, lm: &Lmad) -> Result<(), Wrong> {
+        let elems = lm
+            .dims
+            .iter()
+            .fold(1u64, |p, &(n, _)| p.saturating_mul(n.max(0) as u64));
+        match self.fuel.checked_sub(elems) {
+            Some(left) => {
+                self.fuel = left;
+                Ok(())
+            }
+            None => Err(Wrong::OutOfFuel),
+        }
+    }
+
     fn cell(&self, l: usize, off: i64) -> Result<usize, Wrong> {
         let len = match self.heap.get(l) {
             Some(b) => b.len(),
@@ -468,6 +489,7 @@ impl Machine {
         match v {
             RV::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, tr),
             RV::Arr(src, ls) if ls.shape() == ld.shape() => {
+                self.spend(ls)?;
                 let mut vals = Vec::new();
                 for a in ls.addresses() {
                     vals.push(self.read(*src, a, tr)?);
@@ -563,6 +585,7 @@ impl Machine {
                 RV::Mem(_) => {}
                 RV::Int(k) => out.push(Value::Int(k)),
                 RV::Arr(l, lm) => {
+                    self.spend(&lm)?;
                     let mut data = Vec::new();
                     for a in lm.addresses() {
                         data.push(self.read(l, a, &mut top)?);
@@ -775,6 +798,7 @@ impl Machine {
                 if n < 0 || lm.shape() != [n] {
                     return stuck(format!("iota {n} does not fit its LMAD"));
                 }
+                self.spend(&lm)?;
                 for (k, a) in lm.addresses().into_iter().enumerate() {
                     self.write(l, a, k as i64, tr)?;
                 }

@@ -556,6 +556,9 @@ fn huge_counts_are_limits_not_hangs() {
     // (The reference alone: the heap semantics is not bounded here yet.)
     let big = reference_heap(&parse(p, Lang::FunMem), &values("1000000000000"), 100_000);
     assert_eq!(big, RefOutcome::OutOfFuel);
+    let q = p.replace("replicate n 7", "iota n");
+    let big = reference_heap(&parse(&q, Lang::FunMem), &values("1000000000000"), 100_000);
+    assert_eq!(big, RefOutcome::OutOfFuel);
     assert_eq!(mem_ok(p, "3"), "7i64");
 }
 
