@@ -86,7 +86,8 @@ pub enum RefOutcome {
     },
     /// A rule's premise fails; the message says which and why.
     Stuck(String),
-    /// More statements and kernel iterations than the fuel allows.
+    /// More statements, kernel and loop iterations, `replicate` rows and
+    /// elements written or read back than the fuel allows.
     OutOfFuel,
     /// More heap cells than the limit allows.
     OutOfHeap,
@@ -97,7 +98,9 @@ pub enum RefOutcome {
 const MAX_CELLS: u64 = 1 << 30;
 
 /// Evaluates a FUNMEM program on its inputs under the reference heap
-/// semantics, with at most `fuel` statements and kernel iterations.
+/// semantics, with at most `fuel` statements, kernel and loop iterations
+/// and elements written or read back (so that no layout makes it run for
+/// ever).
 pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
     reference_heap_within(p, inputs, fuel, MAX_CELLS)
 }
@@ -422,6 +425,24 @@ impl Machine {
         Ok(())
     }
 
+    /// Charges one unit of fuel per element of an LMAD's domain, before
+    /// it is enumerated: a huge array in a stride-0 layout fits a small
+    /// block, and would otherwise be written (or its addresses listed)
+    /// for ever.
+    fn spend(&mut self, lm: &Lmad) -> Result<(), Wrong> {
+        let elems = lm
+            .dims
+            .iter()
+            .fold(1u64, |p, &(n, _)| p.saturating_mul(n.max(0) as u64));
+        match self.fuel.checked_sub(elems) {
+            Some(left) => {
+                self.fuel = left;
+                Ok(())
+            }
+            None => Err(Wrong::OutOfFuel),
+        }
+    }
+
     fn cell(&self, l: usize, off: i64) -> Result<usize, Wrong> {
         let len = match self.heap.get(l) {
             Some(b) => b.len(),
@@ -468,6 +489,7 @@ impl Machine {
         match v {
             RV::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, tr),
             RV::Arr(src, ls) if ls.shape() == ld.shape() => {
+                self.spend(ls)?;
                 let mut vals = Vec::new();
                 for a in ls.addresses() {
                     vals.push(self.read(*src, a, tr)?);
@@ -563,6 +585,7 @@ impl Machine {
                 RV::Mem(_) => {}
                 RV::Int(k) => out.push(Value::Int(k)),
                 RV::Arr(l, lm) => {
+                    self.spend(&lm)?;
                     let mut data = Vec::new();
                     for a in lm.addresses() {
                         data.push(self.read(l, a, &mut top)?);
@@ -650,6 +673,9 @@ impl Machine {
                 };
                 let (l, lm) = place(env, &p.ty)?;
                 let (sx, sy) = (mx.shape(), my.shape());
+                if sx.is_empty() || sy.is_empty() {
+                    return stuck("concat of an array of rank 0");
+                }
                 let rows = sx[0].checked_add(sy[0]);
                 if sx.len() != sy.len()
                     || sx[1..] != sy[1..]
@@ -683,7 +709,10 @@ impl Machine {
                 if lm.shape() != want {
                     return stuck("replicate does not fit its LMAD");
                 }
+                // (A row costs fuel: a count far beyond the block would
+                // otherwise write for ever into a stride-0 layout.)
                 for k in 0..n {
+                    self.burn()?;
                     self.memcopy(&v, l, &lm.row(k), tr)?;
                 }
                 bind(env, RV::Arr(l, lm));
@@ -769,6 +798,7 @@ impl Machine {
                 if n < 0 || lm.shape() != [n] {
                     return stuck(format!("iota {n} does not fit its LMAD"));
                 }
+                self.spend(&lm)?;
                 for (k, a) in lm.addresses().into_iter().enumerate() {
                     self.write(l, a, k as i64, tr)?;
                 }
@@ -890,9 +920,11 @@ impl Machine {
             LoopForm::For(_, n) => atom(env, n)?,
             LoopForm::While(_) => 0,
         };
+        // One environment for every iteration: names are never rebound, so
+        // an iteration's bindings are all made anew before they are used.
+        let mut inner = env.clone();
         let mut k = 0i64;
         loop {
-            let mut inner = env.clone();
             for (p, v) in ps.iter().zip(&vals) {
                 inner.insert(p.name.name.clone(), v.clone());
             }

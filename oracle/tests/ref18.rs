@@ -31,10 +31,23 @@ const LIMITS: RefLimits = RefLimits {
     cells: 10_000,
 };
 
-/// The FUN reference's results, printed, or its error.
+/// The FUN reference's results, printed, or its error; FUN's interpreter
+/// must agree with it (bindings included) or exceed a limit.
 fn fun(src: &str, inputs: &str) -> Result<String, RefError> {
     let p = parse(src, Lang::Fun);
-    fun_ref::run(&p, &values(inputs), LIMITS).map(|v| show(&v))
+    let inputs = values(inputs);
+    let mut trace = fun_ref::Trace::default();
+    let limits = funmem_semantics::error::Limits {
+        fuel: 50_000,
+        max_heap: 10_000,
+    };
+    let source = funmem_semantics::fun::run_value(&p, &inputs, limits, &mut trace);
+    let verdict = fun_ref::check(&p, &inputs, LIMITS, &source, Some(&trace));
+    assert!(
+        !matches!(verdict, fun_ref::Judgement::Differs(_)),
+        "{verdict:?}"
+    );
+    fun_ref::run(&p, &inputs, LIMITS).map(|v| show(&v))
 }
 
 fn fun_ok(src: &str, inputs: &str) -> String {
@@ -49,9 +62,27 @@ fn fun_stuck(src: &str, inputs: &str) -> String {
 }
 
 /// The FUNMEM reference's outcome: results printed, or the outcome.
+/// The heap semantics must end the same way.
 fn mem(src: &str, inputs: &str) -> Result<String, RefOutcome> {
     let p = parse(src, Lang::FunMem);
-    match reference_heap(&p, &values(inputs), 100_000) {
+    let inputs = values(inputs);
+    let limits = funmem_semantics::error::Limits {
+        fuel: 100_000,
+        max_heap: 1 << 20,
+    };
+    let r = reference_heap(&p, &inputs, 100_000);
+    let h = funmem_semantics::heap::run_heap(&p, &inputs, limits, true, &mut NoObserver);
+    match (&r, &h) {
+        (RefOutcome::Results(a), Ok(b)) => assert_eq!(a, b),
+        (RefOutcome::Stuck(_), Err(e)) => assert_eq!(e.kind, ErrorKind::Stuck, "{e}"),
+        (RefOutcome::Race { conflicts }, Err(e)) => match &e.kind {
+            ErrorKind::Race(race) => assert!(names_a_conflict(race, conflicts), "{e}"),
+            _ => panic!("{e}"),
+        },
+        (RefOutcome::OutOfFuel, Err(e)) => assert!(e.is_limit(), "{e}"),
+        _ => panic!("reference {r:?}, heap {h:?}"),
+    }
+    match r {
         RefOutcome::Results(v) => Ok(show(&v)),
         o => Err(o),
     }
@@ -511,4 +542,34 @@ fn fun_ref_agrees_with_the_fun_interpreter_on_generated_programs() {
     eprintln!("{counts:?}: {results} results, {went_wrong} wrong, {inconclusive} inconclusive");
     assert!(counts[..4].iter().all(|&c| c > 20), "{counts:?}");
     assert!(results > 150 && went_wrong > 30, "{results} {went_wrong}");
+}
+
+#[test]
+fn huge_counts_are_limits_not_hangs() {
+    // A stride-0 layout fits a count of any size in one cell.
+    let p = "def main (n: int) =
+  let (m: mem) = alloc 1
+  let (x: [n]int @ m -> 0 + {(n : 0)}) = replicate n 7
+  let (y: int) = x[0]
+  in (y)
+";
+    // (The reference alone: the heap semantics is not bounded here yet.)
+    let big = reference_heap(&parse(p, Lang::FunMem), &values("1000000000000"), 100_000);
+    assert_eq!(big, RefOutcome::OutOfFuel);
+    let q = p.replace("replicate n 7", "iota n");
+    let big = reference_heap(&parse(&q, Lang::FunMem), &values("1000000000000"), 100_000);
+    assert_eq!(big, RefOutcome::OutOfFuel);
+    assert_eq!(mem_ok(p, "3"), "7i64");
+}
+
+#[test]
+fn huge_arrays_in_fun_are_limits() {
+    let p = "def main (n: int) =
+  let (r: [n]int) = replicate n 0
+  let (x: [n][n]int) = replicate n r
+  let (y: [n][n]int) = x with [0, 0] = 1
+  in (y)
+";
+    assert!(matches!(fun(p, "100000"), Err(RefError::Limit(_))));
+    assert_eq!(fun_ok(p, "2"), "[[1i64, 0i64], [0i64, 0i64]]");
 }
