@@ -471,7 +471,10 @@ impl Checker {
                 .collect(),
         );
         for (p, a) in ps.iter().zip(init) {
-            let want = to_init.ty(&p.ty);
+            // A size parameter may start from a literal: the initial
+            // array's shape then has that literal (sizes compare by name
+            // or value), which `Subst` leaves alone in size positions.
+            let want = literal_sizes(to_init.ty(&p.ty), &to_init);
             let ok = match (a, &want) {
                 (Atom::Int(..), Type::Int(_)) => true,
                 (Atom::Int(..), _) => false,
@@ -834,6 +837,36 @@ impl Checker {
     }
 }
 
+/// `t` with every size that `s` maps to a literal replaced by it.
+fn literal_sizes(t: Type, s: &Subst) -> Type {
+    let lit = |a: &Atom| match a {
+        Atom::Var(x) => match s.0.get(&x.name) {
+            Some(k @ Atom::Int(..)) => k.clone(),
+            _ => a.clone(),
+        },
+        Atom::Int(..) => a.clone(),
+    };
+    match t {
+        Type::Array(mut a, sp) => {
+            a.shape = a.shape.iter().map(lit).collect();
+            if let Some(m) = &mut a.mem {
+                match &mut m.lmad {
+                    LmadSyn::Explicit { dims, .. } => {
+                        for (n, _) in dims.iter_mut() {
+                            *n = lit(n);
+                        }
+                    }
+                    LmadSyn::RowMajor(shape, _) => {
+                        *shape = shape.iter().map(lit).collect();
+                    }
+                }
+            }
+            Type::Array(a, sp)
+        }
+        t => t,
+    }
+}
+
 fn construct_name(e: &ExpKind) -> &'static str {
     match e {
         ExpKind::Scalar(_) => "scalar expression",
@@ -1073,6 +1106,17 @@ mod tests {
                let (k: int) (r: [k]int) = loop (m: int) (a: [m]int) = (n, xs) for i < 3 do
                    let (m2: int) = m + m
                    let (b: [m2]int) = concat a a
+                   in (m2, b)
+               in (r)",
+        );
+        ok(
+            Lang::Fun,
+            "def main (n: int) =
+               let (e: [0]int) = iota 0
+               let (k: int) (r: [k]int) = loop (m: int) (a: [m]int) = (0, e) for i < n do
+                   let (m2: int) = m + 1
+                   let (one: [1]int) = iota 1
+                   let (b: [m2]int) = concat a one
                    in (m2, b)
                in (r)",
         );
