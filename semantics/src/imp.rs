@@ -861,8 +861,10 @@ impl<O: Observer> Machine<'_, O> {
 
     /// One iteration of a sequential loop: a unit of fuel, then the body.
     /// Running out of fuel inside it is the innermost loop's error, under
-    /// its rule, so that a loop that never ends is named.
-    #[inline(always)]
+    /// its rule, so that a loop that never ends is named. Not inlined, so
+    /// that `exec`, the hot loop of every program, stays as small as it was
+    /// before loops.
+    #[inline(never)]
     fn iteration<const RACE: bool>(
         &mut self,
         rule: &'static str,
