@@ -861,8 +861,10 @@ impl<O: Observer> Machine<'_, O> {
 
     /// One iteration of a sequential loop: a unit of fuel, then the body.
     /// Running out of fuel inside it is the innermost loop's error, under
-    /// its rule, so that a loop that never ends is named.
-    #[inline(always)]
+    /// its rule, so that a loop that never ends is named. Not inlined, so
+    /// that `exec`, the hot loop of every program, stays as small as it was
+    /// before loops.
+    #[inline(never)]
     fn iteration<const RACE: bool>(
         &mut self,
         rule: &'static str,
@@ -871,24 +873,24 @@ impl<O: Observer> Machine<'_, O> {
         body: &[Stmt],
     ) -> R<()> {
         if self.fuel == 0 {
-            return Err(self.loop_out_of_fuel(self.out_of_fuel(SKIP, span), rule, form, span));
+            return Err(self.loop_out_of_fuel(*self.out_of_fuel(SKIP, span), rule, form, span));
         }
         self.fuel -= 1;
         self.obs.rule(rule, span);
         self.exec::<RACE>(body)
-            .map_err(|e| self.loop_out_of_fuel(e, rule, form, span))
+            .map_err(|e| self.loop_out_of_fuel(*e, rule, form, span))
     }
 
     #[cold]
     #[inline(never)]
     fn loop_out_of_fuel(
         &self,
-        e: Box<EvalError>,
+        e: EvalError,
         rule: &'static str,
         form: &'static str,
         span: Span,
     ) -> Box<EvalError> {
-        Box::new(crate::error::loop_out_of_fuel(*e, rule, form, span))
+        Box::new(crate::error::loop_out_of_fuel(e, rule, form, span))
     }
 
     /// The sizes of an array parameter or result, and its LMAD, evaluated.
