@@ -609,7 +609,10 @@ impl<O: Observer> Machine<'_, O> {
                     ));
                 }
                 let mut k = 0;
+                // Each element costs fuel: a stride-0 layout makes a huge
+                // iota fit a tiny block, which the heap limit cannot stop.
                 l.for_each_address(|a| {
+                    self.fuel.burn("E-MEM-IOTA", s.span)?;
                     let r = self.write(blk, a, k, "E-MEM-IOTA", s.span);
                     k += 1;
                     r
@@ -835,7 +838,9 @@ impl<O: Observer> Machine<'_, O> {
         let (blk, ld) = self.fresh_destination(s, &shape, "replicate", RULE)?;
         if !row.is_empty() {
             let mut k = 0;
+            // Each element costs fuel (a stride-0 layout, as for iota).
             ld.for_each_address(|a| {
+                self.fuel.burn(RULE, s.span)?;
                 let v = row[k % row.len()];
                 k += 1;
                 self.write(blk, a, v, RULE, s.span)
