@@ -380,3 +380,24 @@ fn a_race_in_a_loop_inside_a_kernel_is_found() {
     assert_exit(&o, 0);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "[2i64, 2i64]\n");
 }
+
+#[test]
+fn a_huge_iota_or_replicate_into_a_stride_0_layout_runs_out_of_fuel() {
+    // The layout fits 10^12 elements into one cell, so the heap limit
+    // never stops them; fuel per element written does.
+    for (name, make) in [("iota", "iota n"), ("replicate", "replicate n 7")] {
+        let src = format!(
+            "def main (n: int) =
+  let (m: mem) = alloc 1
+  let (xs: [n]int @ m -> 0 + {{(n : 0)}}) = {make}
+  let (v: int) = xs[0]
+  in (v)
+"
+        );
+        let f = write_temp(&format!("huge_{name}.funmem"), &src);
+        let o = funmem_stdin(&["run", &f, "--fuel", "100000"], "1000000000000");
+        assert_exit(&o, 1);
+        let text = String::from_utf8_lossy(&o.stderr);
+        assert!(text.contains("fuel of 100000"), "{name}: {text}");
+    }
+}
