@@ -2159,12 +2159,13 @@ impl Gen<'_> {
             return false;
         }
         let is_while = self.chance(0.35);
-        // The bound (for) or the trip count K (while).
+        // The bound (for) or the trip count K (while): a few iterations
+        // mostly, as every iteration multiplies the checks' work.
         let bound = if is_while {
             lit(self.between(0, 3))
         } else {
-            match self.upto(4) {
-                0 => match self.between(-1, 3) {
+            match self.upto(5) {
+                0..=2 => match self.between(-1, 3) {
                     k if k < 0 => var(&self.emit_int(out, "s", SExp::int(k), Range::new(k, k))),
                     k => lit(k),
                 },
@@ -2279,7 +2280,7 @@ impl Gen<'_> {
             LoopForm::For(ident(&i), bound.clone())
         };
         let mut stms = Vec::new();
-        let target = self.upto(self.max_stms / 2 + 2);
+        let target = self.upto(self.max_stms / 3 + 2);
         self.stms(&mut stms, target);
         // The next values: the while counter and condition, the ints, the
         // sizes with their arrays.
