@@ -423,15 +423,7 @@ fn disagrees(
     let Ok(mut rt) = funmem_gpu::Runtime::new(dev, &compiled) else {
         return false;
     };
-    let want = funmem_semantics::imp::run_imp(
-        &imp,
-        &case.inputs,
-        limits,
-        true,
-        &mut funmem_semantics::observer::NoObserver,
-    );
-    let got = rt.run(&case.inputs, limits, false).map(|(v, _)| v);
-    funmem_gpu::agree::compare(want, got).is_failure()
+    funmem_gpu::agree::check_one(&mut rt, &imp, &case.inputs, limits).is_failure()
 }
 
 /// Shrinks a case on which the device disagrees with the interpreter.

@@ -165,9 +165,10 @@ pub fn run(
         );
         eprintln!("peak device memory:   {}", bytes(st.peak_bytes));
         eprintln!(
-            "host-to-device:       {} transfers, {}",
+            "host-to-device:       {} transfers, {} ({} host writes)",
             st.h2d_transfers,
-            bytes(st.h2d_bytes)
+            bytes(st.h2d_bytes),
+            st.host_writes
         );
         eprintln!(
             "device-to-host:       {} transfers, {} ({} synchronous host reads)",
@@ -296,9 +297,10 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         bytes(s.bytes_allocated)
     );
     println!(
-        "host-to-device:      {} transfers, {}",
+        "host-to-device:      {} transfers, {} ({} host writes)",
         s.h2d_transfers,
-        bytes(s.h2d_bytes)
+        bytes(s.h2d_bytes),
+        s.host_writes
     );
     println!(
         "device-to-host:      {} transfers, {} ({} synchronous host reads)",

@@ -62,7 +62,11 @@ fn runs_to(name: &str, src: &str, input: &str, sems: &[&str], out: &str) {
     for sem in sems {
         let o = funmem_stdin(&["run", &f, "--semantics", sem], input);
         assert_exit(&o, 0);
-        assert_eq!(String::from_utf8_lossy(&o.stdout), out, "{name} under {sem}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            out,
+            "{name} under {sem}"
+        );
     }
 }
 
@@ -99,7 +103,13 @@ fn for_loop_updates_in_place() {
         "[1i64, 4i64, 9i64, 16i64]\n",
     );
     // No iterations: the initial values.
-    runs_to("squares0.fun", SQUARES, "0 empty([0]i64)", &["value"], "empty([0]i64)\n");
+    runs_to(
+        "squares0.fun",
+        SQUARES,
+        "0 empty([0]i64)",
+        &["value"],
+        "empty([0]i64)\n",
+    );
 }
 
 #[test]

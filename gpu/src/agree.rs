@@ -4,7 +4,7 @@
 use crate::device::{DeviceInfo, GpuError};
 use crate::driver::Runtime;
 use funmem_lang::imp::Program;
-use funmem_semantics::error::{ErrorKind, EvalError, Limits};
+use funmem_semantics::error::{ErrorKind, EvalError, Limits, DEFAULT_FUEL, DEVICE_FUEL};
 use funmem_semantics::imp::run_imp;
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::value::Value;
@@ -74,8 +74,41 @@ pub fn compare(
     }
 }
 
+/// The limits of a device run compared with an interpreter's run under
+/// `limits`: the same heap, and the fuel scaled as the defaults are
+/// ([`DEVICE_FUEL`] / [`DEFAULT_FUEL`]), since the interpreter's fuel counts
+/// statements and the device's counts kernel iterations, with host loop
+/// iterations at [`crate::driver::LOOP_FUEL`] each. A run the interpreter
+/// finishes within its fuel then never runs out on the device because of
+/// its host loops.
+pub fn device_limits(limits: Limits) -> Limits {
+    Limits {
+        fuel: limits.fuel.saturating_mul(DEVICE_FUEL / DEFAULT_FUEL),
+        ..limits
+    }
+}
+
+/// The interpreter's outcome, then the device's under [`device_limits`],
+/// compared. When the interpreter exceeds a limit there is nothing to
+/// compare, and the device does not run (its run could be as long as the
+/// program's loops: the interpreter's limit stopped them).
+pub fn check_one(
+    rt: &mut Runtime,
+    program: &Program,
+    inputs: &[Value],
+    limits: Limits,
+) -> Agreement {
+    let want = run_imp(program, inputs, limits, true, &mut NoObserver);
+    if matches!(&want, Err(e) if e.is_limit()) {
+        return Agreement::Limit;
+    }
+    let got = rt.run(inputs, device_limits(limits), false).map(|(v, _)| v);
+    compare(want, got)
+}
+
 /// Runs each program on its inputs with the interpreter (races checked)
-/// and on `device` (one OpenCL build for all), and compares.
+/// and on `device` (one OpenCL build for all), and compares
+/// ([`check_one`]).
 pub fn check_batch(
     device: &DeviceInfo,
     cases: &[(Program, Vec<Value>)],
@@ -88,11 +121,7 @@ pub fn check_batch(
         .zip(runtimes)
         .map(|((p, inputs), rt)| match rt {
             Err(d) => Agreement::Refused(d.message),
-            Ok(mut rt) => {
-                let want = run_imp(p, inputs, limits, true, &mut NoObserver);
-                let got = rt.run(inputs, limits, false).map(|(v, _)| v);
-                compare(want, got)
-            }
+            Ok(mut rt) => check_one(&mut rt, p, inputs, limits),
         })
         .collect())
 }

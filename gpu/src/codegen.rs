@@ -6,7 +6,10 @@
 //! becomes an OpenCL kernel over a 1-D NDRange: work-item `i` runs
 //! iteration `i`. Kernels nested inside become `for` loops in the
 //! work-item, which is exact because IMP's iterations are independent
-//! (race freedom, eq. 4). `if` becomes `if`.
+//! (race freedom, eq. 4). `if` becomes `if`; IMP's sequential `for` and
+//! `while` become C `for` and `while` inside a kernel, and host loops
+//! ([`HostStmt::For`], [`HostStmt::While`]) outside, which the driver runs,
+//! launching their kernels once per iteration.
 //!
 //! The generated code keeps IMP's semantics (docs/language.md, Conventions):
 //!
@@ -19,8 +22,15 @@
 //!   IMP statement it comes from) in an error buffer and ends the work-item;
 //!   the host turns the first recorded site into the same kind of error the
 //!   interpreter gives ([`Site`]);
-//! - nested loops spend a per-work-item fuel, so that no kernel runs
-//!   forever.
+//! - nested kernels and loops spend a per-work-item fuel, one unit an
+//!   iteration, so that no kernel runs forever (a `while` on the device
+//!   cannot be stopped from the host): when it is spent, the work-item
+//!   fails at a fuel site (`E-IMP-WHILE`, ...) like any other check, and
+//!   the host reports a limit;
+//! - a kernel launched inside a host loop first looks at the error buffer
+//!   and does nothing once an earlier kernel has failed, so that a loop
+//!   that launches kernels without reading anything back does not go on
+//!   computing after the failure that ends the run.
 //!
 //! Free `int` variables of a kernel are passed by value, blocks as buffers
 //! with their sizes in elements. Programs that allocate inside a kernel are
@@ -65,8 +75,11 @@ pub struct KernelInfo {
     pub ints: Vec<Name>,
     /// Free blocks, passed as buffer and size, in argument order.
     pub mems: Vec<Name>,
-    /// Whether the body has nested kernels (and so spends fuel).
+    /// Whether the body has nested kernels or loops (and so spends fuel).
     pub loops: bool,
+    /// Whether it is launched inside a host loop (and so returns at once
+    /// after an earlier failure).
+    pub repeated: bool,
     /// The IMP kernel statement.
     pub span: Span,
 }
@@ -88,6 +101,12 @@ pub enum HostStmt {
     Write(Name, SExp, SExp, Span),
     /// `if x then .. else ..`.
     If(Name, Vec<HostStmt>, Vec<HostStmt>),
+    /// `for i < se do .. done`, run on the host (E-IMP-FOR): se once, then
+    /// the body for i = 0 .. se-1.
+    For(Name, SExp, Vec<HostStmt>, Span),
+    /// `while x do .. done`, run on the host (E-IMP-WHILE): x is tested
+    /// before each iteration.
+    While(Name, Vec<HostStmt>, Span),
     /// `assert c se`: checked on the host.
     Assert(Check, SExp, Span),
     /// Launch kernel `k` of [`Compiled::kernels`].
@@ -118,7 +137,7 @@ pub enum SiteKind {
     DivByZero,
     /// A nested kernel with a negative bound (value 1).
     NegativeBound,
-    /// The work-item spent its fuel.
+    /// The work-item spent its fuel (in a nested kernel or a loop).
     Fuel,
     /// An `assert` whose condition (as written) did not hold; the values
     /// are those of its first two variables, named here.
@@ -141,7 +160,9 @@ impl Site {
             SiteKind::NegativeBound => {
                 format!("nested kernel with a negative number of iterations: {a}")
             }
-            SiteKind::Fuel => "out of fuel in a kernel's nested loops".to_string(),
+            SiteKind::Fuel => {
+                "out of fuel in a kernel's nested loops (raise it with --fuel)".to_string()
+            }
             SiteKind::Assert { check, cond, vars } => funmem_semantics::imp::assert_message(
                 *check,
                 cond,
@@ -154,6 +175,8 @@ impl Site {
 const READ: &str = "E-IMP-READ";
 const WRITE: &str = "E-IMP-WRITE";
 const KERNEL: &str = "E-IMP-KERNEL";
+const FOR: &str = "E-IMP-FOR";
+const WHILE: &str = "E-IMP-WHILE";
 const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
 const ASSERT: &str = "E-IMP-ASSERT";
 
@@ -255,6 +278,7 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
         sites: Vec::new(),
         types: HashMap::new(),
         indent: 0,
+        host_loops: 0,
     };
     // Every program name first, so that derived names avoid them all.
     let mut all = BTreeSet::new();
@@ -316,6 +340,11 @@ fn mem_uses_defs(
                 mem_uses_defs(t, kernels, uses, defs);
             }
         }
+        HostStmt::For(_, _, b, _) | HostStmt::While(_, b, _) => {
+            for t in b {
+                mem_uses_defs(t, kernels, uses, defs);
+            }
+        }
         HostStmt::Launch(k) => uses.extend(kernels[*k].mems.iter().cloned()),
         HostStmt::Var(..) | HostStmt::Assign(..) | HostStmt::Assert(..) => {}
     }
@@ -324,7 +353,8 @@ fn mem_uses_defs(
 /// Backward liveness over the host part's top level: after statement `j`,
 /// the `mem` variables it touches that no later statement (nor a result)
 /// uses. An `if` counts as one statement whose definitions may not happen,
-/// so it kills nothing.
+/// so it kills nothing; so does a loop (its body may run no time, and what
+/// an iteration uses may have been defined by the one before).
 fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<Name>> {
     let mut live: BTreeSet<Name> = p
         .results
@@ -343,7 +373,10 @@ fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<
             .filter(|x| !live.contains(*x))
             .cloned()
             .collect();
-        if !matches!(s, HostStmt::If(..)) {
+        if !matches!(
+            s,
+            HostStmt::If(..) | HostStmt::For(..) | HostStmt::While(..)
+        ) {
             for d in &defs {
                 live.remove(d);
             }
@@ -363,11 +396,17 @@ fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
                 collect_names(a, out);
                 collect_names(b, out);
             }
-            StmtKind::Kernel(i, _, b) => {
+            StmtKind::Kernel(i, _, b) | StmtKind::For(i, _, b) => {
                 out.insert(i.name.clone());
                 collect_names(b, out);
             }
-            _ => {}
+            StmtKind::While(_, b) => collect_names(b, out),
+            StmtKind::Skip
+            | StmtKind::Assign(..)
+            | StmtKind::Alloc(..)
+            | StmtKind::Read(..)
+            | StmtKind::Write(..)
+            | StmtKind::Assert(..) => {}
         }
     }
 }
@@ -388,8 +427,6 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
     };
     for s in ss {
         match &s.kind {
-            // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
-            StmtKind::For(..) | StmtKind::While(..) => {}
             StmtKind::Skip => {}
             StmtKind::Assert(_, e) => sexp(e, bound, free),
             StmtKind::Var(x, _) => {
@@ -414,9 +451,13 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
                 free_vars(a, bound, free);
                 free_vars(b, bound, free);
             }
-            StmtKind::Kernel(i, n, b) => {
+            StmtKind::Kernel(i, n, b) | StmtKind::For(i, n, b) => {
                 sexp(n, bound, free);
                 bound.insert(i.name.clone());
+                free_vars(b, bound, free);
+            }
+            StmtKind::While(c, b) => {
+                name(&c.name, bound, free);
                 free_vars(b, bound, free);
             }
         }
@@ -435,6 +476,8 @@ struct Gen {
     /// Types of the host's variables.
     types: HashMap<Name, ImpType>,
     indent: usize,
+    /// How many host loops the statement being translated is in.
+    host_loops: usize,
 }
 
 impl Gen {
@@ -476,13 +519,20 @@ impl Gen {
         let mut out = Vec::new();
         for s in ss {
             out.push(match &s.kind {
-                // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
-                StmtKind::For(..) | StmtKind::While(..) => {
-                    return Err(Diagnostic::new(
-                        Phase::Transform,
-                        s.span,
-                        "issue 18 skeleton: loops not yet on OpenCL",
-                    ))
+                // E-IMP-FOR / E-IMP-WHILE on the host: the driver runs
+                // the loop and launches its kernels in each iteration.
+                StmtKind::For(i, n, b) => {
+                    self.types.insert(i.name.clone(), ImpType::Int);
+                    self.host_loops += 1;
+                    let body = self.host(b);
+                    self.host_loops -= 1;
+                    HostStmt::For(i.name.clone(), n.clone(), body?, s.span)
+                }
+                StmtKind::While(c, b) => {
+                    self.host_loops += 1;
+                    let body = self.host(b);
+                    self.host_loops -= 1;
+                    HostStmt::While(c.name.clone(), body?, s.span)
                 }
                 StmtKind::Skip => continue,
                 StmtKind::Assert(c, e) => HostStmt::Assert(*c, e.clone(), s.span),
@@ -532,7 +582,8 @@ impl Gen {
                 _ => ints.push(x),
             }
         }
-        let loops = has_kernel(body);
+        let loops = has_loop(body);
+        let repeated = self.host_loops > 0;
         let name = format!("{}k{k}", self.prefix);
         let mut args = vec!["long fm_iterations".to_string()];
         if loops {
@@ -555,6 +606,10 @@ impl Gen {
         self.indent = 1;
         self.line(&format!("const long {i} = (long)get_global_id(0);"));
         self.line(&format!("if ({i} >= fm_iterations) return;"));
+        if repeated {
+            // Launched in a host loop: nothing to do once the run has failed.
+            self.line("if (fm_err[0] != 0) return;");
+        }
         self.line("FM_COUNTERS;");
         self.body(body)?;
         self.line(&format!("FM_FLUSH({k});"));
@@ -567,6 +622,7 @@ impl Gen {
             ints,
             mems,
             loops,
+            repeated,
             span,
         });
         Ok(k)
@@ -607,13 +663,38 @@ impl Gen {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
-            // TRANSIENT (issue 18 skeleton): the OpenCL helper replaces this.
-            StmtKind::For(..) | StmtKind::While(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
-                    s.span,
-                    "issue 18 skeleton: loops not yet on OpenCL",
-                ))
+            // E-IMP-FOR in a kernel: the bound once, then a C loop that
+            // spends the work-item's fuel; a negative bound runs nothing.
+            StmtKind::For(i, n, body) => {
+                self.div_checks(&[n], FOR, s.span);
+                let ci = self.c(&i.name);
+                let cn = self.names.fresh(&format!("{ci}_iterations"));
+                let bound = self.expr(n);
+                let fuel = self.site(FOR, s.span, SiteKind::Fuel);
+                self.line(&format!("// for {} < {}", i.name, print_sexp(n)));
+                self.line("{");
+                self.indent += 1;
+                self.line(&format!("const long {cn} = {bound};"));
+                self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
+                self.indent += 1;
+                self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
+                self.body(body)?;
+                self.indent -= 1;
+                self.line("}");
+                self.indent -= 1;
+                self.line("}");
+            }
+            // E-IMP-WHILE in a kernel: tested before each iteration; each
+            // iteration spends fuel, which is what stops an endless one.
+            StmtKind::While(c, body) => {
+                let cc = self.c(&c.name);
+                let fuel = self.site(WHILE, s.span, SiteKind::Fuel);
+                self.line(&format!("while ({cc} != 0) {{"));
+                self.indent += 1;
+                self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
+                self.body(body)?;
+                self.indent -= 1;
+                self.line("}");
             }
             StmtKind::Skip => {}
             // E-IMP-ASSERT: a failure records the first two variables.
@@ -816,11 +897,18 @@ fn alloc_in_kernel(at: Span) -> Diagnostic {
     )
 }
 
-fn has_kernel(ss: &[Stmt]) -> bool {
+/// Whether a kernel body has nested kernels or loops (which spend fuel).
+fn has_loop(ss: &[Stmt]) -> bool {
     ss.iter().any(|s| match &s.kind {
-        StmtKind::Kernel(..) => true,
-        StmtKind::If(_, a, b) => has_kernel(a) || has_kernel(b),
-        _ => false,
+        StmtKind::Kernel(..) | StmtKind::For(..) | StmtKind::While(..) => true,
+        StmtKind::If(_, a, b) => has_loop(a) || has_loop(b),
+        StmtKind::Skip
+        | StmtKind::Var(..)
+        | StmtKind::Assign(..)
+        | StmtKind::Alloc(..)
+        | StmtKind::Read(..)
+        | StmtKind::Write(..)
+        | StmtKind::Assert(..) => false,
     })
 }
 
@@ -921,6 +1009,16 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
                 print_host(b, ks, depth + 1, out);
                 let _ = writeln!(out, "//{pad}fi");
             }
+            HostStmt::For(i, n, b, _) => {
+                let _ = writeln!(out, "//{pad}for {i} < {} do", print_sexp(n));
+                print_host(b, ks, depth + 1, out);
+                let _ = writeln!(out, "//{pad}done");
+            }
+            HostStmt::While(c, b, _) => {
+                let _ = writeln!(out, "//{pad}while {c} do");
+                print_host(b, ks, depth + 1, out);
+                let _ = writeln!(out, "//{pad}done");
+            }
             HostStmt::Launch(k) => {
                 let ki = &ks[*k];
                 let mut args: Vec<String> = ki.ints.iter().map(|x| x.to_string()).collect();
@@ -1007,6 +1105,74 @@ mod tests {
         let d = c.source.find("if (v_n == 0)").unwrap();
         let r = c.source.find("if (3L == 0)").unwrap();
         assert!(d < r);
+    }
+
+    #[test]
+    fn loops_in_kernels_are_c_loops_and_host_loops_stay_on_the_host() {
+        let c = source(
+            "def main (n: int) (t: int) =
+               var a: mem; a <- alloc n;
+               var go: int; go <- 1;
+               for r < t do
+                 kernel i < n do
+                   var s: int; s <- 0;
+                   for j < i do s <- s + j done;
+                   while s do s <- s - 1 done;
+                   a[i] <- s + r
+                 done
+               done;
+               while go do var m: mem; m <- a; go <- 0 done;
+               kernel i < n do a[i] <- i done
+             out (r: [n]int @ a -> R(n))",
+        );
+        assert_eq!(c.kernels.len(), 2);
+        let (k, l) = (&c.kernels[0], &c.kernels[1]);
+        // The first is launched in a host loop and has loops inside.
+        assert!(k.loops && k.repeated && !l.loops && !l.repeated);
+        assert_eq!(k.ints.len(), 1, "{:?}", k.ints);
+        for text in [
+            "for (long v_j = 0; v_j < v_j_iterations; v_j++) {",
+            "while (v_s != 0) {",
+            "if (fm_err[0] != 0) return;",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
+        }
+        assert_eq!(c.source.matches("fm_err[0] != 0").count(), 1);
+        let [.., HostStmt::For(r, _, body, _), HostStmt::While(go, wbody, _), HostStmt::Launch(1)] =
+            &c.host[..]
+        else {
+            panic!("{:?}", c.host)
+        };
+        assert_eq!((r.as_str(), go.as_str()), ("r", "go"));
+        assert!(matches!(body[..], [HostStmt::Launch(0)]));
+        assert!(matches!(
+            wbody[..],
+            [
+                HostStmt::Var(..),
+                HostStmt::AssignMem(..),
+                HostStmt::Assign(..)
+            ]
+        ));
+        // The loops' fuel sites name their rules.
+        let rules: Vec<&str> = c
+            .sites
+            .iter()
+            .filter(|s| matches!(s.what, SiteKind::Fuel))
+            .map(|s| s.rule)
+            .collect();
+        assert_eq!(rules, ["E-IMP-FOR", "E-IMP-WHILE"]);
+        // `a` is used by the loops and the last launch, then by the result:
+        // it never dies before the end; `m`, declared in the loop, dies
+        // after it.
+        assert!(c.dying.iter().all(|d| !d.iter().any(|x| x.as_str() == "a")));
+        let printed = c.print();
+        for text in [
+            "//  for r < t do\n//    launch k0",
+            "//  while go do",
+            "//  done",
+        ] {
+            assert!(printed.contains(text), "{text}: {printed}");
+        }
     }
 
     #[test]

@@ -15,6 +15,13 @@
 //! - Kernel failures are found through the error buffer, which is read at
 //!   every synchronous point and at the end of the run; those reads are
 //!   counted apart (`error_checks`), not as the program's transfers.
+//! - Loops of the host part (`for`, `while`) run on the host; their
+//!   statements are counted each time they run, so a `while` whose
+//!   condition a kernel computes costs one synchronous read an iteration.
+//! - Fuel: one account for the run, in kernel iterations. A launch spends
+//!   its iterations; each iteration of a host loop spends [`LOOP_FUEL`].
+//!   Nested kernels and loops in a kernel spend a per-work-item share of
+//!   what is left at the launch.
 
 use crate::codegen::{Compiled, HostStmt};
 use crate::device::{DeviceInfo, GpuError};
@@ -49,6 +56,16 @@ const KERNEL: &str = "E-IMP-KERNEL";
 const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
 const ASSERT: &str = "E-IMP-ASSERT";
 const TRUE: &str = "E-IMP-TRUE";
+const FOR: &str = "E-IMP-FOR";
+const WHILE: &str = "E-IMP-WHILE";
+
+/// The fuel one iteration of a host loop spends: about what launching a
+/// kernel costs, counted in kernel iterations (a launch takes microseconds,
+/// a device runs 10^11 simple iterations a second), so that the device's
+/// default fuel ([`funmem_semantics::error::DEVICE_FUEL`], 10^12) lets a
+/// host loop run 10^6 iterations, kernels launched in each, in seconds; an
+/// endless one stops there with a clear error.
+pub const LOOP_FUEL: u64 = 1_000_000;
 
 /// Work-items per work-group (or the kernel's maximum, when smaller).
 const GROUP: usize = 256;
@@ -243,6 +260,7 @@ impl Runtime {
             },
             events: Vec::new(),
             cells: 0,
+            spent: 0,
             limits,
             err: None,
             counts: None,
@@ -342,6 +360,8 @@ struct Host<'a> {
     events: Vec<(usize, Event)>,
     /// Cells allocated, against the heap limit.
     cells: u64,
+    /// Fuel spent: kernel iterations launched and host loop iterations.
+    spent: u64,
     limits: Limits,
     /// The error buffer of this run.
     err: Option<Buffer<cl_long>>,
@@ -618,8 +638,53 @@ impl Host<'_> {
                     self.stmts(b)?;
                 }
             }
+            // E-IMP-FOR: the bound once; a bound of 0 or less runs nothing.
+            HostStmt::For(i, n, body, span) => {
+                let n = self.eval(n, FOR, *span)?;
+                for j in 0..n.max(0) {
+                    self.spend_loop(FOR, *span)?;
+                    self.ints.insert(i.clone(), j);
+                    self.stmts(body)?;
+                }
+            }
+            // E-IMP-WHILE: the condition before each iteration.
+            HostStmt::While(c, body, span) => loop {
+                let v = self.ints.get(c).copied().ok_or_else(|| {
+                    stuck(
+                        WHILE,
+                        *span,
+                        format!("`{c}` is not an `int` variable in scope"),
+                    )
+                })?;
+                if v == 0 {
+                    break;
+                }
+                self.spend_loop(WHILE, *span)?;
+                self.stmts(body)?;
+            },
             HostStmt::Launch(k) => self.launch(*k)?,
         }
+        Ok(())
+    }
+
+    /// Spends [`LOOP_FUEL`] for one iteration of a host loop.
+    fn spend_loop(&mut self, rule: &'static str, span: Span) -> Result<(), GpuError> {
+        if self.limits.fuel.saturating_sub(self.spent) < LOOP_FUEL {
+            // A kernel's failure comes first: it happened earlier.
+            self.check_error()?;
+            return Err(GpuError::Program(Box::new(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule,
+                span,
+                message: format!(
+                    "out of fuel in a loop on the host: the fuel of {} is spent (each \
+                     iteration of a host loop costs {LOOP_FUEL}, each launch its \
+                     iterations; raise it with --fuel)",
+                    self.limits.fuel
+                ),
+            })));
+        }
+        self.spent += LOOP_FUEL;
         Ok(())
     }
 
@@ -718,18 +783,29 @@ impl Host<'_> {
         if n == 0 {
             return Ok(());
         }
-        if n as u64 > self.limits.fuel {
+        let left = self.limits.fuel.saturating_sub(self.spent);
+        if n as u64 > left {
             self.check_error()?;
+            let message = if self.spent == 0 {
+                format!(
+                    "a kernel of {n} iterations exceeds the fuel of {}",
+                    self.limits.fuel
+                )
+            } else {
+                format!(
+                    "a kernel of {n} iterations exceeds the fuel left ({left} of {}; \
+                     raise it with --fuel)",
+                    self.limits.fuel
+                )
+            };
             return Err(GpuError::Program(Box::new(EvalError {
                 kind: ErrorKind::OutOfFuel,
                 rule: KERNEL,
                 span: info.span,
-                message: format!(
-                    "a kernel of {n} iterations exceeds the fuel of {}",
-                    self.limits.fuel
-                ),
+                message,
             })));
         }
+        self.spent += n as u64;
         let kernels = match (&self.rt.counting, self.count) {
             (Some(c), true) => c,
             _ => &self.rt.kernels,
@@ -743,7 +819,8 @@ impl Host<'_> {
             kernel.set_arg(arg, &n).map_err(cl)?;
             arg += 1;
             if info.loops {
-                let fuel = (self.limits.fuel / n as u64).max(1) as i64;
+                // Each work-item's share of what was left at the launch.
+                let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
                 kernel.set_arg(arg, &fuel).map_err(cl)?;
                 arg += 1;
             }

@@ -91,10 +91,17 @@ pub enum Op {
     Alloc(SE),
     /// `loop p̄ = (ā) form do b`: the parameters (bound in the body's
     /// scope), their initial values (resolved outside), how it runs, the
-    /// body.
-    Loop(Vec<PatC>, Vec<AtomC>, LoopC, Block),
-    /// `x with [idx, ...] = v`.
-    Update(Slot, Vec<UpdC>, AtomC),
+    /// body, and for each initial value whether this is the last use of
+    /// its variable (see [`Op::Update`]).
+    Loop(Vec<PatC>, Vec<AtomC>, LoopC, Block, Vec<bool>),
+    /// `x with [idx, ...] = v`, and whether this is the last use of x: x
+    /// is bound in the innermost block that runs the statement (or is a
+    /// program or loop parameter of that block) and no later statement or
+    /// result of the block names it. Then its value may move out of the
+    /// frame instead of being shared, so that its buffer may be written in
+    /// place. (The type checker's uniqueness rules make every update
+    /// such a last use; the interpreters do not rely on it.)
+    Update(Slot, Vec<UpdC>, AtomC, bool),
     /// `concat x y`.
     Concat(Slot, Slot),
     /// `replicate n v`.
@@ -186,7 +193,7 @@ pub fn resolve(p: &ast::Program) -> Code {
         .zip(&p.params)
         .map(|(slot, q)| r.pat(slot, q))
         .collect();
-    let body = r.block(&p.body);
+    let body = r.block(&p.body, Some(0));
     Code {
         params,
         body,
@@ -275,12 +282,16 @@ impl Resolver {
         }
     }
 
-    fn block(&mut self, b: &ast::Body) -> Block {
+    /// A body; `local` is the first slot of the values that belong to it
+    /// (its own, or also its loop's or program's parameters), by default
+    /// its own.
+    fn block(&mut self, b: &ast::Body, local: Option<Slot>) -> Block {
         self.scopes.push(HashMap::new());
         let first = self.next;
-        let stms = b.stms.iter().map(|s| self.stm(s)).collect();
-        let result = b.result.iter().map(|x| self.lookup(&x.name)).collect();
+        let mut stms: Vec<Stm> = b.stms.iter().map(|s| self.stm(s)).collect();
+        let result: Vec<Slot> = b.result.iter().map(|x| self.lookup(&x.name)).collect();
         self.scopes.pop();
+        last_uses(&mut stms, &result, local.unwrap_or(first));
         Block {
             stms,
             result,
@@ -315,13 +326,13 @@ impl Resolver {
             ExpKind::Iota(n) => Op::Iota(self.atom(n)),
             ExpKind::If(c, t, e) => {
                 let c = self.lookup(&c.name);
-                Op::If(c, self.block(t), self.block(e))
+                Op::If(c, self.block(t, None), self.block(e, None))
             }
             ExpKind::Kernel(i, n, b) => {
                 let n = self.atom(n);
                 self.scopes.push(HashMap::new());
                 let i = self.bind(&i.name);
-                let b = self.block(b);
+                let b = self.block(b, None);
                 self.scopes.pop();
                 Op::Kernel(i, n, b)
             }
@@ -334,6 +345,7 @@ impl Resolver {
                     ast::LoopForm::While(_) => AtomC::Const(0),
                 };
                 self.scopes.push(HashMap::new());
+                let local = self.next;
                 let slots: Vec<Slot> = ps.iter().map(|p| self.bind_pat(p)).collect();
                 let params = slots
                     .into_iter()
@@ -344,9 +356,10 @@ impl Resolver {
                     ast::LoopForm::For(i, _) => LoopC::For(self.bind(&i.name), bound),
                     ast::LoopForm::While(c) => LoopC::While(self.lookup(&c.name)),
                 };
-                let b = self.block(b);
+                let b = self.block(b, Some(local));
                 self.scopes.pop();
-                Op::Loop(params, init, form, b)
+                let moves = vec![false; ps.len()];
+                Op::Loop(params, init, form, b, moves)
             }
             ExpKind::Update(x, is, v) => {
                 let x = var(self, x);
@@ -357,7 +370,7 @@ impl Resolver {
                         ast::UpdIdx::Range(o, n) => UpdC::Range(self.atom(o), self.atom(n)),
                     })
                     .collect();
-                Op::Update(x, is, self.atom(v))
+                Op::Update(x, is, self.atom(v), false)
             }
             ExpKind::Concat(x, y) => {
                 let x = var(self, x);
@@ -379,6 +392,160 @@ impl Resolver {
             operand,
             span: s.span,
         }
+    }
+}
+
+/// Marks the updates and loop initial values that are their variable's
+/// last use in a block (see [`Op::Update`]): the variable is `local` (at
+/// or above that slot), no later statement or result names it, and the
+/// statement names it only there.
+fn last_uses(stms: &mut [Stm], result: &[Slot], local: Slot) {
+    if !stms
+        .iter()
+        .any(|s| matches!(s.op, Op::Loop(..) | Op::Update(..)))
+    {
+        return;
+    }
+    let mut last: HashMap<Slot, usize> = HashMap::new();
+    for (k, s) in stms.iter().enumerate() {
+        stm_slots(s, &mut |x| {
+            last.insert(x, k);
+        });
+    }
+    for &r in result {
+        last.insert(r, usize::MAX);
+    }
+    for (k, s) in stms.iter_mut().enumerate() {
+        // How often the statement names each slot.
+        let mut uses: HashMap<Slot, usize> = HashMap::new();
+        if matches!(s.op, Op::Loop(..) | Op::Update(..)) {
+            stm_slots(s, &mut |x| *uses.entry(x).or_default() += 1);
+        }
+        let dies = |x: Slot, times: usize| {
+            x >= local && last.get(&x) == Some(&k) && uses.get(&x) == Some(&times)
+        };
+        match &mut s.op {
+            Op::Loop(_, init, _, _, moves) => {
+                for (m, a) in moves.iter_mut().zip(init.iter()) {
+                    *m = matches!(*a, AtomC::Slot(x) if dies(x, 1));
+                }
+            }
+            Op::Update(x, _, v, last_use) => {
+                let times = if matches!(*v, AtomC::Slot(y) if y == *x) {
+                    2
+                } else {
+                    1
+                };
+                *last_use = dies(*x, times);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every slot a statement reads (its pattern's types and its
+/// expression, nested bodies included).
+fn stm_slots(s: &Stm, f: &mut impl FnMut(Slot)) {
+    for p in &s.pats {
+        ty_slots(&p.ty, f);
+    }
+    let atom = |a: &AtomC, f: &mut dyn FnMut(Slot)| {
+        if let AtomC::Slot(k) = *a {
+            f(k)
+        }
+    };
+    match &s.op {
+        Op::Scalar(e) | Op::Alloc(e) => se_slots(e, f),
+        Op::Index(x, idx) => {
+            f(*x);
+            idx.iter().for_each(|a| atom(a, f));
+        }
+        Op::Slice(x, sl) => {
+            f(*x);
+            for (o, n) in sl {
+                atom(o, f);
+                atom(n, f);
+            }
+        }
+        Op::Transpose(x) | Op::Copy(x) => f(*x),
+        Op::If(c, t, e) => {
+            f(*c);
+            block_slots(t, f);
+            block_slots(e, f);
+        }
+        Op::Kernel(_, n, b) => {
+            atom(n, f);
+            block_slots(b, f);
+        }
+        Op::Iota(n) => atom(n, f),
+        Op::Loop(ps, init, form, b, _) => {
+            for p in ps {
+                ty_slots(&p.ty, f);
+            }
+            init.iter().for_each(|a| atom(a, f));
+            if let LoopC::For(_, n) = form {
+                atom(n, f);
+            }
+            block_slots(b, f);
+        }
+        Op::Update(x, is, v, _) => {
+            f(*x);
+            for i in is {
+                match i {
+                    UpdC::Elem(j) => atom(j, f),
+                    UpdC::Range(o, n) => {
+                        atom(o, f);
+                        atom(n, f);
+                    }
+                }
+            }
+            atom(v, f);
+        }
+        Op::Concat(x, y) => {
+            f(*x);
+            f(*y);
+        }
+        Op::Replicate(n, v) => {
+            atom(n, f);
+            atom(v, f);
+        }
+    }
+}
+
+fn block_slots(b: &Block, f: &mut impl FnMut(Slot)) {
+    for s in &b.stms {
+        stm_slots(s, f);
+    }
+    b.result.iter().for_each(|&r| f(r));
+}
+
+fn ty_slots(t: &TyC, f: &mut impl FnMut(Slot)) {
+    if let TyC::Array { shape, mem } = t {
+        for a in shape {
+            if let AtomC::Slot(k) = *a {
+                f(k);
+            }
+        }
+        if let Some((blk, l)) = mem {
+            f(*blk);
+            se_slots(&l.offset, f);
+            for (n, s) in &l.dims {
+                se_slots(n, f);
+                se_slots(s, f);
+            }
+        }
+    }
+}
+
+fn se_slots(e: &SE, f: &mut impl FnMut(Slot)) {
+    match e {
+        SE::Const(_) => {}
+        SE::Slot(k) => f(*k),
+        SE::Bin(_, a, b) => {
+            se_slots(a, f);
+            se_slots(b, f);
+        }
+        SE::Un(_, a) => se_slots(a, f),
     }
 }
 

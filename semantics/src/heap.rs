@@ -624,7 +624,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.memcopy(&src, blk, &l, "E-MEM-COPY", s.span)?;
                 self.set(p, H::Arr(blk, l));
             }
-            Op::Loop(ps, init, form, b) => {
+            Op::Loop(ps, init, form, b, _) => {
                 let word = match form {
                     LoopC::For(..) => "for",
                     LoopC::While(_) => "while",
@@ -632,7 +632,7 @@ impl<O: Observer> Machine<'_, O> {
                 self.e_mem_loop(s, ps, init, *form, b)
                     .map_err(|e| loop_out_of_fuel(e, "E-MEM-LOOP", word, s.span))?
             }
-            Op::Update(x, is, v) => self.e_mem_update(s, *x, is, *v)?,
+            Op::Update(x, is, v, _) => self.e_mem_update(s, *x, is, *v)?,
             Op::Concat(x, y) => self.e_mem_concat(s, *x, *y)?,
             Op::Replicate(n, v) => self.e_mem_replicate(s, *n, *v)?,
         }

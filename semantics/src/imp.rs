@@ -34,8 +34,9 @@
 //!   each iteration. Both are sequential: inside a kernel, a loop's
 //!   accesses belong to the kernel iteration that runs it. Every iteration
 //!   costs one unit of fuel besides its statements, and a run that spends
-//!   its fuel inside a `while` is reported at the innermost such `while`
-//!   (E-IMP-WHILE), so that a loop that never ends is named.
+//!   its fuel inside a loop is reported at the innermost loop (E-IMP-FOR,
+//!   E-IMP-WHILE: "the `while` loop did not finish"), so that a loop that
+//!   never ends is named.
 //! - `assert index se` / `assert slice se` (E-IMP-ASSERT) is stuck when se
 //!   is 0, and reports the source rule it stands for (E-INDEX, E-SLICE)
 //!   with the values of se's variables, so that a lowered program goes
@@ -843,17 +844,14 @@ impl<O: Observer> Machine<'_, O> {
                     self.tick(FOR, span)?;
                     let n = self.eval(n, FOR, span)?;
                     for i in 0..n {
-                        self.tick(FOR, span)?;
                         self.ints[x] = i;
-                        self.exec::<RACE>(body)?;
+                        self.iteration::<RACE>(FOR, "for", span, body)?;
                     }
                 }
                 Kind::While(c, ref body) => {
                     self.tick(WHILE, span)?;
                     while self.ints[c] != 0 {
-                        self.tick(WHILE, span)?;
-                        self.exec::<RACE>(body)
-                            .map_err(|e| self.fuel_in_while(e, span))?;
+                        self.iteration::<RACE>(WHILE, "while", span, body)?;
                     }
                 }
             }
@@ -861,17 +859,36 @@ impl<O: Observer> Machine<'_, O> {
         Ok(())
     }
 
-    /// An evaluation that ran out of fuel inside a `while` body is reported
-    /// at the innermost `while` (E-IMP-WHILE): the loop is what did not end.
+    /// One iteration of a sequential loop: a unit of fuel, then the body.
+    /// Running out of fuel inside it is the innermost loop's error, under
+    /// its rule, so that a loop that never ends is named.
+    #[inline(always)]
+    fn iteration<const RACE: bool>(
+        &mut self,
+        rule: &'static str,
+        form: &'static str,
+        span: Span,
+        body: &[Stmt],
+    ) -> R<()> {
+        if self.fuel == 0 {
+            return Err(self.loop_out_of_fuel(self.out_of_fuel(SKIP, span), rule, form, span));
+        }
+        self.fuel -= 1;
+        self.obs.rule(rule, span);
+        self.exec::<RACE>(body)
+            .map_err(|e| self.loop_out_of_fuel(e, rule, form, span))
+    }
+
     #[cold]
     #[inline(never)]
-    fn fuel_in_while(&self, e: Box<EvalError>, span: Span) -> Box<EvalError> {
-        if e.kind == ErrorKind::OutOfFuel && e.rule != WHILE {
-            let mut e = self.out_of_fuel(WHILE, span);
-            e.message.push_str(" in this `while` loop");
-            return e;
-        }
-        e
+    fn loop_out_of_fuel(
+        &self,
+        e: Box<EvalError>,
+        rule: &'static str,
+        form: &'static str,
+        span: Span,
+    ) -> Box<EvalError> {
+        Box::new(crate::error::loop_out_of_fuel(*e, rule, form, span))
     }
 
     /// The sizes of an array parameter or result, and its LMAD, evaluated.
@@ -1594,6 +1611,10 @@ mod tests {
                 "{e:?}"
             );
             assert!(e.message.contains("10000 statements"), "{e}");
+            assert!(
+                e.message.starts_with("the `while` loop did not finish"),
+                "{e}"
+            );
         }
         // The inner loop never ends: it is the one named.
         let src = "def main (n: int) =
@@ -1607,7 +1628,11 @@ mod tests {
         let src = "def main (n: int) = for j < n do skip done out (n)";
         assert!(run_with(src, &ints(&[4]), Limits { fuel: 9, ..limits }, true).is_ok());
         let e = run_with(src, &ints(&[4]), Limits { fuel: 8, ..limits }, true).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::OutOfFuel);
+        assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfFuel, "E-IMP-FOR"));
+        assert!(
+            e.message.starts_with("the `for` loop did not finish"),
+            "{e}"
+        );
     }
 
     #[test]
