@@ -15,6 +15,31 @@
 //!   its own size (`let (k: int) (ys: [k]int) = if c then ... in (a, xs)
 //!   else ... in (b, zs)`, IFL 2022 fig. 2).
 //!
+//! - loops (`for` over a few iterations, none included; `while` over a
+//!   counter `t` with `c = t < K` recomputed, so it provably ends) with int
+//!   parameters, array parameters and arrays whose outer size is itself a
+//!   parameter, changing between iterations; loops in kernels and kernels
+//!   in loops; in-place updates `x with [j, o : k] = v` (as many indices
+//!   as x's rank or fewer, in bounds unless the program is risky);
+//!   `concat x y` after `let (m: int) = n1 + n2`; `replicate n v` of ints
+//!   and arrays; kernels with several results. Each has a share of the
+//!   programs (`GenConfig::constructs`); a share of 0 draws nothing, so with
+//!   every share 0 the programs are those made before these constructs.
+//!
+//! Uniqueness. Every array has a set of *roots*, the storage it may share:
+//! a fresh array (iota, copy, kernel, concat, replicate, an update's result,
+//! a loop's consumed parameter) has one of its own; a slice or transpose
+//! its source's; an `if`'s or loop's result those of everything from
+//! outside it may be, plus one that is never consumable. An update consumes
+//! only arrays all of whose roots were made in the current body (kernel,
+//! loop or `if` body; unique `*` parameters at the top) and are not
+//! consumed; afterwards every array sharing a root is gone from scope. A
+//! loop retires the initial values of the parameters its body may consume
+//! and consumes them only if the body did, as the type checker's alias
+//! analysis sees it (a returned parameter may carry any initial value
+//! out); such a parameter's next value is an array of the body's own that
+//! no other result shares (copied if need be).
+//!
 //! Parameters: the size parameters come first (so sizes are earlier
 //! parameters), then arrays of rank 1 to 3 over them and plain ints. Inputs
 //! give sizes in `0 ..= max_size` (0 among them often enough).
@@ -55,9 +80,10 @@
 //! the checks count as inconclusive).
 //!
 //! Work per program is bounded: array sizes are at most
-//! `max(max_size, 1) + 1`, and a kernel, `iota` or `copy` is made only while
-//! the product of the sizes of the enclosing kernels and of the array made
-//! stays within a fixed budget.
+//! `max(max_size, 1) + 1` (twice that for a `concat`), and a kernel, loop,
+//! `iota`, `copy`, `concat` or `replicate` is made only while the product
+//! of the sizes of the enclosing kernels, the trip counts of the enclosing
+//! loops and the array made stays within a fixed budget.
 //!
 //! Generation is deterministic: only the random number generator decides,
 //! and nothing loops on rejection.
