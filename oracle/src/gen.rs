@@ -2191,11 +2191,11 @@ impl Gen<'_> {
             lit(self.between(0, 3))
         } else {
             match self.upto(5) {
-                0..=2 => match self.between(-1, 3) {
+                0 | 1 => match self.between(-1, 3) {
                     k if k < 0 => var(&self.emit_int(out, "s", SExp::int(k), Range::new(k, k))),
                     k => lit(k),
                 },
-                1 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+                2 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
                     Some(a) => {
                         let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
                         s[self.upto(s.len())].clone()
