@@ -205,17 +205,19 @@ impl ConstructStats {
     pub fn add_program(&mut self, p: &Program) {
         let mut n = [0u64; 7];
         count_constructs(&p.body, &mut n);
-        for k in 0..7 {
-            self.programs[k] += u64::from(n[k] > 0);
-            self.occurrences[k] += n[k];
+        for ((p, o), n) in self.programs.iter_mut().zip(&mut self.occurrences).zip(n) {
+            *p += u64::from(n > 0);
+            *o += n;
         }
     }
 
     /// Adds another campaign's counts.
     pub fn merge(&mut self, o: &ConstructStats) {
-        for k in 0..7 {
-            self.programs[k] = self.programs[k].saturating_add(o.programs[k]);
-            self.occurrences[k] = self.occurrences[k].saturating_add(o.occurrences[k]);
+        for (p, q) in self.programs.iter_mut().zip(o.programs) {
+            *p = p.saturating_add(q);
+        }
+        for (p, q) in self.occurrences.iter_mut().zip(o.occurrences) {
+            *p = p.saturating_add(q);
         }
     }
 

@@ -15,6 +15,31 @@
 //!   its own size (`let (k: int) (ys: [k]int) = if c then ... in (a, xs)
 //!   else ... in (b, zs)`, IFL 2022 fig. 2).
 //!
+//! - loops (`for` over a few iterations, none included; `while` over a
+//!   counter `t` with `c = t < K` recomputed, so it provably ends) with int
+//!   parameters, array parameters and arrays whose outer size is itself a
+//!   parameter, changing between iterations; loops in kernels and kernels
+//!   in loops; in-place updates `x with [j, o : k] = v` (as many indices
+//!   as x's rank or fewer, in bounds unless the program is risky);
+//!   `concat x y` after `let (m: int) = n1 + n2`; `replicate n v` of ints
+//!   and arrays; kernels with several results. Each has a share of the
+//!   programs (`GenConfig::constructs`); a share of 0 draws nothing, so with
+//!   every share 0 the programs are those made before these constructs.
+//!
+//! Uniqueness. Every array has a set of *roots*, the storage it may share:
+//! a fresh array (iota, copy, kernel, concat, replicate, an update's result,
+//! a loop's consumed parameter) has one of its own; a slice or transpose
+//! its source's; an `if`'s or loop's result those of everything from
+//! outside it may be, plus one that is never consumable. An update consumes
+//! only arrays all of whose roots were made in the current body (kernel,
+//! loop or `if` body; unique `*` parameters at the top) and are not
+//! consumed; afterwards every array sharing a root is gone from scope. A
+//! loop retires the initial values of the parameters its body may consume
+//! and consumes them only if the body did, as the type checker's alias
+//! analysis sees it (a returned parameter may carry any initial value
+//! out); such a parameter's next value is an array of the body's own that
+//! no other result shares (copied if need be).
+//!
 //! Parameters: the size parameters come first (so sizes are earlier
 //! parameters), then arrays of rank 1 to 3 over them and plain ints. Inputs
 //! give sizes in `0 ..= max_size` (0 among them often enough).
@@ -55,9 +80,10 @@
 //! the checks count as inconclusive).
 //!
 //! Work per program is bounded: array sizes are at most
-//! `max(max_size, 1) + 1`, and a kernel, `iota` or `copy` is made only while
-//! the product of the sizes of the enclosing kernels and of the array made
-//! stays within a fixed budget.
+//! `max(max_size, 1) + 1` (twice that for a `concat`), and a kernel, loop,
+//! `iota`, `copy`, `concat` or `replicate` is made only while the product
+//! of the sizes of the enclosing kernels, the trip counts of the enclosing
+//! loops and the array made stays within a fixed budget.
 //!
 //! Generation is deterministic: only the random number generator decides,
 //! and nothing loops on rejection.
@@ -2159,16 +2185,17 @@ impl Gen<'_> {
             return false;
         }
         let is_while = self.chance(0.35);
-        // The bound (for) or the trip count K (while).
+        // The bound (for) or the trip count K (while): a few iterations
+        // mostly, as every iteration multiplies the checks' work.
         let bound = if is_while {
             lit(self.between(0, 3))
         } else {
-            match self.upto(4) {
-                0 => match self.between(-1, 3) {
+            match self.upto(5) {
+                0 | 1 => match self.between(-1, 3) {
                     k if k < 0 => var(&self.emit_int(out, "s", SExp::int(k), Range::new(k, k))),
                     k => lit(k),
                 },
-                1 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+                2 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
                     Some(a) => {
                         let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
                         s[self.upto(s.len())].clone()
@@ -2279,7 +2306,7 @@ impl Gen<'_> {
             LoopForm::For(ident(&i), bound.clone())
         };
         let mut stms = Vec::new();
-        let target = self.upto(self.max_stms / 2 + 2);
+        let target = self.upto(self.max_stms / 3 + 2);
         self.stms(&mut stms, target);
         // The next values: the while counter and condition, the ints, the
         // sizes with their arrays.

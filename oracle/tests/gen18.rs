@@ -493,3 +493,55 @@ fn with_every_construct_safe_programs_run_and_risky_ones_only_get_stuck() {
     }
     assert!(stuck >= 80, "only {stuck} of 800 risky programs got stuck");
 }
+
+#[test]
+fn constructs_setting_parses_and_refuses_nonsense() {
+    let d = Constructs::default();
+    let c = d.parse("loop=0.9, update=0").unwrap();
+    assert_eq!((c.loops, c.update, c.concat), (0.9, 0.0, d.concat));
+    assert_eq!(d.parse("none").unwrap(), Constructs::NONE);
+    assert_eq!(d.parse("all=1").unwrap(), all(1.0));
+    for bad in [
+        "loops=0.5",
+        "loop=2",
+        "loop=-0.1",
+        "loop",
+        "loop=x",
+        "loop=NaN",
+    ] {
+        assert!(d.parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_campaign_counts_the_constructs_of_its_programs() {
+    use funmem_oracle::campaign::{self, Config, Source};
+    let passes = funmem_transforms::pass::parse_list("simplify").unwrap();
+    let count = |constructs: Constructs| {
+        let mut cfg = Config::new(5, passes.clone());
+        cfg.count = Some(40);
+        cfg.threads = 1;
+        cfg.source = Source::Fun;
+        cfg.reduce_time = Some(std::time::Duration::ZERO);
+        cfg.gen.constructs = constructs;
+        let s = campaign::run(&cfg, &()).expect("runs");
+        // The same counts as the programs' own.
+        let mut want = [0u64; 5];
+        for k in 0..40 {
+            let mut n = [0; 5];
+            counts(&campaign::case_for(5, k, &cfg.gen).program.body, &mut n);
+            for (w, n) in want.iter_mut().zip(n) {
+                *w += u64::from(n > 0);
+            }
+        }
+        let got = s.constructs.programs;
+        assert_eq!([got[0], got[3], got[4], got[5], got[6]], want);
+        assert!(got[0] >= got[1].max(got[2]));
+        s.constructs
+    };
+    let none = count(Constructs::NONE);
+    assert_eq!(none.occurrences, [0; 7]);
+    let many = count(all(1.0));
+    assert!(many.programs.iter().all(|&p| p > 0), "{many:?}");
+    assert!(many.line(40).starts_with("constructs: loop in "));
+}

@@ -13,12 +13,19 @@ const BUDGET: u64 = 2000;
 /// Largest acceptable reduced program, in statements.
 const SMALL: usize = 6;
 
+/// The faults planted here are in the translation of the constructs
+/// every program has (fresh arrays, kernels, transposes, expansion), so the
+/// programs leave out loops, updates, concat, replicate and multi-result
+/// kernels (whose faults `planted18` plants): these are the programs the
+/// generator made before them, so seed 7 finds each fault as it did.
 fn config(passes: &str) -> Config {
-    Config {
+    let mut cfg = Config {
         threads: 1,
         reduce_tries: 3000,
         ..Config::new(7, funmem_transforms::pass::parse_list(passes).unwrap())
-    }
+    };
+    cfg.gen.constructs = funmem_oracle::Constructs::NONE;
+    cfg
 }
 
 fn find_and_reduce(f: Fault) {

@@ -384,12 +384,24 @@ impl Prop {
         // simplified, so that its names are still the parameters').
         let mut inner = sub.clone();
         let mut keep = vec![true; ps.len()];
+        let mut invariant: Vec<bool> = ps
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                matches!(p.ty, Type::Int(_) | Type::Mem(_))
+                    && cond.as_ref() != Some(&p.name.name)
+                    && b.result.get(k).is_some_and(|x| x.name == p.name.name)
+                    && s.pats.len() == ps.len()
+            })
+            .collect();
+        // A loop keeps one parameter (it cannot have none).
+        if invariant.iter().all(|i| *i) {
+            if let Some(first) = invariant.first_mut() {
+                *first = false;
+            }
+        }
         for (k, p) in ps.iter().enumerate() {
-            let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
-                && cond.as_ref() != Some(&p.name.name)
-                && b.result.get(k).is_some_and(|x| x.name == p.name.name)
-                && s.pats.len() == ps.len();
-            if invariant {
+            if invariant[k] {
                 keep[k] = false;
                 inner.0.insert(p.name.name.clone(), init[k].clone());
                 if let Atom::Int(..) = init[k] {
