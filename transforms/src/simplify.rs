@@ -382,29 +382,39 @@ impl Prop {
         };
         // Invariant parameters, found on the body as it comes (before it is
         // simplified, so that its names are still the parameters').
+        let mut keep: Vec<bool> = ps
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
+                    && cond.as_ref() != Some(&p.name.name)
+                    && b.result.get(k).is_some_and(|x| x.name == p.name.name)
+                    && s.pats.len() == ps.len();
+                !invariant
+            })
+            .collect();
+        // A loop has at least one parameter: the first stays if all would go.
+        if let (false, Some(first)) = (keep.iter().any(|k| *k), keep.first_mut()) {
+            *first = true;
+        }
         let mut inner = sub.clone();
-        let mut keep = vec![true; ps.len()];
         for (k, p) in ps.iter().enumerate() {
-            let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
-                && cond.as_ref() != Some(&p.name.name)
-                && b.result.get(k).is_some_and(|x| x.name == p.name.name)
-                && s.pats.len() == ps.len();
-            if invariant {
-                keep[k] = false;
-                inner.0.insert(p.name.name.clone(), init[k].clone());
-                if let Atom::Int(..) = init[k] {
-                    // A literal cannot stand where a name is needed (a
-                    // size): the parameter becomes a constant binding.
-                    let st = Stm {
-                        pats: vec![p.clone()],
-                        exp: Exp {
-                            kind: ExpKind::Scalar(SExp::Atom(init[k].clone())),
-                            span: s.exp.span,
-                        },
-                        span: s.span,
-                    };
-                    self.emit(st, out);
-                }
+            if keep[k] {
+                continue;
+            }
+            inner.0.insert(p.name.name.clone(), init[k].clone());
+            if let Atom::Int(..) = init[k] {
+                // A literal cannot stand where a name is needed (a size):
+                // the parameter becomes a constant binding.
+                let st = Stm {
+                    pats: vec![p.clone()],
+                    exp: Exp {
+                        kind: ExpKind::Scalar(SExp::Atom(init[k].clone())),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                };
+                self.emit(st, out);
             }
         }
         let mut params = Vec::new();
@@ -1174,5 +1184,19 @@ mod tests {
                in (zs)",
         );
         assert!(out.contains("copy xs"), "{out}");
+    }
+
+    #[test]
+    fn a_loop_keeps_one_parameter_when_all_are_invariant() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (q: int) = loop (p: int) = (3) for i < 2 do
+                   let (e: int) = xs[i]
+                   in (p)
+               in (q)",
+        );
+        assert!(out.contains("loop (p: int) = (3) for i < 2 do"), "{out}");
+        let again = parse_program(&out, Lang::FunMem).unwrap();
+        assert_eq!(again.to_string(), out);
     }
 }
