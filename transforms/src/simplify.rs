@@ -201,9 +201,10 @@ enum Where {
 struct Prop {
     env: HashMap<Name, Type>,
     allocated: HashSet<Name>,
-    /// The arrays some update consumes: a copy of one is a new array
-    /// even where it lands on its source's place (dropping it would make
-    /// the update consume the source).
+    /// The blocks of the arrays some update consumes. A copy of an array
+    /// in one of them is kept: dropping it would replace the copy's uses by
+    /// uses of its source, which an update may consume in between (or the
+    /// copy's own update would consume the source).
     updated: HashSet<Name>,
 }
 
@@ -307,7 +308,7 @@ impl Prop {
             }
             ExpKind::Copy(x) => {
                 let x = sub.ident(x);
-                if self.same_place(&x, &pats[0].ty) && !self.updated.contains(&pats[0].name.name) {
+                if self.same_place(&x, &pats[0].ty) && !self.consumed_block(&x) {
                     // A copy onto the very place it copies from.
                     sub.0.insert(pats[0].name.name.clone(), Atom::Var(x));
                 } else {
@@ -450,6 +451,16 @@ impl Prop {
         sub.0.extend(after.0);
         s.exp.kind = ExpKind::Loop(params, inits, form, body);
         s
+    }
+
+    /// `x` lives in a block some update writes into.
+    fn consumed_block(&self, x: &Ident) -> bool {
+        match self.env.get(&x.name) {
+            Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) => {
+                self.updated.contains(&m.block.name)
+            }
+            _ => false,
+        }
     }
 
     /// `x` lives exactly where an array of type `ty` would.
@@ -605,6 +616,9 @@ impl Prop {
                 continue;
             };
             let Some(ms) = &src.mem else { continue };
+            if self.updated.contains(&ms.block.name) {
+                continue;
+            }
             let ok = match at {
                 Where::Kernel(Some(dst)) => {
                     !dst.contains(&ms.block.name) && self.allocated.contains(&ms.block.name)
@@ -644,12 +658,17 @@ impl Prop {
     }
 }
 
-/// The arrays that the updates of a body (at any depth) consume.
+/// The blocks the updates of a body (at any depth) write into (their
+/// results' blocks, which are their targets').
 fn update_targets(b: &Body, out: &mut HashSet<Name>) {
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Update(x, ..) => {
-                out.insert(x.name.clone());
+            ExpKind::Update(..) => {
+                if let Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) =
+                    s.pats.first().map(|p| &p.ty)
+                {
+                    out.insert(m.block.name.clone());
+                }
             }
             ExpKind::If(_, t, e) => {
                 update_targets(t, out);
@@ -1198,5 +1217,17 @@ mod tests {
         assert!(out.contains("loop (p: int) = (3) for i < 2 do"), "{out}");
         let again = parse_program(&out, Lang::FunMem).unwrap();
         assert_eq!(again.to_string(), out);
+    }
+
+    #[test]
+    fn a_result_copy_of_an_array_an_update_consumes_stays() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: *[n]int @ xm -> R(n)) =
+               let (ym: mem) = alloc n
+               let (ys: [n]int @ ym -> R(n)) = copy xs
+               let (zs: [n]int @ xm -> R(n)) = xs with [0] = 1
+               in (ys)",
+        );
+        assert!(out.contains("copy xs"), "{out}");
     }
 }
