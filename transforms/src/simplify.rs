@@ -201,9 +201,10 @@ enum Where {
 struct Prop {
     env: HashMap<Name, Type>,
     allocated: HashSet<Name>,
-    /// The arrays some update consumes: a copy of one is a new array
-    /// even where it lands on its source's place (dropping it would make
-    /// the update consume the source).
+    /// The blocks of the arrays some update consumes. A copy of an array
+    /// in one of them is kept: dropping it would replace the copy's uses by
+    /// uses of its source, which an update may consume in between (or the
+    /// copy's own update would consume the source).
     updated: HashSet<Name>,
 }
 
@@ -307,7 +308,7 @@ impl Prop {
             }
             ExpKind::Copy(x) => {
                 let x = sub.ident(x);
-                if self.same_place(&x, &pats[0].ty) && !self.updated.contains(&pats[0].name.name) {
+                if self.same_place(&x, &pats[0].ty) && !self.consumed_block(&x) {
                     // A copy onto the very place it copies from.
                     sub.0.insert(pats[0].name.name.clone(), Atom::Var(x));
                 } else {
@@ -382,41 +383,39 @@ impl Prop {
         };
         // Invariant parameters, found on the body as it comes (before it is
         // simplified, so that its names are still the parameters').
-        let mut inner = sub.clone();
-        let mut keep = vec![true; ps.len()];
-        let mut invariant: Vec<bool> = ps
+        let mut keep: Vec<bool> = ps
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                matches!(p.ty, Type::Int(_) | Type::Mem(_))
+                let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
                     && cond.as_ref() != Some(&p.name.name)
                     && b.result.get(k).is_some_and(|x| x.name == p.name.name)
-                    && s.pats.len() == ps.len()
+                    && s.pats.len() == ps.len();
+                !invariant
             })
             .collect();
-        // A loop keeps one parameter (it cannot have none).
-        if invariant.iter().all(|i| *i) {
-            if let Some(first) = invariant.first_mut() {
-                *first = false;
-            }
+        // A loop has at least one parameter: the first stays if all would go.
+        if let (false, Some(first)) = (keep.iter().any(|k| *k), keep.first_mut()) {
+            *first = true;
         }
+        let mut inner = sub.clone();
         for (k, p) in ps.iter().enumerate() {
-            if invariant[k] {
-                keep[k] = false;
-                inner.0.insert(p.name.name.clone(), init[k].clone());
-                if let Atom::Int(..) = init[k] {
-                    // A literal cannot stand where a name is needed (a
-                    // size): the parameter becomes a constant binding.
-                    let st = Stm {
-                        pats: vec![p.clone()],
-                        exp: Exp {
-                            kind: ExpKind::Scalar(SExp::Atom(init[k].clone())),
-                            span: s.exp.span,
-                        },
-                        span: s.span,
-                    };
-                    self.emit(st, out);
-                }
+            if keep[k] {
+                continue;
+            }
+            inner.0.insert(p.name.name.clone(), init[k].clone());
+            if let Atom::Int(..) = init[k] {
+                // A literal cannot stand where a name is needed (a size):
+                // the parameter becomes a constant binding.
+                let st = Stm {
+                    pats: vec![p.clone()],
+                    exp: Exp {
+                        kind: ExpKind::Scalar(SExp::Atom(init[k].clone())),
+                        span: s.exp.span,
+                    },
+                    span: s.span,
+                };
+                self.emit(st, out);
             }
         }
         let mut params = Vec::new();
@@ -452,6 +451,16 @@ impl Prop {
         sub.0.extend(after.0);
         s.exp.kind = ExpKind::Loop(params, inits, form, body);
         s
+    }
+
+    /// `x` lives in a block some update writes into.
+    fn consumed_block(&self, x: &Ident) -> bool {
+        match self.env.get(&x.name) {
+            Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) => {
+                self.updated.contains(&m.block.name)
+            }
+            _ => false,
+        }
     }
 
     /// `x` lives exactly where an array of type `ty` would.
@@ -607,6 +616,9 @@ impl Prop {
                 continue;
             };
             let Some(ms) = &src.mem else { continue };
+            if self.updated.contains(&ms.block.name) {
+                continue;
+            }
             let ok = match at {
                 Where::Kernel(Some(dst)) => {
                     !dst.contains(&ms.block.name) && self.allocated.contains(&ms.block.name)
@@ -646,12 +658,17 @@ impl Prop {
     }
 }
 
-/// The arrays that the updates of a body (at any depth) consume.
+/// The blocks the updates of a body (at any depth) write into (their
+/// results' blocks, which are their targets').
 fn update_targets(b: &Body, out: &mut HashSet<Name>) {
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Update(x, ..) => {
-                out.insert(x.name.clone());
+            ExpKind::Update(..) => {
+                if let Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) =
+                    s.pats.first().map(|p| &p.ty)
+                {
+                    out.insert(m.block.name.clone());
+                }
             }
             ExpKind::If(_, t, e) => {
                 update_targets(t, out);
@@ -1184,6 +1201,32 @@ mod tests {
                let (ys: [n]int @ xm -> R(n)) = copy xs
                let (zs: [n]int @ xm -> R(n)) = ys with [0] = 1
                in (zs)",
+        );
+        assert!(out.contains("copy xs"), "{out}");
+    }
+
+    #[test]
+    fn a_loop_keeps_one_parameter_when_all_are_invariant() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+               let (q: int) = loop (p: int) = (3) for i < 2 do
+                   let (e: int) = xs[i]
+                   in (p)
+               in (q)",
+        );
+        assert!(out.contains("loop (p: int) = (3) for i < 2 do"), "{out}");
+        let again = parse_program(&out, Lang::FunMem).unwrap();
+        assert_eq!(again.to_string(), out);
+    }
+
+    #[test]
+    fn a_result_copy_of_an_array_an_update_consumes_stays() {
+        let out = simp(
+            "def main (n: int) (xm: mem) (xs: *[n]int @ xm -> R(n)) =
+               let (ym: mem) = alloc n
+               let (ys: [n]int @ ym -> R(n)) = copy xs
+               let (zs: [n]int @ xm -> R(n)) = xs with [0] = 1
+               in (ys)",
         );
         assert!(out.contains("copy xs"), "{out}");
     }
