@@ -33,7 +33,19 @@ fn find_and_reduce(f: Fault) {
 }
 
 fn find_and_reduce_through(f: Fault, passes: &str) {
-    let cfg = config(passes);
+    find_and_reduce_with(f, config(passes));
+}
+
+/// As `config`, but with the generator's default shares of loops,
+/// updates, concat, replicate and multi-result kernels (the campaign that
+/// `funmem fuzz` runs).
+fn config_new_constructs(passes: &str) -> Config {
+    let mut cfg = config(passes);
+    cfg.gen.constructs = funmem_oracle::GenConfig::default().constructs;
+    cfg
+}
+
+fn find_and_reduce_with(f: Fault, cfg: Config) {
     fault::set(f);
     let found = (0..BUDGET).find_map(|k| {
         let case = case_for(cfg.seed, k, &cfg.gen);
@@ -126,4 +138,17 @@ fn failures_alike_are_reduced_once() {
     for f in &s.failures {
         assert!(f.duplicates.iter().all(|&d| d > f.index));
     }
+}
+
+#[test]
+fn an_update_lowered_over_a_source_still_read_is_caught() {
+    find_and_reduce_with(Fault::UpdateFreshBlock, config_new_constructs("simplify"));
+}
+
+#[test]
+fn a_loop_result_read_from_the_initial_block_is_caught() {
+    find_and_reduce_with(
+        Fault::LoopResultParamBlock,
+        config_new_constructs("simplify"),
+    );
 }
