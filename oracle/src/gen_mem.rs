@@ -78,6 +78,10 @@ use funmem_lang::parse::parse_program;
 use funmem_semantics::value::{ArrayValue, Value};
 use rand::RngExt;
 
+/// The nesting levels (counted from 0 at the top) at which multi-result
+/// kernels and loops are made.
+const NEW_NESTING: usize = 4;
+
 /// Generates a random, well-typed FUNMEM program with inputs for it, of
 /// any flavour (valid, racing, invalid, failing).
 pub fn gen_funmem(rng: &mut Rng, cfg: &GenConfig) -> Case {
@@ -1873,7 +1877,11 @@ impl Gen<'_> {
     /// `concat`, `replicate`, a kernel with several results, loops with
     /// their memory as parameters); false when none fits here.
     fn new_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
-        let nested = sc.depth > 0;
+        // Multi-result kernels and loops nest bodies with several
+        // statements each, so their work grows exponentially with depth:
+        // they are made only within the first few levels of nesting (all
+        // of them at the default depth of 3), whatever `max_depth` says.
+        let nested = sc.depth > 0 && self.max_depth - sc.depth.min(self.max_depth) < NEW_NESTING;
         let kinds = self.kinds.clone();
         match self.pick(&kinds) {
             Kind::Update => {
