@@ -606,6 +606,36 @@ impl Gen<'_> {
         out
     }
 
+    /// Results of one `if` or `loop` whose inner values may share storage
+    /// (a body returning one array twice) share their roots, as the type
+    /// checker's alias sets do: `pats[k]` came from the inner names
+    /// `inner[k]`.
+    fn share_roots(&mut self, pats: &[Name], inner: &[Vec<Name>]) {
+        let inner_roots: Vec<Vec<usize>> = inner
+            .iter()
+            .map(|xs| xs.iter().flat_map(|x| self.roots_of(x).to_vec()).collect())
+            .collect();
+        for k in 0..pats.len() {
+            for j in k + 1..pats.len() {
+                let shared = inner_roots[k].iter().any(|r| inner_roots[j].contains(r));
+                if !shared
+                    || !self.roots.contains_key(&pats[k])
+                    || !self.roots.contains_key(&pats[j])
+                {
+                    continue;
+                }
+                let mut all = self.roots_of(&pats[k]).to_vec();
+                for &r in self.roots_of(&pats[j]) {
+                    if !all.contains(&r) {
+                        all.push(r);
+                    }
+                }
+                self.roots.insert(pats[k].clone(), all.clone());
+                self.roots.insert(pats[j].clone(), all);
+            }
+        }
+    }
+
     fn bind(&mut self, name: Name, ty: Ty) {
         self.vars.push(Var { name, ty });
     }
@@ -1896,6 +1926,10 @@ impl Gen<'_> {
                 self.roots.insert(x.clone(), roots);
             }
         }
+        let inner: Vec<Vec<Name>> = (0..names.len())
+            .map(|k| vec![t.result[k].name.clone(), e.result[k].name.clone()])
+            .collect();
+        self.share_roots(&names, &inner);
         let pats = names.iter().zip(&tys).map(|(x, t)| pat(x, t)).collect();
         out.push(stm(pats, ExpKind::If(ident(&c), t, e)));
         for (x, t) in names.into_iter().zip(tys) {
@@ -2417,6 +2451,7 @@ impl Gen<'_> {
                 }
             }
         }
+        let shared_names = names.clone();
         for (k, (x, mut t)) in names.into_iter().zip(tys).enumerate() {
             if k >= ints {
                 let (_, _, a, _, _) = &arrays[k - ints];
@@ -2460,6 +2495,8 @@ impl Gen<'_> {
             }
             self.bind(x, t);
         }
+        let inner: Vec<Vec<Name>> = result.iter().map(|x| vec![x.clone()]).collect();
+        self.share_roots(&shared_names, &inner);
         self.made.loops += 1;
         true
     }

@@ -226,19 +226,44 @@ impl Uniq {
         Ok(b.result.iter().map(|x| self.aliases_of(&x.name)).collect())
     }
 
-    /// The roots of `rs` made outside the current body (level below `lvl`).
-    fn outside(&self, rs: &[u32], lvl: usize) -> Roots {
-        rs.iter()
-            .copied()
-            .filter(|r| self.roots[*r as usize].level < lvl)
-            .collect()
-    }
-
     fn fresh(&mut self, p: &Pat) {
         if p.ty.as_array().is_some() {
             let r = self.root(&p.name, Origin::Made);
             self.aliases.insert(p.name.name.clone(), vec![r]);
         }
+    }
+
+    /// The alias set, outside a body, of a result whose roots inside are
+    /// `rs`: roots made before `mark` stay; each made at or after it (gone
+    /// with the body) becomes a fresh root named after `x`, one per inner
+    /// root across all the results of the statement (`lifted`), so results
+    /// that may be one array keep aliasing each other.
+    fn lift(
+        &mut self,
+        rs: impl Iterator<Item = u32>,
+        mark: u32,
+        lifted: &mut HashMap<u32, u32>,
+        x: &Ident,
+    ) -> Roots {
+        let mut out = Roots::new();
+        for r in rs {
+            let r = if r < mark {
+                r
+            } else if let Some(l) = lifted.get(&r) {
+                *l
+            } else {
+                let l = self.root(x, Origin::Made);
+                lifted.insert(r, l);
+                l
+            };
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+        if out.is_empty() {
+            out.push(self.root(x, Origin::Made));
+        }
+        out
     }
 
     fn stm(&mut self, s: &Stm) -> Result<(), Diagnostic> {
@@ -299,20 +324,17 @@ impl Uniq {
                 for (r, at) in after_t {
                     self.consumed.entry(r).or_insert(at);
                 }
+                // Roots made inside a branch are gone; each is replaced by
+                // one fresh root, shared by every result that may be it (a
+                // branch may return one array twice); roots from before the
+                // `if` remain.
+                let mut lifted = HashMap::default();
                 for (k, p) in s.pats.iter().enumerate() {
-                    if p.ty.as_array().is_none() {
-                        continue;
+                    if p.ty.as_array().is_some() {
+                        let inner = rt[k].iter().chain(&re[k]).copied();
+                        let rs = self.lift(inner, mark, &mut lifted, &p.name);
+                        self.aliases.insert(p.name.name.clone(), rs);
                     }
-                    // Roots made inside a branch are gone (one fresh root
-                    // stands for them); those from before the `if` remain.
-                    let made = self.root(&p.name, Origin::Made);
-                    let mut rs = vec![made];
-                    for r in rt[k].iter().chain(&re[k]) {
-                        if *r < mark && !rs.contains(r) {
-                            rs.push(*r);
-                        }
-                    }
-                    self.aliases.insert(p.name.name.clone(), rs);
                 }
             }
             ExpKind::Loop(ps, init, form, b) => self.t_loop(s, ps, init, form, b)?,
@@ -407,19 +429,22 @@ impl Uniq {
                 )?;
             }
         }
+        let mut lifted = HashMap::default();
         for (k, q) in s.pats.iter().enumerate() {
             if q.ty.as_array().is_none() {
                 continue;
             }
-            let made = self.root(&q.name, Origin::Made);
-            let mut rs = vec![made];
+            let mut rs = self.lift(
+                results[k].iter().copied(),
+                first_root as u32,
+                &mut lifted,
+                &q.name,
+            );
             if !consumed_params[k] {
                 if let Some(Atom::Var(x)) = init.get(k) {
                     let a = self.aliases_of(&x.name);
                     union(&mut rs, &a);
                 }
-                let outer = self.outside(&results[k], body_level);
-                union(&mut rs, &outer);
                 // A body result that is (or aliases) another parameter may
                 // carry that parameter's initial value out of the loop.
                 if results[k].iter().any(|r| param_roots.contains(&Some(*r))) {
@@ -606,6 +631,29 @@ mod tests {
         };
         ok(&src(""));
         bad(&src(", xs"), &["`xs` is used after it was consumed"]);
+        // One array returned twice: the two results alias each other.
+        bad(
+            "def main (n: int) (xs: *[n]int) =
+               let (a: [n]int) (b: [n]int) = if n then
+                   let (t: [n]int) = iota n
+                   in (t, t)
+                 else
+                   let (e: [n]int) = iota n
+                   in (e, e)
+               let (u: [n]int) = b with [0 : n] = xs
+               in (a)",
+            &["`a` is used after it was consumed"],
+        );
+        bad(
+            "def main (n: int) =
+               let (z: [n]int) = iota n
+               let (a: [n]int) (b: [n]int) = loop (p: [n]int) (q: [n]int) = (z, z) for i < 2 do
+                   let (t: [n]int) = iota n
+                   in (t, t)
+               let (u: [n]int) = b with [0] = 1
+               in (a)",
+            &["`a` is used after it was consumed"],
+        );
         // An `if` that may return its operand aliases it.
         bad(
             "def main (c: int) (n: int) (xs: *[n]int) =
