@@ -5,58 +5,9 @@
 //! clear out-of-fuel error instead of running on. `FUNMEM_SKIP_OPENCL=1`
 //! skips the runs.
 
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-/// Runs funmem with `stdin`, killed after a generous 60 s (a hang fails
-/// the test instead of stalling it).
-fn funmem_stdin(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("funmem {args:?} ran for more than 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("funmem finishes")
-}
-
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-gpu18-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
-}
-
-fn opencl() -> bool {
-    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
-}
+use common::{assert_exit, funmem as funmem_stdin, opencl, write_temp};
 
 /// A `while` whose condition a kernel computes, and host writes.
 const DEVICE_WHILE: &str = "def main (n: int) (limit: int) =

@@ -4,45 +4,12 @@
 //! `while`), in-place updates, `concat`, `replicate`, kernels with several
 //! results and unique parameters.
 
-use std::process::{Command, Output};
+mod common;
 
-fn funmem(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut i) = child.stdin.take() {
-        i.write_all(stdin.as_bytes()).expect("stdin");
-    }
-    child.wait_with_output().expect("the funmem binary ends")
-}
+use common::{assert_exit, funmem, write_temp};
 
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-lower18-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
+fn stdout(o: &std::process::Output) -> String {
+    common::text(&o.stdout)
 }
 
 /// Every new construct at host level.
