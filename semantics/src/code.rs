@@ -557,6 +557,48 @@ pub trait SlotValue {
     fn as_int(&self) -> Option<i64>;
     /// A short description for messages.
     fn describe(&self) -> String;
+    /// The integer `k` as a value.
+    fn from_int(k: i64) -> Self;
+}
+
+/// How many iterations a `for` may run: its bound, evaluated once before
+/// the first (0 for a `while`, which ignores it).
+#[inline]
+pub fn loop_bound<V: SlotValue>(
+    frame: &[V],
+    form: LoopC,
+    rule: &'static str,
+    span: Span,
+) -> Result<i64, EvalError> {
+    match form {
+        LoopC::For(_, n) => atom(frame, n, rule, span),
+        LoopC::While(_) => Ok(0),
+    }
+}
+
+/// Whether iteration `k` of a loop runs (E-LOOP-FOR, E-LOOP-WHILE and
+/// their FUNMEM twin E-MEM-LOOP): a `for` runs while k < n (its bound,
+/// [`loop_bound`]) and binds its index to k; a `while` while its
+/// parameter is non-zero.
+#[inline]
+pub fn loop_enters<V: SlotValue>(
+    frame: &mut [V],
+    form: LoopC,
+    k: i64,
+    n: i64,
+    rule: &'static str,
+    span: Span,
+) -> Result<bool, EvalError> {
+    match form {
+        LoopC::For(i, _) => {
+            if k >= n {
+                return Ok(false);
+            }
+            frame[i as usize] = V::from_int(k);
+            Ok(true)
+        }
+        LoopC::While(c) => Ok(int(frame, c, rule, span)? != 0),
+    }
 }
 
 /// The value in slot `k`; an unset slot is stuck (E-VAR).

@@ -13,7 +13,8 @@
 //! `E-KERNEL`, ...), and errors name the rule whose premise failed.
 
 use crate::code::{
-    atom, get, int, resolve, AtomC, Block, Code, LoopC, Op, PatC, Slot, SlotValue, Stm, TyC, UpdC,
+    atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LoopC, Op, PatC, Slot,
+    SlotValue, Stm, TyC, UpdC,
 };
 use crate::error::{loop_out_of_fuel, EvalError, Fuel, Limits};
 use crate::machine;
@@ -672,10 +673,7 @@ impl<O: Observer> Machine<'_, O> {
             LoopC::While(_) => "E-LOOP-WHILE",
         };
         self.obs.rule(rule, s.span);
-        let n = match form {
-            LoopC::For(_, n) => atom(&self.frame, n, rule, s.span)?,
-            LoopC::While(_) => 0,
-        };
+        let n = loop_bound(&self.frame, form, rule, s.span)?;
         let mut vals = Vec::with_capacity(ps.len());
         // An initial value's last use moves it (see `Op::Update`).
         for (a, &last) in init.iter().zip(moves) {
@@ -694,20 +692,7 @@ impl<O: Observer> Machine<'_, O> {
         // The parameters are the body's own too: they move around freely.
         let local = ps.first().map_or(b.first, |p| p.slot);
         let mut k = 0i64;
-        loop {
-            match form {
-                LoopC::For(i, _) => {
-                    if k >= n {
-                        break;
-                    }
-                    self.frame[i as usize] = V::Int(k);
-                }
-                LoopC::While(c) => {
-                    if int(&self.frame, c, rule, s.span)? == 0 {
-                        break;
-                    }
-                }
-            }
+        while loop_enters(&mut self.frame, form, k, n, rule, s.span)? {
             self.fuel.burn(rule, s.span)?;
             self.block(b)?;
             for j in 0..b.result.len() {
@@ -1087,6 +1072,10 @@ impl SlotValue for V {
             _ => None,
         }
     }
+    fn from_int(k: i64) -> V {
+        V::Int(k)
+    }
+
     fn describe(&self) -> String {
         match self {
             V::Unset => "nothing".into(),

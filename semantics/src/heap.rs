@@ -21,8 +21,8 @@
 //! (Def. 3.1, [`crate::validity`]) detects.
 
 use crate::code::{
-    atom, get, int, resolve, AtomC, Block, Code, LmadC, LoopC, Op, PatC, Slot, SlotValue, Stm, TyC,
-    UpdC, SE,
+    atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LmadC, LoopC, Op, PatC,
+    Slot, SlotValue, Stm, TyC, UpdC, SE,
 };
 use crate::error::Race;
 use crate::error::{loop_out_of_fuel, ErrorKind, EvalError, Fuel, Limits};
@@ -668,10 +668,7 @@ impl<O: Observer> Machine<'_, O> {
     ) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-LOOP";
         self.obs.rule(RULE, s.span);
-        let n = match form {
-            LoopC::For(_, n) => atom(&self.frame, n, RULE, s.span)?,
-            LoopC::While(_) => 0,
-        };
+        let n = loop_bound(&self.frame, form, RULE, s.span)?;
         let mut vals = Vec::with_capacity(ps.len());
         for a in init {
             vals.push(self.atom_value(*a, s.span)?);
@@ -680,20 +677,7 @@ impl<O: Observer> Machine<'_, O> {
             self.frame[p.slot as usize] = v;
         }
         let mut k = 0i64;
-        loop {
-            match form {
-                LoopC::For(i, _) => {
-                    if k >= n {
-                        break;
-                    }
-                    self.frame[i as usize] = H::Int(k);
-                }
-                LoopC::While(c) => {
-                    if int(&self.frame, c, RULE, s.span)? == 0 {
-                        break;
-                    }
-                }
-            }
+        while loop_enters(&mut self.frame, form, k, n, RULE, s.span)? {
             self.fuel.burn(RULE, s.span)?;
             self.block(b)?;
             for r in &b.result {
@@ -937,6 +921,10 @@ impl SlotValue for H {
             _ => None,
         }
     }
+    fn from_int(k: i64) -> H {
+        H::Int(k)
+    }
+
     fn describe(&self) -> String {
         self.to_string()
     }
@@ -954,6 +942,22 @@ mod tests {
         let p = parse_program(src, Lang::FunMem).unwrap_or_else(|d| panic!("{d}\n{src}"));
         check_program(&p).unwrap_or_else(|d| panic!("{d}\n{src}"));
         p
+    }
+
+    /// The race the heap semantics reports for `p` on the input `n`.
+    fn race_on(p: &ast::Program, n: i64) -> Box<Race> {
+        let e = run_heap(
+            p,
+            &[Value::Int(n)],
+            Limits::default(),
+            true,
+            &mut NoObserver,
+        )
+        .expect_err("a race");
+        match e.kind {
+            ErrorKind::Race(r) => r,
+            _ => panic!("expected a race: {e}"),
+        }
     }
 
     fn parse_only(src: &str) -> ast::Program {
@@ -1127,17 +1131,7 @@ mod tests {
     in (i, y)
   in (a, b)",
         );
-        let e = run_heap(
-            &racy,
-            &[Value::Int(3)],
-            Limits::default(),
-            true,
-            &mut NoObserver,
-        )
-        .unwrap_err();
-        let ErrorKind::Race(r) = &e.kind else {
-            panic!("expected a race: {e}")
-        };
+        let r = race_on(&racy, 3);
         assert_eq!((r.block, r.offset), (0, 1));
         assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
     }
@@ -1160,17 +1154,7 @@ mod tests {
     in (s)
   in (r)",
         );
-        let e = run_heap(
-            &p,
-            &[Value::Int(2)],
-            Limits::default(),
-            true,
-            &mut NoObserver,
-        )
-        .unwrap_err();
-        let ErrorKind::Race(r) = &e.kind else {
-            panic!("expected a race: {e}")
-        };
+        let r = race_on(&p, 2);
         assert_eq!((r.block, r.offset), (0, 1));
         assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
         // One kernel iteration alone writes cells 0 .. n-1 in sequence.
