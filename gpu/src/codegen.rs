@@ -661,28 +661,51 @@ impl Gen {
         }
     }
 
+    /// A C loop over `i` = 0 .. n-1 with the bound evaluated once, each
+    /// iteration spending the work-item's fuel: a `for` in a kernel, or a
+    /// nested kernel (which, with `negative_fails`, also fails on a
+    /// negative bound where a `for` runs nothing).
+    #[allow(clippy::too_many_arguments)]
+    fn counted_loop(
+        &mut self,
+        rule: &'static str,
+        word: &str,
+        i: &funmem_lang::ast::Ident,
+        n: &SExp,
+        body: &[Stmt],
+        span: Span,
+        negative_fails: bool,
+    ) -> Result<(), Diagnostic> {
+        self.div_checks(&[n], rule, span);
+        let ci = self.c(&i.name);
+        let cn = self.names.fresh(&format!("{ci}_iterations"));
+        let bound = self.expr(n);
+        let neg = negative_fails.then(|| self.site(rule, span, SiteKind::NegativeBound));
+        let fuel = self.site(rule, span, SiteKind::Fuel);
+        self.line(&format!("// {word} {} < {}", i.name, print_sexp(n)));
+        self.line("{");
+        self.indent += 1;
+        self.line(&format!("const long {cn} = {bound};"));
+        if let Some(neg) = neg {
+            self.line(&format!("if ({cn} < 0) FM_FAIL({neg}, {cn}, 0);"));
+        }
+        self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
+        self.indent += 1;
+        self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
+        self.body(body)?;
+        self.indent -= 1;
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             // E-IMP-FOR in a kernel: the bound once, then a C loop that
             // spends the work-item's fuel; a negative bound runs nothing.
             StmtKind::For(i, n, body) => {
-                self.div_checks(&[n], FOR, s.span);
-                let ci = self.c(&i.name);
-                let cn = self.names.fresh(&format!("{ci}_iterations"));
-                let bound = self.expr(n);
-                let fuel = self.site(FOR, s.span, SiteKind::Fuel);
-                self.line(&format!("// for {} < {}", i.name, print_sexp(n)));
-                self.line("{");
-                self.indent += 1;
-                self.line(&format!("const long {cn} = {bound};"));
-                self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
-                self.indent += 1;
-                self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
-                self.body(body)?;
-                self.indent -= 1;
-                self.line("}");
-                self.indent -= 1;
-                self.line("}");
+                self.counted_loop(FOR, "for", i, n, body, s.span, false)?
             }
             // E-IMP-WHILE in a kernel: tested before each iteration; each
             // iteration spends fuel, which is what stops an endless one.
@@ -777,25 +800,7 @@ impl Gen {
                 self.line("}");
             }
             StmtKind::Kernel(i, n, body) => {
-                self.div_checks(&[n], KERNEL, s.span);
-                let ci = self.c(&i.name);
-                let cn = self.names.fresh(&format!("{ci}_iterations"));
-                let bound = self.expr(n);
-                let neg = self.site(KERNEL, s.span, SiteKind::NegativeBound);
-                let fuel = self.site(KERNEL, s.span, SiteKind::Fuel);
-                self.line(&format!("// kernel {} < {}", i.name, print_sexp(n)));
-                self.line("{");
-                self.indent += 1;
-                self.line(&format!("const long {cn} = {bound};"));
-                self.line(&format!("if ({cn} < 0) FM_FAIL({neg}, {cn}, 0);"));
-                self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
-                self.indent += 1;
-                self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
-                self.body(body)?;
-                self.indent -= 1;
-                self.line("}");
-                self.indent -= 1;
-                self.line("}");
+                self.counted_loop(KERNEL, "kernel", i, n, body, s.span, true)?
             }
         }
         Ok(())
