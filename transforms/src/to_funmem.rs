@@ -167,6 +167,27 @@ impl Tr {
     }
 
     /// The block, LMAD and shape of an array in scope.
+    /// The pattern `p` of an array that lives in `x`'s block at the LMAD
+    /// `derive` makes from x's (a slice, a transpose, an update: no new
+    /// memory, T-MEM-SLICE, T-MEM-TRANSPOSE, T-MEM-UPDATE).
+    fn in_block_of(
+        &self,
+        p: &Pat,
+        shape: &[Atom],
+        x: &Ident,
+        derive: impl FnOnce(Lmad<Poly>) -> Result<Lmad<Poly>, Diagnostic>,
+    ) -> Result<Pat, Diagnostic> {
+        let (block, l) = self.memory(x)?;
+        let l = derive(l)?;
+        Ok(array_pat(
+            &p.name,
+            shape,
+            &block,
+            lmad_syn(shape, &l),
+            p.span,
+        ))
+    }
+
     fn memory(&self, x: &Ident) -> Result<(Ident, Lmad<Poly>), Diagnostic> {
         match self.env.get(&x.name) {
             Some(Type::Array(ArrayType { mem: Some(m), .. }, _)) => {
@@ -208,16 +229,7 @@ impl Tr {
             ExpKind::Update(x, _, _) => {
                 // T-MEM-UPDATE: the result is x, changed in place: x's block
                 // and x's LMAD.
-                let shape = shape_of(first)?;
-                let (block, l) = self.memory(x)?;
-                let p = &s.pats[0];
-                one(array_pat(
-                    &p.name,
-                    &shape,
-                    &block,
-                    lmad_syn(&shape, &l),
-                    p.span,
-                ))
+                one(self.in_block_of(&s.pats[0], &shape_of(first)?, x, Ok)?)
             }
             ExpKind::Concat(..) | ExpKind::Replicate(..) => {
                 let shape = shape_of(first)?;
@@ -225,39 +237,22 @@ impl Tr {
             }
             ExpKind::Scalar(_) | ExpKind::Index(..) => vec![s.clone()],
             ExpKind::Slice(x, sl) => {
-                let shape = shape_of(first)?;
-                let (block, l) = self.memory(x)?;
                 let pairs: Vec<(Poly, Poly)> = sl
                     .iter()
                     .map(|(o, n)| (Poly::atom(o), Poly::atom(n)))
                     .collect();
-                let p = &s.pats[0];
-                one(array_pat(
-                    &p.name,
-                    &shape,
-                    &block,
-                    lmad_syn(&shape, &l.slice(&pairs)),
-                    p.span,
-                ))
+                one(self.in_block_of(&s.pats[0], &shape_of(first)?, x, |l| Ok(l.slice(&pairs)))?)
             }
             ExpKind::Transpose(x) => {
-                let shape = shape_of(first)?;
-                let (block, l) = self.memory(x)?;
-                let t = l.transpose().ok_or_else(|| {
-                    Diagnostic::new(
-                        Phase::Transform,
-                        s.span,
-                        "lowering: transpose of an array that is not 2-D",
-                    )
-                })?;
-                let p = &s.pats[0];
-                one(array_pat(
-                    &p.name,
-                    &shape,
-                    &block,
-                    lmad_syn(&shape, &t),
-                    p.span,
-                ))
+                one(self.in_block_of(&s.pats[0], &shape_of(first)?, x, |l| {
+                    l.transpose().ok_or_else(|| {
+                        Diagnostic::new(
+                            Phase::Transform,
+                            s.span,
+                            "lowering: transpose of an array that is not 2-D",
+                        )
+                    })
+                })?)
             }
             ExpKind::Kernel(i, n, b) => {
                 self.env.insert(i.name.clone(), Type::Int(i.span));
@@ -291,16 +286,7 @@ impl Tr {
                 if crate::fault::active(crate::fault::Fault::UpdateFreshBlock)
                     && self.updated.contains(&s.pats[0].name.name) =>
             {
-                let shape = shape_of(first)?;
-                let (block, l) = self.memory(x)?;
-                let p = &s.pats[0];
-                one(array_pat(
-                    &p.name,
-                    &shape,
-                    &block,
-                    lmad_syn(&shape, &l),
-                    p.span,
-                ))
+                one(self.in_block_of(&s.pats[0], &shape_of(first)?, x, Ok)?)
             }
             ExpKind::Iota(_) | ExpKind::Copy(_) => {
                 let shape = shape_of(first)?;
