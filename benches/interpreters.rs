@@ -8,6 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use funmem_lang::parse::{parse_layer, Layer};
+use funmem_lang::prim::Const;
 use funmem_semantics::error::Limits;
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
@@ -45,7 +46,7 @@ out (ys: [n]int @ ym -> R(n))";
 
 fn inputs() -> Vec<Value> {
     vec![
-        Value::Int(N),
+        Value::Scalar(Const::I64(N)),
         Value::Array(ArrayValue::vector((0..N).collect())),
     ]
 }

@@ -609,10 +609,10 @@ mod tests {
         let case = funmem_oracle::Case {
             program,
             inputs: vec![
-                Value::Int(2),
+                Value::Scalar(funmem_lang::prim::Const::I64(2)),
                 Value::Array(ArrayValue {
                     shape: vec![2],
-                    data: vec![7, 8],
+                    data: funmem_semantics::value::Elems::I64(vec![7, 8]),
                 }),
             ],
         };

@@ -57,7 +57,7 @@ fn allocs_in_loops(p: &Program) -> usize {
         b.stms
             .iter()
             .map(|s| match &s.exp.kind {
-                ExpKind::Alloc(_) => usize::from(in_loop),
+                ExpKind::Alloc(..) => usize::from(in_loop),
                 ExpKind::Loop(_, _, _, lb) => walk(lb, true),
                 ExpKind::Kernel(_, _, kb) => walk(kb, in_loop),
                 ExpKind::If(_, b1, b2) => walk(b1, in_loop) + walk(b2, in_loop),

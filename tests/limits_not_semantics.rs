@@ -4,6 +4,7 @@
 
 use funmem_lang::ast::{Lang, SExp};
 use funmem_lang::parse::AnyProgram;
+use funmem_lang::prim::Const;
 use funmem_semantics::error::Limits;
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
@@ -191,7 +192,7 @@ fn eval(e: &SExp, a: i64, b: i64) -> i64 {
     let out = run(
         &AnyProgram::Fun(p),
         Semantics::Value,
-        &[Value::Int(a), Value::Int(b)],
+        &[Value::Scalar(Const::I64(a)), Value::Scalar(Const::I64(b))],
         RunOptions {
             limits: Limits::default(),
             race_check: true,
@@ -201,7 +202,7 @@ fn eval(e: &SExp, a: i64, b: i64) -> i64 {
     .expect("a semantics")
     .expect("runs");
     match out.as_slice() {
-        [Value::Int(t)] => *t,
+        [Value::Scalar(Const::I64(t))] => *t,
         v => panic!("{v:?}"),
     }
 }

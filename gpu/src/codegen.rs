@@ -269,6 +269,13 @@ pub fn compile(p: &Program) -> Result<Compiled, Diagnostic> {
 /// As [`compile`], with every kernel's name starting with `prefix`, so that
 /// several programs can share one OpenCL program.
 pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagnostic> {
+    if let Some(at) = transient_unsupported(p) {
+        return Err(Diagnostic::new(
+            Phase::Transform,
+            at,
+            "TRANSIENT: element types other than i64, reduce and scan are not compiled to OpenCL yet",
+        ));
+    }
     let mut g = Gen {
         prefix: prefix.to_string(),
         names: CNames::new(),
@@ -284,7 +291,7 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
     let mut all = BTreeSet::new();
     for q in &p.params {
         match q {
-            Param::Int(x, _) => {
+            Param::Scalar(x, _, _) => {
                 all.insert(x.name.clone());
             }
             Param::Array(a) => {
@@ -298,7 +305,7 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
     }
     for q in &p.params {
         match q {
-            Param::Int(x, _) => g.types.insert(x.name.clone(), ImpType::Int),
+            Param::Scalar(x, t, _) => g.types.insert(x.name.clone(), ImpType::Prim(*t)),
             Param::Array(a) => g.types.insert(a.block.name.clone(), ImpType::Mem),
         };
     }
@@ -389,6 +396,7 @@ fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<
 fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
     for s in ss {
         match &s.kind {
+            StmtKind::Reduce(..) | StmtKind::Scan(..) => {}
             StmtKind::Var(x, _) => {
                 out.insert(x.name.clone());
             }
@@ -432,7 +440,8 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
             StmtKind::Var(x, _) => {
                 bound.insert(x.name.clone());
             }
-            StmtKind::Assign(x, e) | StmtKind::Alloc(x, e) => {
+            StmtKind::Reduce(..) | StmtKind::Scan(..) => {}
+            StmtKind::Assign(x, e) | StmtKind::Alloc(x, e, _) => {
                 name(&x.name, bound, free);
                 sexp(e, bound, free);
             }
@@ -519,10 +528,17 @@ impl Gen {
         let mut out = Vec::new();
         for s in ss {
             out.push(match &s.kind {
+                StmtKind::Reduce(..) | StmtKind::Scan(..) => {
+                    return Err(Diagnostic::new(
+                        Phase::Transform,
+                        s.span,
+                        "TRANSIENT: reduce and scan are not compiled yet",
+                    ))
+                }
                 // E-IMP-FOR / E-IMP-WHILE on the host: the driver runs
                 // the loop and launches its kernels in each iteration.
                 StmtKind::For(i, n, b) => {
-                    self.types.insert(i.name.clone(), ImpType::Int);
+                    self.types.insert(i.name.clone(), ImpType::INT);
                     self.host_loops += 1;
                     let body = self.host(b);
                     self.host_loops -= 1;
@@ -546,7 +562,7 @@ impl Gen {
                     }
                     _ => HostStmt::Assign(x.name.clone(), e.clone(), s.span),
                 },
-                StmtKind::Alloc(x, e) => HostStmt::Alloc(x.name.clone(), e.clone(), s.span),
+                StmtKind::Alloc(x, e, _) => HostStmt::Alloc(x.name.clone(), e.clone(), s.span),
                 StmtKind::Read(x, m, e) => {
                     HostStmt::Read(x.name.clone(), m.name.clone(), e.clone(), s.span)
                 }
@@ -702,6 +718,13 @@ impl Gen {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
+            StmtKind::Reduce(..) | StmtKind::Scan(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    s.span,
+                    "TRANSIENT: reduce and scan are not compiled yet",
+                ))
+            }
             // E-IMP-FOR in a kernel: the bound once, then a C loop that
             // spends the work-item's fuel; a negative bound runs nothing.
             StmtKind::For(i, n, body) => {
@@ -744,8 +767,8 @@ impl Gen {
                     val(1)
                 ));
             }
-            StmtKind::Var(x, ImpType::Int) => {
-                self.types.insert(x.name.clone(), ImpType::Int);
+            StmtKind::Var(x, ImpType::Prim(_)) => {
+                self.types.insert(x.name.clone(), ImpType::INT);
                 let c = self.c(&x.name);
                 self.line(&format!("long {c} = 0;"));
             }
@@ -850,9 +873,12 @@ impl Gen {
     fn expr(&mut self, e: &SExp) -> String {
         match e {
             SExp::Atom(Atom::Int(k, _)) => literal(*k),
+            SExp::Atom(Atom::Const(c, _)) => literal(c.to_bits() as i64),
             SExp::Atom(Atom::Var(x)) => self.c(&x.name),
             SExp::Un(UnOp::Neg, e, _) => format!("fm_neg({})", self.expr(e)),
             SExp::Un(UnOp::Not, e, _) => format!("(long)!({})", self.expr(e)),
+            SExp::Un(UnOp::Abs, e, _) => format!("abs({})", self.expr(e)),
+            SExp::Un(_, e, _) => self.expr(e),
             SExp::Bin(op, l, r, _) => {
                 let (a, b) = (self.expr(l), self.expr(r));
                 match op {
@@ -888,6 +914,46 @@ fn literal(k: i64) -> String {
     }
 }
 
+/// TRANSIENT(issue 19): the first construct the backend does not compile
+/// yet.
+fn transient_unsupported(p: &Program) -> Option<Span> {
+    fn stmts(ss: &[Stmt]) -> Option<Span> {
+        for s in ss {
+            let bad = match &s.kind {
+                StmtKind::Reduce(..) | StmtKind::Scan(..) => true,
+                StmtKind::Var(_, ImpType::Prim(t)) | StmtKind::Alloc(_, _, t) => {
+                    *t != funmem_lang::prim::Prim::I64
+                }
+                StmtKind::If(_, a, b) => {
+                    if let Some(sp) = stmts(a).or_else(|| stmts(b)) {
+                        return Some(sp);
+                    }
+                    false
+                }
+                StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
+                    if let Some(sp) = stmts(b) {
+                        return Some(sp);
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if bad {
+                return Some(s.span);
+            }
+        }
+        None
+    }
+    for q in &p.params {
+        match q {
+            Param::Scalar(_, t, sp) if *t != funmem_lang::prim::Prim::I64 => return Some(*sp),
+            Param::Array(a) if a.elem != funmem_lang::prim::Prim::I64 => return Some(a.span),
+            _ => {}
+        }
+    }
+    stmts(&p.body)
+}
+
 fn print_sexp(e: &SExp) -> String {
     funmem_lang::print::sexp_string(e)
 }
@@ -905,7 +971,11 @@ fn alloc_in_kernel(at: Span) -> Diagnostic {
 /// Whether a kernel body has nested kernels or loops (which spend fuel).
 fn has_loop(ss: &[Stmt]) -> bool {
     ss.iter().any(|s| match &s.kind {
-        StmtKind::Kernel(..) | StmtKind::For(..) | StmtKind::While(..) => true,
+        StmtKind::Kernel(..)
+        | StmtKind::For(..)
+        | StmtKind::While(..)
+        | StmtKind::Reduce(..)
+        | StmtKind::Scan(..) => true,
         StmtKind::If(_, a, b) => has_loop(a) || has_loop(b),
         StmtKind::Skip
         | StmtKind::Var(..)
@@ -935,7 +1005,7 @@ impl Compiled {
         s.push_str("// Host part (runs on the host; kernels are launched over 1-D ranges):\n");
         for q in &self.program.params {
             let _ = match q {
-                Param::Int(x, _) => writeln!(s, "//   input {}", x.name),
+                Param::Scalar(x, _, _) => writeln!(s, "//   input {}", x.name),
                 Param::Array(a) => writeln!(
                     s,
                     "//   input {} copied into block {}",

@@ -28,6 +28,7 @@ use crate::device::{DeviceInfo, GpuError};
 use funmem_lang::ast::{Atom, SExp};
 use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
 use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::prim::Const;
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::machine;
@@ -476,6 +477,7 @@ impl Host<'_> {
     fn eval(&self, e: &SExp, rule: &'static str, span: Span) -> Result<i64, GpuError> {
         match e {
             SExp::Atom(Atom::Int(k, _)) => Ok(*k),
+            SExp::Atom(Atom::Const(c, _)) => Ok(c.to_bits() as i64),
             SExp::Atom(Atom::Var(x)) => self.ints.get(&x.name).copied().ok_or_else(|| {
                 stuck(
                     rule,
@@ -519,7 +521,7 @@ impl Host<'_> {
 
     fn stmt(&mut self, s: &HostStmt) -> Result<(), GpuError> {
         match s {
-            HostStmt::Var(x, ImpType::Int) => {
+            HostStmt::Var(x, ImpType::Prim(_)) => {
                 self.ints.insert(x.clone(), 0);
             }
             HostStmt::Var(x, ImpType::Mem) => self.hold(x, None),
@@ -937,10 +939,10 @@ impl Host<'_> {
         let mut blocks: Vec<InputBlock> = Vec::new();
         for (k, q) in p.params.iter().enumerate() {
             match q {
-                Param::Int(x, span) => {
+                Param::Scalar(x, _, span) => {
                     let name = x.name.as_str();
                     let v = prog::input_of(inputs, k, want, name, "int", *span).map_err(program)?;
-                    let &Value::Int(i) = v else {
+                    let &Value::Scalar(Const::I64(i)) = v else {
                         return Err(program(prog::mismatch(name, "int", &v.type_name(), *span)));
                     };
                     self.ints.insert(x.name.clone(), i);
@@ -975,7 +977,7 @@ impl Host<'_> {
             // it is; anything else is laid out in a host copy of the block.
             let whole = match arrays.as_slice() {
                 [(av, l, _)] if prog::contiguous_at(av, l) == Some(0) => {
-                    Some(av.data.as_slice()).filter(|d| d.len() as i64 == size)
+                    av.data.as_i64().filter(|d| d.len() as i64 == size)
                 }
                 _ => None,
             };
@@ -1020,9 +1022,9 @@ impl Host<'_> {
         let mut copied = 0;
         for r in &p.results {
             match r {
-                ImpResult::Scalar(x) => out.push(Value::Int(
+                ImpResult::Scalar(x) => out.push(Value::Scalar(Const::I64(
                     self.ints.get(&x.name).copied().unwrap_or_default(),
-                )),
+                ))),
                 ImpResult::Array(a) => {
                     let (shape, l) = self.arr_layout(a)?;
                     let name = a.name.name.as_str();

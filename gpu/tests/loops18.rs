@@ -55,20 +55,20 @@ fn imp(text: &str) -> Program {
 }
 
 fn int(k: i64) -> Value {
-    Value::Int(k)
+    Value::Scalar(funmem_lang::prim::Const::I64(k))
 }
 
 fn arr(v: &[i64]) -> Value {
     Value::Array(ArrayValue {
         shape: vec![v.len()],
-        data: v.to_vec(),
+        data: funmem_semantics::value::Elems::I64(v.to_vec()),
     })
 }
 
 fn arr2(rows: usize, cols: usize, v: &[i64]) -> Value {
     Value::Array(ArrayValue {
         shape: vec![rows, cols],
-        data: v.to_vec(),
+        data: funmem_semantics::value::Elems::I64(v.to_vec()),
     })
 }
 

@@ -68,13 +68,15 @@ fn fun(src: &str) -> funmem_lang::imp::Program {
 }
 
 fn ints(v: &[i64]) -> Vec<Value> {
-    v.iter().map(|&k| Value::Int(k)).collect()
+    v.iter()
+        .map(|&k| Value::Scalar(funmem_lang::prim::Const::I64(k)))
+        .collect()
 }
 
 fn arr(v: &[i64]) -> Value {
     Value::Array(ArrayValue {
         shape: vec![v.len()],
-        data: v.to_vec(),
+        data: funmem_semantics::value::Elems::I64(v.to_vec()),
     })
 }
 
@@ -278,7 +280,14 @@ fn inputs_are_copied_in_and_accesses_counted_exactly() {
     let c = compile(&imp).unwrap();
     let mut rt = Runtime::new(&dev, &c).unwrap();
     let (v, st) = rt
-        .run(&[Value::Int(3), arr(&[1, 2, 3])], Limits::default(), true)
+        .run(
+            &[
+                Value::Scalar(funmem_lang::prim::Const::I64(3)),
+                arr(&[1, 2, 3]),
+            ],
+            Limits::default(),
+            true,
+        )
         .unwrap();
     assert_eq!(v, vec![arr(&[2, 5, 8])]);
     assert_eq!((st.h2d_transfers, st.h2d_bytes), (1, 24));

@@ -9,8 +9,8 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{
-    ArrayType, Atom, Body, Exp, ExpKind, Ident, LmadSyn, LoopForm, MemAnn, Pat, Program, SExp, Stm,
-    Type, UpdIdx,
+    ArrayType, Atom, Body, Exp, ExpKind, Ident, Lambda, LmadSyn, LoopForm, MemAnn, Pat, Program,
+    RedOp, SExp, Stm, Type, UpdIdx,
 };
 use crate::imp::{self, ArrDecl, Param, Stmt, StmtKind};
 use crate::name::Name;
@@ -105,7 +105,7 @@ impl Renamer {
     fn atom(&mut self, a: &Atom) -> Atom {
         match a {
             Atom::Var(x) => Atom::Var(self.use_(x)),
-            Atom::Int(..) => a.clone(),
+            Atom::Int(..) | Atom::Const(..) => a.clone(),
         }
     }
 
@@ -140,14 +140,21 @@ impl Renamer {
 
     fn ty(&mut self, t: &Type) -> Type {
         match t {
-            Type::Int(_) | Type::Mem(_) => t.clone(),
+            Type::Prim(..) | Type::Mem(_) => t.clone(),
             Type::Array(a, span) => {
                 let shape = self.atoms(&a.shape);
                 let mem = a.mem.as_ref().map(|m| MemAnn {
                     block: self.use_(&m.block),
                     lmad: self.lmad(&m.lmad),
                 });
-                Type::Array(ArrayType { shape, mem }, *span)
+                Type::Array(
+                    ArrayType {
+                        shape,
+                        elem: a.elem,
+                        mem,
+                    },
+                    *span,
+                )
             }
         }
     }
@@ -218,7 +225,13 @@ impl Renamer {
             }
             ExpKind::Iota(n) => ExpKind::Iota(self.atom(n)),
             ExpKind::Copy(x) => ExpKind::Copy(self.use_(x)),
-            ExpKind::Alloc(se) => ExpKind::Alloc(self.sexp(se)),
+            ExpKind::Alloc(se, t) => ExpKind::Alloc(self.sexp(se), *t),
+            ExpKind::Reduce(op, ne, xs) => {
+                ExpKind::Reduce(self.red_op(op), self.atom(ne), self.use_(xs))
+            }
+            ExpKind::Scan(op, ne, xs) => {
+                ExpKind::Scan(self.red_op(op), self.atom(ne), self.use_(xs))
+            }
             ExpKind::Loop(ps, init, form, b) => {
                 let init = self.atoms(init);
                 let form_n = match form {
@@ -252,6 +265,50 @@ impl Renamer {
         Exp { kind, span: e.span }
     }
 
+    fn red_op(&mut self, op: &RedOp) -> RedOp {
+        match op {
+            RedOp::Bin(..) => op.clone(),
+            RedOp::Lambda(l) => self.scoped(|r| {
+                let params = r.pats(&l.params);
+                RedOp::Lambda(Box::new(Lambda {
+                    params,
+                    body: r.body(&l.body),
+                    span: l.span,
+                }))
+            }),
+        }
+    }
+
+    fn imp_op(&mut self, op: &imp::ImpOp) -> imp::ImpOp {
+        match op {
+            imp::ImpOp::Bin(_) => op.clone(),
+            imp::ImpOp::Lambda(a, b, ss, e) => self.scoped(|r| {
+                let a = r.bind(a);
+                let b = r.bind(b);
+                let ss = r.stmts(ss);
+                imp::ImpOp::Lambda(a, b, ss, r.sexp(e))
+            }),
+        }
+    }
+
+    fn imp_red(&mut self, red: &imp::Red) -> imp::Red {
+        let op = self.imp_op(&red.op);
+        let ne = self.sexp(&red.ne);
+        let count = self.sexp(&red.count);
+        self.scoped(|r| {
+            let index = r.bind(&red.index);
+            let body = r.stmts(&red.body);
+            imp::Red {
+                op,
+                ne,
+                index,
+                count,
+                body,
+                elem: r.sexp(&red.elem),
+            }
+        })
+    }
+
     /// Renames an array declaration's shape, block and LMAD as uses; binds
     /// its name and, unless already bound, its block if `binds`.
     fn arr_decl(&mut self, d: &ArrDecl, binds: bool) -> ArrDecl {
@@ -269,6 +326,7 @@ impl Renamer {
         ArrDecl {
             name,
             shape,
+            elem: d.elem,
             block,
             lmad: self.lmad(&d.lmad),
             span: d.span,
@@ -281,7 +339,7 @@ impl Renamer {
                 .params
                 .iter()
                 .map(|q| match q {
-                    Param::Int(x, s) => Param::Int(r.bind(x), *s),
+                    Param::Scalar(x, t, s) => Param::Scalar(r.bind(x), *t, *s),
                     Param::Array(d) => Param::Array(r.arr_decl(d, true)),
                 })
                 .collect(),
@@ -309,7 +367,15 @@ impl Renamer {
             StmtKind::Assert(c, e) => StmtKind::Assert(*c, self.sexp(e)),
             StmtKind::Var(x, t) => StmtKind::Var(self.bind(x), *t),
             StmtKind::Assign(x, e) => StmtKind::Assign(self.use_(x), self.sexp(e)),
-            StmtKind::Alloc(x, e) => StmtKind::Alloc(self.use_(x), self.sexp(e)),
+            StmtKind::Alloc(x, e, t) => StmtKind::Alloc(self.use_(x), self.sexp(e), *t),
+            StmtKind::Reduce(x, red) => {
+                let red = self.imp_red(red);
+                StmtKind::Reduce(self.use_(x), Box::new(red))
+            }
+            StmtKind::Scan(red, m, i) => {
+                let red = self.imp_red(red);
+                StmtKind::Scan(Box::new(red), self.use_(m), self.sexp(i))
+            }
             StmtKind::Read(x, m, e) => StmtKind::Read(self.use_(x), self.use_(m), self.sexp(e)),
             StmtKind::Write(m, i, e) => StmtKind::Write(self.use_(m), self.sexp(i), self.sexp(e)),
             StmtKind::If(c, a, b) => StmtKind::If(

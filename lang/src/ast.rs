@@ -10,6 +10,7 @@
 //! Every node carries a [`Span`]; spans never affect equality.
 
 use crate::name::Name;
+pub use crate::prim::{Const, Prim};
 use crate::span::Span;
 
 /// Which of the two functional languages a tree is in.
@@ -50,13 +51,18 @@ impl Ident {
     }
 }
 
-/// An atom: a variable or an integer literal.
+/// An atom: a variable or a literal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Atom {
-    /// A variable of type `int`.
+    /// A variable of scalar type.
     Var(Ident),
-    /// An integer literal.
+    /// An integer literal without a suffix: an `i64` once the front end
+    /// has typed the program (before that, the literal takes the numeric
+    /// type its context asks for, see [`crate::elab`]).
     Int(i64, Span),
+    /// A literal of another type (`1i32`, `2.5f32`, `true`). The front end
+    /// turns an `i64` constant into [`Atom::Int`].
+    Const(Const, Span),
 }
 
 impl Atom {
@@ -64,7 +70,7 @@ impl Atom {
     pub fn span(&self) -> Span {
         match self {
             Atom::Var(x) => x.span,
-            Atom::Int(_, s) => *s,
+            Atom::Int(_, s) | Atom::Const(_, s) => *s,
         }
     }
 
@@ -72,7 +78,26 @@ impl Atom {
     pub fn var(&self) -> Option<&Name> {
         match self {
             Atom::Var(x) => Some(&x.name),
-            Atom::Int(..) => None,
+            Atom::Int(..) | Atom::Const(..) => None,
+        }
+    }
+
+    /// The literal's value, if the atom is a literal (an unsuffixed
+    /// integer is an `i64`).
+    pub fn constant(&self) -> Option<Const> {
+        match self {
+            Atom::Var(_) => None,
+            Atom::Int(k, _) => Some(Const::I64(*k)),
+            Atom::Const(c, _) => Some(*c),
+        }
+    }
+
+    /// The literal `c` at `span`, in its canonical form (an `i64` as
+    /// [`Atom::Int`]).
+    pub fn lit(c: Const, span: Span) -> Atom {
+        match c {
+            Const::I64(k) => Atom::Int(k, span),
+            c => Atom::Const(c, span),
         }
     }
 }
@@ -153,13 +178,50 @@ impl BinOp {
     }
 }
 
-/// Unary operators of scalar expressions.
+/// Unary operators and functions of scalar expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
-    /// `-se`: two's complement negation (wrapping).
+    /// `-se`: negation (wrapping on integers, IEEE on floats).
     Neg,
-    /// `!se`: 1 for 0, 0 otherwise.
+    /// `!se`: logical not on `bool`; on integers 1 for 0, 0 otherwise.
     Not,
+    /// `t(se)`: conversion to the element type t (`f32(x)`, `i64(b)`).
+    Conv(Prim),
+    /// `sqrt(se)` (floats).
+    Sqrt,
+    /// `exp(se)` (floats).
+    Exp,
+    /// `log(se)`: the natural logarithm (floats).
+    Log,
+    /// `abs(se)` (integers wrap: `abs` of the least value is itself).
+    Abs,
+    /// `floor(se)` (floats).
+    Floor,
+}
+
+impl UnOp {
+    /// The functions written `name(se)`, by name.
+    pub const FUNCTIONS: [(&'static str, UnOp); 5] = [
+        ("sqrt", UnOp::Sqrt),
+        ("exp", UnOp::Exp),
+        ("log", UnOp::Log),
+        ("abs", UnOp::Abs),
+        ("floor", UnOp::Floor),
+    ];
+
+    /// The function's name for those written as calls; `None` for `-` and
+    /// `!`.
+    pub fn function_name(self) -> Option<&'static str> {
+        match self {
+            UnOp::Neg | UnOp::Not => None,
+            UnOp::Conv(p) => Some(p.name()),
+            UnOp::Sqrt => Some("sqrt"),
+            UnOp::Exp => Some("exp"),
+            UnOp::Log => Some("log"),
+            UnOp::Abs => Some("abs"),
+            UnOp::Floor => Some("floor"),
+        }
+    }
 }
 
 /// A scalar expression (`se` in the paper).
@@ -169,7 +231,7 @@ pub enum SExp {
     Atom(Atom),
     /// `se op se`, or `min(se, se)` / `max(se, se)`.
     Bin(BinOp, Box<SExp>, Box<SExp>, Span),
-    /// `-se` or `!se`.
+    /// `-se`, `!se`, or a function `f(se)`.
     Un(UnOp, Box<SExp>, Span),
 }
 
@@ -204,7 +266,7 @@ impl SExp {
     pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a Ident)) {
         match self {
             SExp::Atom(Atom::Var(x)) => f(x),
-            SExp::Atom(Atom::Int(..)) => {}
+            SExp::Atom(Atom::Int(..) | Atom::Const(..)) => {}
             SExp::Bin(_, l, r, _) => {
                 l.for_each_var(f);
                 r.for_each_var(f);
@@ -240,6 +302,9 @@ impl SExp {
             (UnOp::Neg, SExp::Atom(Atom::Int(k, _))) => {
                 SExp::Atom(Atom::Int(k.wrapping_neg(), span))
             }
+            (UnOp::Neg, SExp::Atom(Atom::Const(c, _))) if c.negated().is_some() => {
+                SExp::Atom(Atom::Const(c.negated().unwrap_or(c), span))
+            }
             (_, a) => SExp::Un(op, Box::new(a), span),
         }
     }
@@ -253,7 +318,7 @@ impl SExp {
     ) -> Result<SExp, E> {
         Ok(match self {
             SExp::Atom(Atom::Var(x)) => f(x)?.unwrap_or_else(|| self.clone()),
-            SExp::Atom(Atom::Int(..)) => self.clone(),
+            SExp::Atom(Atom::Int(..) | Atom::Const(..)) => self.clone(),
             SExp::Bin(op, l, r, sp) => SExp::Bin(
                 *op,
                 Box::new(l.try_replace_vars(f)?),
@@ -396,11 +461,14 @@ pub struct MemAnn {
     pub lmad: LmadSyn,
 }
 
-/// An array type: its shape, outermost first, and in FUNMEM its memory.
+/// An array type: its shape, outermost first, its element type, and in
+/// FUNMEM its memory.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayType {
     /// One atom per dimension.
     pub shape: Vec<Atom>,
+    /// The element type.
+    pub elem: Prim,
     /// `Some` exactly in FUNMEM.
     pub mem: Option<MemAnn>,
 }
@@ -408,8 +476,8 @@ pub struct ArrayType {
 /// A type (`τ`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
-    /// `int`: a 64-bit integer.
-    Int(Span),
+    /// A scalar: `int` (`i64`), `i32`, `f32`, `f64`, `bool`.
+    Prim(Prim, Span),
     /// `mem`: a memory block (FUNMEM only).
     Mem(Span),
     /// `[n]...[m]int`, in FUNMEM followed by `@ m -> L`.
@@ -420,8 +488,26 @@ impl Type {
     /// Where the type occurs.
     pub fn span(&self) -> Span {
         match self {
-            Type::Int(s) | Type::Mem(s) | Type::Array(_, s) => *s,
+            Type::Prim(_, s) | Type::Mem(s) | Type::Array(_, s) => *s,
         }
+    }
+
+    /// `int` (`i64`) at `span`.
+    pub fn int(span: Span) -> Type {
+        Type::Prim(Prim::I64, span)
+    }
+
+    /// The scalar type, if it is one.
+    pub fn as_prim(&self) -> Option<Prim> {
+        match self {
+            Type::Prim(p, _) => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// Whether it is `int` (`i64`).
+    pub fn is_int(&self) -> bool {
+        matches!(self, Type::Prim(Prim::I64, _))
     }
 
     /// The array type, if it is one.
@@ -432,12 +518,13 @@ impl Type {
         }
     }
 
-    /// A short description for messages: `int`, `mem` or `array of rank n`.
+    /// A short description for messages: `i64`, `f32`, `mem` or `array of
+    /// rank n of f32`.
     pub fn describe(&self) -> String {
         match self {
-            Type::Int(_) => "int".into(),
+            Type::Prim(p, _) => p.name().into(),
             Type::Mem(_) => "mem".into(),
-            Type::Array(a, _) => format!("an array of rank {}", a.shape.len()),
+            Type::Array(a, _) => format!("an array of rank {} of {}", a.shape.len(), a.elem),
         }
     }
 }
@@ -461,7 +548,8 @@ pub struct Pat {
 pub enum ExpKind {
     /// A scalar expression.
     Scalar(SExp),
-    /// `x[i, ..., j]`: an element.
+    /// `x[i, ..., j]`: an element, or with fewer indices than x has
+    /// dimensions the sub-array they select (a view: no copy).
     Index(Ident, Vec<Atom>),
     /// `x[o : n, ...]`: one `offset : size` pair per dimension.
     Slice(Ident, Vec<(Atom, Atom)>),
@@ -475,8 +563,9 @@ pub enum ExpKind {
     Iota(Atom),
     /// `copy x`: a fresh array equal to `x`.
     Copy(Ident),
-    /// `alloc se`: a fresh block of `se` elements (FUNMEM only).
-    Alloc(SExp),
+    /// `alloc se t`: a fresh block of `se` elements of type t (FUNMEM
+    /// only; `alloc se` is `alloc se i64`).
+    Alloc(SExp, Prim),
     /// `loop p̄ = (ā) for i < n do b` / `loop p̄ = (ā) while p do b`: the
     /// loop parameters, their initial values (one atom each), how the loop
     /// runs, and the body, which returns the parameters' next values.
@@ -488,6 +577,54 @@ pub enum ExpKind {
     Concat(Ident, Ident),
     /// `replicate n v`: n copies of v (a scalar or an array).
     Replicate(Atom, Atom),
+    /// `reduce op ne xs`: ne op xs[0] op ... op xs[n-1], folded from the
+    /// left (op must be associative with ne its neutral element for the
+    /// parallel implementations to agree).
+    Reduce(RedOp, Atom, Ident),
+    /// `scan op ne xs`: the inclusive prefix folds of xs.
+    Scan(RedOp, Atom, Ident),
+}
+
+/// The operator of a `reduce` or `scan`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    /// `(+)`, `(*)`, `(min)`, `(max)`, `(&&)`, `(||)`.
+    Bin(BinOp, Span),
+    /// `(\(a: t) (b: t) -> body)`: a scalar function of two arguments.
+    Lambda(Box<Lambda>),
+}
+
+impl RedOp {
+    /// The binary operators that may be written `(op)`.
+    pub const BUILTIN: [BinOp; 6] = [
+        BinOp::Add,
+        BinOp::Mul,
+        BinOp::Min,
+        BinOp::Max,
+        BinOp::And,
+        BinOp::Or,
+    ];
+
+    /// Where the operator occurs.
+    pub fn span(&self) -> Span {
+        match self {
+            RedOp::Bin(_, s) => *s,
+            RedOp::Lambda(l) => l.span,
+        }
+    }
+}
+
+/// `\(a: t) (b: t) -> body`: the operator of a reduction. Its parameters
+/// are scalars of the array's element type and its body returns one scalar
+/// of that type; the body binds no arrays.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lambda {
+    /// The two parameters.
+    pub params: Vec<Pat>,
+    /// The body.
+    pub body: Body,
+    /// The whole lambda, parentheses included.
+    pub span: Span,
 }
 
 /// How a loop runs.
@@ -573,6 +710,30 @@ pub struct Program {
 }
 
 impl Body {
+    /// Calls `f` on every binding of the body's statements, nested bodies
+    /// (branches, kernels, loops with their parameters, lambdas) included.
+    pub fn for_each_pat<'a>(&'a self, f: &mut impl FnMut(&'a Pat)) {
+        for s in &self.stms {
+            s.pats.iter().for_each(&mut *f);
+            match &s.exp.kind {
+                ExpKind::If(_, t, e) => {
+                    t.for_each_pat(f);
+                    e.for_each_pat(f);
+                }
+                ExpKind::Kernel(_, _, b) => b.for_each_pat(f),
+                ExpKind::Loop(ps, _, _, b) => {
+                    ps.iter().for_each(&mut *f);
+                    b.for_each_pat(f);
+                }
+                ExpKind::Reduce(RedOp::Lambda(l), _, _) | ExpKind::Scan(RedOp::Lambda(l), _, _) => {
+                    l.params.iter().for_each(&mut *f);
+                    l.body.for_each_pat(f);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Nesting depth of bodies and expressions, or `None` once it exceeds
     /// `limit`.
     pub fn depth_within(&self, limit: usize) -> Option<usize> {
@@ -597,7 +758,10 @@ impl Exp {
             return None;
         }
         let inner = match &self.kind {
-            ExpKind::Scalar(se) | ExpKind::Alloc(se) => se.depth_within(limit - 1)?,
+            ExpKind::Scalar(se) | ExpKind::Alloc(se, _) => se.depth_within(limit - 1)?,
+            ExpKind::Reduce(RedOp::Lambda(l), _, _) | ExpKind::Scan(RedOp::Lambda(l), _, _) => {
+                l.body.depth_within(limit - 1)?
+            }
             ExpKind::If(_, b1, b2) => b1.depth_within(limit - 1)?.max(b2.depth_within(limit - 1)?),
             ExpKind::Kernel(_, _, b) => b.depth_within(limit - 1)?,
             ExpKind::Loop(ps, _, _, b) => {

@@ -2,12 +2,12 @@
 //! (docs/language.md, Test blocks). Names are matched without regard to case (`Alloc`,
 //! `alloc`); nested bodies are counted too.
 
-use crate::ast::{Body, ExpKind, Program};
+use crate::ast::{Body, ExpKind, Program, RedOp};
 use crate::imp::{self, StmtKind};
 use crate::parse::AnyProgram;
 
 /// The construct names FUN and FUNMEM programs can count.
-pub const FUN_CONSTRUCTS: [&str; 12] = [
+pub const FUN_CONSTRUCTS: [&str; 14] = [
     "alloc",
     "concat",
     "copy",
@@ -16,14 +16,16 @@ pub const FUN_CONSTRUCTS: [&str; 12] = [
     "iota",
     "kernel",
     "loop",
+    "reduce",
     "replicate",
+    "scan",
     "slice",
     "transpose",
     "update",
 ];
 /// The construct names IMP programs can count.
-pub const IMP_CONSTRUCTS: [&str; 8] = [
-    "alloc", "for", "if", "kernel", "read", "var", "while", "write",
+pub const IMP_CONSTRUCTS: [&str; 10] = [
+    "alloc", "for", "if", "kernel", "read", "reduce", "scan", "var", "while", "write",
 ];
 
 /// How many times `construct` occurs, or `None` if the language has no
@@ -50,7 +52,9 @@ fn count_body(b: &Body, c: &str) -> usize {
         .map(|s| {
             let (name, inner) = match &s.exp.kind {
                 ExpKind::Scalar(_) => ("scalar", 0),
-                ExpKind::Alloc(_) => ("alloc", 0),
+                ExpKind::Alloc(..) => ("alloc", 0),
+                ExpKind::Reduce(op, ..) => ("reduce", count_op(op, c)),
+                ExpKind::Scan(op, ..) => ("scan", count_op(op, c)),
                 ExpKind::Index(..) => ("index", 0),
                 ExpKind::Slice(..) => ("slice", 0),
                 ExpKind::Transpose(_) => ("transpose", 0),
@@ -68,6 +72,21 @@ fn count_body(b: &Body, c: &str) -> usize {
         .sum()
 }
 
+fn count_op(op: &RedOp, c: &str) -> usize {
+    match op {
+        RedOp::Bin(..) => 0,
+        RedOp::Lambda(l) => count_body(&l.body, c),
+    }
+}
+
+fn count_red(r: &imp::Red, c: &str) -> usize {
+    let op = match &r.op {
+        imp::ImpOp::Bin(_) => 0,
+        imp::ImpOp::Lambda(_, _, b, _) => count_stmts(b, c),
+    };
+    op + count_stmts(&r.body, c)
+}
+
 fn count_stmts(ss: &[imp::Stmt], c: &str) -> usize {
     ss.iter()
         .map(|s| {
@@ -83,6 +102,8 @@ fn count_stmts(ss: &[imp::Stmt], c: &str) -> usize {
                 StmtKind::Kernel(_, _, b) => ("kernel", count_stmts(b, c)),
                 StmtKind::For(_, _, b) => ("for", count_stmts(b, c)),
                 StmtKind::While(_, b) => ("while", count_stmts(b, c)),
+                StmtKind::Reduce(_, r) => ("reduce", count_red(r, c)),
+                StmtKind::Scan(r, _, _) => ("scan", count_red(r, c)),
             };
             usize::from(name == c) + inner
         })

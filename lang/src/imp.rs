@@ -7,23 +7,28 @@
 //! by its shape, block and LMAD), as docs/language.md states. Scalar expressions,
 //! atoms and LMAD syntax are those of [`crate::ast`].
 
-use crate::ast::{Atom, Ident, LmadSyn, SExp};
+use crate::ast::{Atom, BinOp, Ident, LmadSyn, SExp};
+use crate::prim::Prim;
 use crate::span::Span;
 
-/// IMP's two types.
+/// IMP's types: scalars and blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImpType {
-    /// A 64-bit integer (initially 0).
-    Int,
+    /// A scalar of an element type (initially zero: 0, 0.0 or false).
+    Prim(Prim),
     /// A memory block (initially unset).
     Mem,
 }
 
 impl ImpType {
-    /// The type's concrete syntax.
+    /// `int` (`i64`).
+    pub const INT: ImpType = ImpType::Prim(Prim::I64);
+
+    /// The type's concrete syntax (`int` for `i64`).
     pub fn name(self) -> &'static str {
         match self {
-            ImpType::Int => "int",
+            ImpType::Prim(Prim::I64) => "int",
+            ImpType::Prim(p) => p.name(),
             ImpType::Mem => "mem",
         }
     }
@@ -36,6 +41,8 @@ pub struct ArrDecl {
     pub name: Ident,
     /// Its shape.
     pub shape: Vec<Atom>,
+    /// Its element type.
+    pub elem: Prim,
     /// The block it lives in.
     pub block: Ident,
     /// Where each element lives in the block.
@@ -48,8 +55,8 @@ pub struct ArrDecl {
 /// declares its block `xm` too.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Param {
-    /// An integer input.
-    Int(Ident, Span),
+    /// A scalar input.
+    Scalar(Ident, Prim, Span),
     /// An array input and its block.
     Array(ArrDecl),
 }
@@ -57,7 +64,7 @@ pub enum Param {
 /// A result in the `out (...)` list.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Result {
-    /// An integer variable.
+    /// A scalar variable.
     Scalar(Ident),
     /// An array read back from a block.
     Array(ArrDecl),
@@ -109,11 +116,13 @@ pub enum StmtKind {
     Var(Ident, ImpType),
     /// `x <- se`.
     Assign(Ident, SExp),
-    /// `x <- alloc se`.
-    Alloc(Ident, SExp),
-    /// `x <- m[se]`.
+    /// `x <- alloc se t`: se elements of type t (`alloc se` is `alloc se
+    /// i64`).
+    Alloc(Ident, SExp, Prim),
+    /// `x <- m[se]`: the element of x's type at element index se (byte
+    /// se * size of the type) of block m.
     Read(Ident, Ident, SExp),
-    /// `m[se] <- se`.
+    /// `m[se] <- se'`: writes se' at element index se of the type of se'.
     Write(Ident, SExp, SExp),
     /// `if x then s else s fi`.
     If(Ident, Vec<Stmt>, Vec<Stmt>),
@@ -127,6 +136,43 @@ pub enum StmtKind {
     While(Ident, Vec<Stmt>),
     /// `assert index se` / `assert slice se`: stuck unless se is non-zero.
     Assert(Check, SExp),
+    /// `x <- reduce op ne for i < n do s yield se done`: x becomes
+    /// ne op e(0) op ... op e(n-1), where e(i) is the value of se after s
+    /// runs with index i. The iterations may run in parallel (as a kernel's
+    /// do) and the combination may be reassociated: op must be associative
+    /// with ne neutral.
+    Reduce(Ident, Box<Red>),
+    /// `scan op ne for i < n do s yield se into m[se'] done`: writes the
+    /// inclusive prefix ne op e(0) op ... op e(i) at element index se'
+    /// (which mentions i) of block m, for every i.
+    Scan(Box<Red>, Ident, SExp),
+}
+
+/// The part a `reduce` and a `scan` statement share.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Red {
+    /// The operator.
+    pub op: ImpOp,
+    /// The neutral element; its type is the reduction's element type.
+    pub ne: SExp,
+    /// The iteration index.
+    pub index: Ident,
+    /// The number of iterations (evaluated once).
+    pub count: SExp,
+    /// What each iteration runs (its variables are its own).
+    pub body: Vec<Stmt>,
+    /// The iteration's element, after `yield`.
+    pub elem: SExp,
+}
+
+/// The operator of an IMP `reduce` or `scan`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ImpOp {
+    /// `(+)`, `(*)`, `(min)`, `(max)`, `(&&)`, `(||)`.
+    Bin(BinOp),
+    /// `(\a b -> s yield se)`: a and b are bound to the two operands
+    /// (variables of the element type), s runs, se is the result.
+    Lambda(Ident, Ident, Vec<Stmt>, SExp),
 }
 
 /// A statement with its position.
@@ -161,9 +207,16 @@ pub fn depth_within(stmts: &[Stmt], limit: usize) -> Option<usize> {
         let inner = match &s.kind {
             StmtKind::Skip | StmtKind::Var(..) => 0,
             StmtKind::Assign(_, e)
-            | StmtKind::Alloc(_, e)
+            | StmtKind::Alloc(_, e, _)
             | StmtKind::Read(_, _, e)
             | StmtKind::Assert(_, e) => e.depth_within(limit - 1)?,
+            StmtKind::Reduce(_, r) | StmtKind::Scan(r, _, _) => {
+                let mut d = depth_within(&r.body, limit - 1)?;
+                if let ImpOp::Lambda(_, _, b, _) = &r.op {
+                    d = d.max(depth_within(b, limit - 1)?);
+                }
+                d
+            }
             StmtKind::Write(_, i, e) => i.depth_within(limit - 1)?.max(e.depth_within(limit - 1)?),
             StmtKind::If(_, a, b) => depth_within(a, limit - 1)?.max(depth_within(b, limit - 1)?),
             StmtKind::Kernel(_, n, b) | StmtKind::For(_, n, b) => {

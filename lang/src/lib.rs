@@ -10,6 +10,7 @@ pub mod ast;
 pub mod check;
 pub mod count;
 pub mod diag;
+pub mod elab;
 #[cfg(feature = "planted-faults")]
 pub mod fault;
 pub mod files;
@@ -20,6 +21,7 @@ pub mod name;
 pub mod obligation;
 pub mod parse;
 pub mod poly;
+pub mod prim;
 pub mod print;
 pub mod span;
 pub mod subst;

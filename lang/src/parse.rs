@@ -116,8 +116,17 @@ thread_local! {
     static IMP_PARSER: grammar::ImpProgramParser = grammar::ImpProgramParser::new();
 }
 
-/// Parses a FUN (`lang = Fun`) or FUNMEM program.
+/// Parses a FUN (`lang = Fun`) or FUNMEM program into the typed core:
+/// literals get their types from their context ([`crate::elab`]).
 pub fn parse_program(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
+    let mut p = parse_program_raw(text, lang)?;
+    crate::elab::program(&mut p, Some(text));
+    Ok(p)
+}
+
+/// Parses a FUN or FUNMEM program as written, without elaboration (for
+/// tests of the printer, whose trees need not be well typed).
+pub fn parse_program_raw(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
     let mut min = Vec::new();
     let p = FUN_PARSER
         .with(|parser| parser.parse(lang, &mut min, text))
@@ -137,8 +146,15 @@ pub(crate) fn refuse_unclaimed(min: &[(usize, usize)]) -> Result<(), Diagnostic>
     }
 }
 
-/// Parses an IMP program.
+/// Parses an IMP program (elaborated, as [`parse_program`]).
 pub fn parse_imp(text: &str) -> Result<imp::Program, Diagnostic> {
+    let mut p = parse_imp_raw(text)?;
+    crate::elab::imp_program(&mut p, Some(text));
+    Ok(p)
+}
+
+/// Parses an IMP program as written.
+pub fn parse_imp_raw(text: &str) -> Result<imp::Program, Diagnostic> {
     let mut min = Vec::new();
     let p = IMP_PARSER
         .with(|parser| parser.parse(Lang::Fun, &mut min, text))
@@ -238,7 +254,7 @@ mod tests {
     use crate::print;
 
     fn scalar(src: &str) -> SExp {
-        let p = parse_program(
+        let p = parse_program_raw(
             &format!("def main (a: int) (b: int) = let (x: int) = {src} in (x)"),
             Lang::Fun,
         )
@@ -311,7 +327,7 @@ mod tests {
             "[n]int @ m -> (a < b) + {(n : -1)}",
         ] {
             let src = format!("def main (p: {ty}) = in (p)");
-            let p = parse_program(&src, Lang::FunMem).unwrap_or_else(|d| panic!("{ty}: {d}"));
+            let p = parse_program_raw(&src, Lang::FunMem).unwrap_or_else(|d| panic!("{ty}: {d}"));
             assert_eq!(p.params[0].ty.to_string(), ty);
             assert!(matches!(p.params[0].ty, Type::Array(..)));
         }
@@ -364,7 +380,7 @@ mod tests {
 
     #[test]
     fn imp_statements() {
-        let p = parse_imp("def main (n: int) =\n var x: int;\n x <- n < -1;\n kernel i < n < 3 do skip done\nout (x)").unwrap();
+        let p = parse_imp_raw("def main (n: int) =\n var x: int;\n x <- n < -1;\n kernel i < n < 3 do skip done\nout (x)").unwrap();
         assert_eq!(p.body.len(), 3);
         assert!(matches!(
             &p.body[2].kind,

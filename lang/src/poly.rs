@@ -39,6 +39,7 @@ use std::fmt;
 
 use crate::ast::{Atom, BinOp, SExp, UnOp};
 use crate::name::Name;
+use crate::prim::{Const, Prim};
 use crate::span::Span;
 
 /// Most term products one multiplication may expand; larger products stay
@@ -74,7 +75,10 @@ impl Monomial {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Opaque {
     Bin(BinOp, Poly, Poly),
-    Not(Poly),
+    /// `!p`, `abs(p)`, a conversion, a float function.
+    Un(UnOp, Poly),
+    /// A literal that is not an integer (never in a well-typed size).
+    Lit(Const),
 }
 
 /// A scalar expression in polynomial normal form.
@@ -110,6 +114,12 @@ impl Poly {
     pub fn atom(a: &Atom) -> Poly {
         match a {
             Atom::Int(k, _) => Poly::constant(*k),
+            Atom::Const(c, _) => match c {
+                Const::I32(_) | Const::I64(_) | Const::Bool(_) => {
+                    Poly::constant(c.as_i64().unwrap_or(0))
+                }
+                _ => Poly::opaque(c.to_string(), Opaque::Lit(*c)),
+            },
             Atom::Var(x) => Poly::var(&x.name),
         }
     }
@@ -120,7 +130,7 @@ impl Poly {
             SExp::Atom(a) => Poly::atom(a),
             SExp::Bin(op, l, r, _) => Poly::binary(*op, &Poly::from_sexp(l), &Poly::from_sexp(r)),
             SExp::Un(UnOp::Neg, e, _) => Poly::from_sexp(e).neg(),
-            SExp::Un(UnOp::Not, e, _) => Poly::from_sexp(e).logical_not(),
+            SExp::Un(op, e, _) => Poly::from_sexp(e).unary(*op),
         }
     }
 
@@ -143,10 +153,23 @@ impl Poly {
 
     /// `!p`: 1 where `p` is 0, else 0.
     pub fn logical_not(&self) -> Poly {
-        match self.as_constant() {
-            Some(k) => Poly::constant(i64::from(k == 0)),
-            None => Poly::opaque(format!("!({self})"), Opaque::Not(self.clone())),
+        self.unary(UnOp::Not)
+    }
+
+    /// `op p` for an operator other than negation: folded on a constant
+    /// where the integer meaning is exact, opaque otherwise. Conversions to
+    /// `i64` are the identity (integers and bools are their values here).
+    pub fn unary(&self, op: UnOp) -> Poly {
+        match op {
+            UnOp::Neg => return self.neg(),
+            UnOp::Conv(Prim::I64) => return self.clone(),
+            _ => {}
         }
+        if let Some(v) = self.as_constant().and_then(|k| fold_un(op, k)) {
+            return Poly::constant(v);
+        }
+        let name = op.function_name().unwrap_or("!");
+        Poly::opaque(format!("{name}({self})"), Opaque::Un(op, self.clone()))
     }
 
     /// The value, if the polynomial is a constant.
@@ -226,7 +249,8 @@ impl Poly {
                     l.collect_vars(out);
                     r.collect_vars(out);
                 }
-                Opaque::Not(p) => p.collect_vars(out),
+                Opaque::Un(_, p) => p.collect_vars(out),
+                Opaque::Lit(_) => {}
             }
         }
     }
@@ -238,7 +262,8 @@ impl Poly {
         for (key, t) in &self.opaque {
             let v = match t {
                 Opaque::Bin(op, l, r) => fold(*op, l.eval(env)?, r.eval(env)?)?,
-                Opaque::Not(p) => i64::from(p.eval(env)? == 0),
+                Opaque::Un(op, p) => fold_un(*op, p.eval(env)?)?,
+                Opaque::Lit(_) => return None,
             };
             opaque.insert(key.as_str(), v);
         }
@@ -268,7 +293,8 @@ impl Poly {
                     Factor::Var(x) => f(x).unwrap_or_else(|| Poly::var(x)),
                     Factor::Opaque(key) => match self.opaque.get(key) {
                         Some(Opaque::Bin(op, l, r)) => Poly::binary(*op, &l.subst(f), &r.subst(f)),
-                        Some(Opaque::Not(p)) => p.subst(f).logical_not(),
+                        Some(Opaque::Un(op, p)) => p.subst(f).unary(*op),
+                        Some(Opaque::Lit(c)) => Poly::atom(&Atom::Const(*c, Span::DUMMY)),
                         None => continue,
                     },
                 };
@@ -335,7 +361,8 @@ impl Poly {
             Factor::Var(x) => SExp::var(x),
             Factor::Opaque(key) => match self.opaque.get(key) {
                 Some(Opaque::Bin(op, l, r)) => SExp::bin(*op, l.to_sexp(), r.to_sexp()),
-                Some(Opaque::Not(p)) => SExp::Un(UnOp::Not, Box::new(p.to_sexp()), Span::DUMMY),
+                Some(Opaque::Un(op, p)) => SExp::Un(*op, Box::new(p.to_sexp()), Span::DUMMY),
+                Some(Opaque::Lit(c)) => SExp::Atom(Atom::Const(*c, Span::DUMMY)),
                 // Unreachable by the invariant on `opaque`; the key names it.
                 None => SExp::var(&Name::new(key)),
             },
@@ -594,6 +621,8 @@ mod tests {
             SExp::Atom(Atom::Var(x)) => env(x.name.as_str()),
             SExp::Un(UnOp::Neg, e, _) => Some(eval(e, env)?.wrapping_neg()),
             SExp::Un(UnOp::Not, e, _) => Some(i64::from(eval(e, env)? == 0)),
+            SExp::Un(op, e, _) => super::fold_un(*op, eval(e, env)?),
+            SExp::Atom(Atom::Const(c, _)) => c.as_i64(),
             SExp::Bin(op, l, r, _) => {
                 let (a, b) = (eval(l, env)?, eval(r, env)?);
                 match op {
@@ -865,4 +894,18 @@ mod tests {
         );
         assert_eq!(-&x, Poly::neg(&x));
     }
+}
+
+/// `op k` on an integer where that is exact: `!`, `abs`, and the integer
+/// conversions; `None` for the float functions.
+fn fold_un(op: UnOp, k: i64) -> Option<i64> {
+    Some(match op {
+        UnOp::Neg => k.wrapping_neg(),
+        UnOp::Not => i64::from(k == 0),
+        UnOp::Abs => k.wrapping_abs(),
+        UnOp::Conv(Prim::I64) => k,
+        UnOp::Conv(Prim::I32) => k as i32 as i64,
+        UnOp::Conv(Prim::Bool) => i64::from(k != 0),
+        _ => return None,
+    })
 }

@@ -61,9 +61,24 @@ fn stm(out: &mut String, s: &Stm, ind: usize) {
             atom(out, a);
         }
         ExpKind::Copy(x) => write!(out, "copy {}", x.name).unwrap_or(()),
-        ExpKind::Alloc(e) => {
+        ExpKind::Alloc(e, t) => {
             out.push_str("alloc ");
             sexp(out, e, 0);
+            if *t != Prim::I64 {
+                write!(out, " {t}").ok();
+            }
+        }
+        ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+            let word = if matches!(s.exp.kind, ExpKind::Reduce(..)) {
+                "reduce"
+            } else {
+                "scan"
+            };
+            write!(out, "{word} ").ok();
+            red_op(out, op, ind);
+            out.push(' ');
+            atom(out, ne);
+            write!(out, " {}", xs.name).ok();
         }
         ExpKind::If(c, t, e) => {
             writeln!(out, "if {} then", c.name).ok();
@@ -123,12 +138,61 @@ fn stm(out: &mut String, s: &Stm, ind: usize) {
     out.push('\n');
 }
 
+/// Prints a reduction operator; a lambda's body is indented below `ind`.
+fn red_op(out: &mut String, op: &RedOp, ind: usize) {
+    match op {
+        RedOp::Bin(b, _) => write!(out, "({})", b.symbol()).unwrap_or(()),
+        RedOp::Lambda(l) => {
+            out.push_str("(\\");
+            for p in &l.params {
+                write!(out, " {}", PatD(p)).ok();
+            }
+            out.push_str(" ->\n");
+            body(out, &l.body, ind + 2 * INDENT);
+            pad(out, ind + INDENT);
+            out.push(')');
+        }
+    }
+}
+
+fn imp_op(out: &mut String, op: &imp::ImpOp, ind: usize) {
+    match op {
+        imp::ImpOp::Bin(b) => write!(out, "({})", b.symbol()).unwrap_or(()),
+        imp::ImpOp::Lambda(a, b, ss, e) => {
+            writeln!(out, "(\\{} {} ->", a.name, b.name).ok();
+            stmts(out, ss, ind + 2 * INDENT);
+            out.push('\n');
+            pad(out, ind + 2 * INDENT);
+            out.push_str("yield ");
+            sexp(out, e, 0);
+            out.push(')');
+        }
+    }
+}
+
+/// Prints the `op ne for i < n do s yield e` of an IMP reduction.
+fn imp_red(out: &mut String, r: &imp::Red, ind: usize) {
+    imp_op(out, &r.op, ind);
+    out.push(' ');
+    sexp(out, &r.ne, 0);
+    write!(out, " for {} < ", r.index.name).ok();
+    sexp(out, &r.count, 0);
+    out.push_str(" do\n");
+    stmts(out, &r.body, ind + INDENT);
+    out.push('\n');
+    pad(out, ind + INDENT);
+    out.push_str("yield ");
+    sexp(out, &r.elem, 0);
+}
+
 /// Prints an IMP program.
 pub fn imp_program(p: &imp::Program) -> String {
     let mut out = String::from("def main");
     for q in &p.params {
         match q {
-            imp::Param::Int(x, _) => write!(out, " ({}: int)", x.name).ok(),
+            imp::Param::Scalar(x, t, _) => {
+                write!(out, " ({}: {})", x.name, imp::ImpType::Prim(*t).name()).ok()
+            }
             imp::Param::Array(a) => write!(out, " ({})", ArrD(a)).ok(),
         };
     }
@@ -167,9 +231,28 @@ fn stmt(out: &mut String, s: &imp::Stmt, ind: usize) {
             write!(out, "{} <- ", x.name).ok();
             sexp(out, e, 0);
         }
-        K::Alloc(x, e) => {
+        K::Alloc(x, e, t) => {
             write!(out, "{} <- alloc ", x.name).ok();
             sexp(out, e, 0);
+            if *t != Prim::I64 {
+                write!(out, " {t}").ok();
+            }
+        }
+        K::Reduce(x, r) => {
+            write!(out, "{} <- reduce ", x.name).ok();
+            imp_red(out, r, ind);
+            out.push('\n');
+            pad(out, ind);
+            out.push_str("done");
+        }
+        K::Scan(r, m, i) => {
+            out.push_str("scan ");
+            imp_red(out, r, ind);
+            write!(out, " into {}[", m.name).ok();
+            sexp(out, i, 0);
+            out.push_str("]\n");
+            pad(out, ind);
+            out.push_str("done");
         }
         K::Read(x, m, i) => {
             write!(out, "{} <- {}[", x.name, m.name).ok();
@@ -258,10 +341,16 @@ fn sexp(out: &mut String, e: &SExp, ctx: u8) {
             if paren {
                 out.push('(');
             }
-            out.push(match op {
-                UnOp::Neg => '-',
-                UnOp::Not => '!',
-            });
+            if let Some(f) = op.function_name() {
+                write!(out, "{f}(").ok();
+                sexp(out, a, 0);
+                out.push(')');
+                if paren {
+                    out.push(')');
+                }
+                return;
+            }
+            out.push(if *op == UnOp::Neg { '-' } else { '!' });
             // `--` starts a comment and `-k` is a literal: parenthesise any
             // operand that is not a plain variable or non-negative literal.
             match &**a {
@@ -284,6 +373,7 @@ fn atom(out: &mut String, a: &Atom) {
     match a {
         Atom::Var(x) => out.push_str(x.name.as_str()),
         Atom::Int(k, _) => write!(out, "{k}").unwrap_or(()),
+        Atom::Const(c, _) => out.push_str(&c.program_text()),
     }
 }
 
@@ -322,7 +412,13 @@ impl fmt::Display for ArrD<'_> {
         let a = self.0;
         write!(f, "{}: ", a.name.name)?;
         shape(f, &a.shape)?;
-        write!(f, "int @ {} -> {}", a.block.name, a.lmad)
+        write!(
+            f,
+            "{} @ {} -> {}",
+            imp::ImpType::Prim(a.elem).name(),
+            a.block.name,
+            a.lmad
+        )
     }
 }
 
@@ -350,11 +446,11 @@ impl fmt::Display for SExp {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Int(_) => f.write_str("int"),
+            Type::Prim(p, _) => f.write_str(imp::ImpType::Prim(*p).name()),
             Type::Mem(_) => f.write_str("mem"),
             Type::Array(a, _) => {
                 shape(f, &a.shape)?;
-                f.write_str("int")?;
+                f.write_str(imp::ImpType::Prim(a.elem).name())?;
                 if let Some(m) = &a.mem {
                     write!(f, " @ {} -> {}", m.block.name, m.lmad)?;
                 }

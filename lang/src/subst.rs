@@ -39,7 +39,7 @@ impl Subst {
                 Some(b @ Atom::Var(_)) => b.clone(),
                 _ => a.clone(),
             },
-            Atom::Int(..) => a.clone(),
+            Atom::Int(..) | Atom::Const(..) => a.clone(),
         }
     }
 
@@ -51,7 +51,7 @@ impl Subst {
                 Some(b @ Atom::Int(k, _)) if *k >= 0 => b.clone(),
                 _ => a.clone(),
             },
-            Atom::Int(..) => a.clone(),
+            Atom::Int(..) | Atom::Const(..) => a.clone(),
         }
     }
 
@@ -103,6 +103,7 @@ impl Subst {
         Type::Array(
             ArrayType {
                 shape: a.shape.iter().map(|s| self.atom(s)).collect(),
+                elem: a.elem,
                 mem: a.mem.as_ref().map(|m| MemAnn {
                     block: self.ident(&m.block),
                     lmad: self.lmad(&m.lmad),
@@ -126,7 +127,7 @@ impl Subst {
     pub fn exp(&self, e: &Exp) -> Exp {
         let kind = match &e.kind {
             ExpKind::Scalar(se) => ExpKind::Scalar(self.sexp(se)),
-            ExpKind::Alloc(se) => ExpKind::Alloc(self.sexp(se)),
+            ExpKind::Alloc(se, t) => ExpKind::Alloc(self.sexp(se), *t),
             ExpKind::Index(x, idx) => ExpKind::Index(
                 self.ident(x),
                 idx.iter().map(|a| self.index_atom(a)).collect(),
@@ -163,8 +164,26 @@ impl Subst {
             ),
             ExpKind::Concat(x, y) => ExpKind::Concat(self.ident(x), self.ident(y)),
             ExpKind::Replicate(n, v) => ExpKind::Replicate(self.atom(n), self.atom(v)),
+            ExpKind::Reduce(op, ne, xs) => {
+                ExpKind::Reduce(self.red_op(op), self.atom(ne), self.ident(xs))
+            }
+            ExpKind::Scan(op, ne, xs) => {
+                ExpKind::Scan(self.red_op(op), self.atom(ne), self.ident(xs))
+            }
         };
         Exp { kind, span: e.span }
+    }
+
+    /// A reduction operator with the substitution applied.
+    pub fn red_op(&self, op: &RedOp) -> RedOp {
+        match op {
+            RedOp::Bin(..) => op.clone(),
+            RedOp::Lambda(l) => RedOp::Lambda(Box::new(Lambda {
+                params: l.params.iter().map(|p| self.pat(p)).collect(),
+                body: self.body(&l.body),
+                span: l.span,
+            })),
+        }
     }
 
     /// A statement with the substitution applied (binders are kept).

@@ -4,7 +4,7 @@
 
 use funmem_lang::ast::*;
 use funmem_lang::imp;
-use funmem_lang::parse::{parse_imp, parse_program};
+use funmem_lang::parse::{parse_imp_raw as parse_imp, parse_program_raw as parse_program};
 use funmem_lang::print;
 use funmem_lang::span::Span;
 use proptest::prelude::*;
@@ -62,16 +62,24 @@ fn ty(lang: Lang) -> BoxedStrategy<Type> {
     let shape = prop::collection::vec(atom(), 1..4);
     match lang {
         Lang::Fun => prop_oneof![
-            Just(Type::Int(S)),
-            shape.prop_map(|shape| Type::Array(ArrayType { shape, mem: None }, S)),
+            Just(Type::int(S)),
+            shape.prop_map(|shape| Type::Array(
+                ArrayType {
+                    shape,
+                    elem: Prim::I64,
+                    mem: None
+                },
+                S
+            )),
         ]
         .boxed(),
         Lang::FunMem => prop_oneof![
-            Just(Type::Int(S)),
+            Just(Type::int(S)),
             Just(Type::Mem(S)),
             (shape, ident(), lmad()).prop_map(|(shape, block, lmad)| Type::Array(
                 ArrayType {
                     shape,
+                    elem: Prim::I64,
                     mem: Some(MemAnn { block, lmad })
                 },
                 S
@@ -102,7 +110,9 @@ fn simple_exp(lang: Lang) -> BoxedStrategy<ExpKind> {
     ];
     match lang {
         Lang::Fun => base.boxed(),
-        Lang::FunMem => prop_oneof![base, sexp().prop_map(ExpKind::Alloc)].boxed(),
+        Lang::FunMem => {
+            prop_oneof![base, sexp().prop_map(|e| ExpKind::Alloc(e, Prim::I64))].boxed()
+        }
     }
 }
 
@@ -153,6 +163,7 @@ fn arr_decl() -> impl Strategy<Value = imp::ArrDecl> {
         lmad(),
     )
         .prop_map(|(name, shape, block, lmad)| imp::ArrDecl {
+            elem: Prim::I64,
             name,
             shape,
             block,
@@ -170,11 +181,11 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
             if m {
                 imp::ImpType::Mem
             } else {
-                imp::ImpType::Int
+                imp::ImpType::INT
             }
         )),
         (ident(), sexp()).prop_map(|(x, e)| K::Assign(x, e)),
-        (ident(), sexp()).prop_map(|(x, e)| K::Alloc(x, e)),
+        (ident(), sexp()).prop_map(|(x, e)| K::Alloc(x, e, Prim::I64)),
         (ident(), ident(), sexp()).prop_map(|(x, m, e)| K::Read(x, m, e)),
         (ident(), sexp(), sexp()).prop_map(|(m, i, e)| K::Write(m, i, e)),
         (prop::bool::ANY, sexp()).prop_map(|(slice, e)| K::Assert(
@@ -201,7 +212,7 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
 
 fn imp_program() -> impl Strategy<Value = imp::Program> {
     let param = prop_oneof![
-        ident().prop_map(|x| imp::Param::Int(x, S)),
+        ident().prop_map(|x| imp::Param::Scalar(x, Prim::I64, S)),
         arr_decl().prop_map(imp::Param::Array)
     ];
     let result = prop_oneof![

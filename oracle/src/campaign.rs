@@ -257,6 +257,7 @@ fn count_constructs(b: &Body, n: &mut [u64; 7]) {
             ExpKind::Update(..) => n[3] += 1,
             ExpKind::Concat(..) => n[4] += 1,
             ExpKind::Replicate(..) => n[5] += 1,
+            ExpKind::Reduce(..) | ExpKind::Scan(..) => {}
             ExpKind::Kernel(_, _, body) => {
                 n[6] += u64::from(s.pats.len() > 1);
                 count_constructs(body, n);
@@ -266,7 +267,7 @@ fn count_constructs(b: &Body, n: &mut [u64; 7]) {
                 count_constructs(e, n);
             }
             ExpKind::Scalar(_)
-            | ExpKind::Alloc(_)
+            | ExpKind::Alloc(..)
             | ExpKind::Index(..)
             | ExpKind::Slice(..)
             | ExpKind::Transpose(_)

@@ -862,7 +862,11 @@ mod tests {
             fuel: 50,
             ..Limits::default()
         };
-        let v = check_stages(&st, &[Value::Int(100)], limits);
+        let v = check_stages(
+            &st,
+            &[Value::Scalar(funmem_lang::prim::Const::I64(100))],
+            limits,
+        );
         assert_eq!(v[0].agreement, Agreement::Agrees, "{}", v[0].text);
         let imp = v.last().expect("an IMP stage");
         assert_eq!(imp.agreement, Agreement::LimitReached, "{}", imp.text);
@@ -882,7 +886,11 @@ mod tests {
             max_heap: 10,
             ..Limits::default()
         };
-        let v = check_stages(&st, &[Value::Int(100)], limits);
+        let v = check_stages(
+            &st,
+            &[Value::Scalar(funmem_lang::prim::Const::I64(100))],
+            limits,
+        );
         for s in &v {
             assert_eq!(
                 s.agreement,
@@ -903,7 +911,7 @@ mod tests {
         let p = funmem_lang::parse::parse_program(IOTA, Lang::Fun).expect("parses");
         let case = crate::Case {
             program: p,
-            inputs: vec![Value::Int(100)],
+            inputs: vec![Value::Scalar(funmem_lang::prim::Const::I64(100))],
         };
         let limits = Limits {
             fuel: 50,

@@ -51,6 +51,7 @@
 use funmem_lang::ast::{
     Atom, BinOp, Body, ExpKind, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
 };
+use funmem_lang::prim::Const;
 use funmem_lang::Name;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::observer::Observer;
@@ -287,13 +288,13 @@ pub fn to_value(v: &RVal) -> Value {
         }
     }
     match v {
-        RVal::Int(k) => Value::Int(*k),
+        RVal::Int(k) => Value::Scalar(Const::I64(*k)),
         RVal::Arr(a) => {
             let mut data = Vec::new();
             flatten(v, &mut data);
             Value::Array(ArrayValue {
                 shape: a.shape.clone(),
-                data,
+                data: funmem_semantics::value::Elems::I64(data),
             })
         }
     }
@@ -427,6 +428,7 @@ impl Machine<'_> {
     fn atom(&self, a: &Atom) -> R<i64> {
         match a {
             Atom::Int(k, _) => Ok(*k),
+            Atom::Const(c, _) => Ok(c.to_bits() as i64),
             Atom::Var(x) => self.int(&x.name),
         }
     }
@@ -445,6 +447,8 @@ impl Machine<'_> {
                 Ok(match op {
                     UnOp::Neg => 0i64.wrapping_sub(a),
                     UnOp::Not => i64::from(a == 0),
+                    UnOp::Abs => a.wrapping_abs(),
+                    _ => return stuck("TRANSIENT: element types are not evaluated yet"),
                 })
             }
             SExp::Bin(op, a, b, _) => {
@@ -465,7 +469,9 @@ impl Machine<'_> {
         let mut arrays = Vec::new();
         for (p, v) in params.iter().zip(inputs) {
             match (&p.ty, v) {
-                (Type::Int(_), Value::Int(k)) => self.bind(&p.name.name, RVal::Int(*k))?,
+                (Type::Prim(..), Value::Scalar(Const::I64(k))) => {
+                    self.bind(&p.name.name, RVal::Int(*k))?
+                }
                 (Type::Array(..), Value::Array(a)) => arrays.push((p, a)),
                 _ => {
                     return stuck(format!(
@@ -489,7 +495,8 @@ impl Machine<'_> {
                 ));
             }
             self.charge(&a.shape)?;
-            let v = nest(&a.shape, &a.data);
+            let words: Vec<i64> = a.data.words().map(|w| w as i64).collect();
+            let v = nest(&a.shape, &words);
             self.check_type(p, &v)?;
             self.bind(&p.name.name, v)?;
         }
@@ -499,7 +506,7 @@ impl Machine<'_> {
     /// Holds a bound value against its pattern's type.
     fn check_type(&self, p: &Pat, v: &RVal) -> R<()> {
         let ok = match (&p.ty, v) {
-            (Type::Int(_), RVal::Int(_)) => true,
+            (Type::Prim(..), RVal::Int(_)) => true,
             (Type::Array(t, _), RVal::Arr(a)) => {
                 let want: Vec<usize> = t.shape.iter().map(|s| self.size(s)).collect::<R<_>>()?;
                 want == a.shape
@@ -565,6 +572,9 @@ impl Machine<'_> {
             ExpKind::Update(x, is, v) => self.update(&x.name, is, v)?,
             ExpKind::Concat(x, y) => self.concat(&x.name, &y.name)?,
             ExpKind::Replicate(n, v) => self.replicate(n, v)?,
+            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
+                return stuck("TRANSIENT: reduce and scan are not evaluated yet")
+            }
             ExpKind::Scalar(e) => RVal::Int(self.scalar(e)?),
             ExpKind::Index(x, idx) => {
                 let is: Vec<i64> = idx.iter().map(|a| self.atom(a)).collect::<R<_>>()?;
@@ -613,7 +623,7 @@ impl Machine<'_> {
                 let c = self.int(&c.name)?;
                 return self.body(if c != 0 { t } else { e });
             }
-            ExpKind::Alloc(_) => return stuck("`alloc` is not FUN"),
+            ExpKind::Alloc(..) => return stuck("`alloc` is not FUN"),
         }])
     }
 
@@ -694,6 +704,7 @@ impl Machine<'_> {
     fn value(&self, a: &Atom) -> R<RVal> {
         match a {
             Atom::Int(k, _) => Ok(RVal::Int(*k)),
+            Atom::Const(c, _) => Ok(RVal::Int(c.to_bits() as i64)),
             Atom::Var(x) => Ok(self.lookup(&x.name)?.clone()),
         }
     }
@@ -1155,10 +1166,13 @@ mod tests {
     #[test]
     fn judging_compares_results_exactly_and_errors_by_kind() {
         let stuck_src = Err(EvalError::stuck("E-INDEX", funmem_lang::Span::DUMMY, "x"));
-        let one = Ok(vec![Value::Int(1)]);
-        assert_eq!(judge(&one, &Ok(vec![Value::Int(1)])), Judgement::Agrees);
+        let one = Ok(vec![Value::Scalar(Const::I64(1))]);
+        assert_eq!(
+            judge(&one, &Ok(vec![Value::Scalar(Const::I64(1))])),
+            Judgement::Agrees
+        );
         assert!(matches!(
-            judge(&one, &Ok(vec![Value::Int(2)])),
+            judge(&one, &Ok(vec![Value::Scalar(Const::I64(2))])),
             Judgement::Differs(m) if m.contains("the source gives 1i64, the reference evaluator gives 2i64")
         ));
         assert_eq!(

@@ -93,8 +93,10 @@ use funmem_lang::ast::{
     ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lang, LoopForm, Pat, Program, SExp, Stm,
     Type, UnOp, UpdIdx,
 };
+use funmem_lang::prim::Const;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use rand::RngExt;
 use std::collections::HashMap;
 
@@ -255,10 +257,11 @@ impl Ty {
 
     fn syntax(&self) -> Type {
         match self {
-            Ty::Int(_) | Ty::Gone => Type::Int(Span::DUMMY),
+            Ty::Int(_) | Ty::Gone => Type::int(Span::DUMMY),
             Ty::Arr(shape) => Type::Array(
                 ArrayType {
                     shape: shape.clone(),
+                    elem: Prim::I64,
                     mem: None,
                 },
                 Span::DUMMY,
@@ -648,6 +651,7 @@ impl Gen<'_> {
     fn bounds(&self, a: &Atom) -> (i64, i64) {
         match a {
             Atom::Int(k, _) => (*k, *k),
+            Atom::Const(..) => (i64::MIN, i64::MAX),
             Atom::Var(x) => match self.find(&x.name).map(|i| &self.vars[i].ty) {
                 Some(Ty::Int(r)) => (r.lo, r.hi),
                 _ => (i64::MIN, i64::MAX),
@@ -761,8 +765,8 @@ impl Gen<'_> {
             // `-k` of a literal is itself a literal, so fold it.
             return match self.sexp(depth - 1) {
                 SExp::Atom(Atom::Int(k, _)) => SExp::int(match op {
-                    UnOp::Neg => k.wrapping_neg(),
                     UnOp::Not => i64::from(k == 0),
+                    _ => k.wrapping_neg(),
                 }),
                 e => SExp::Un(op, Box::new(e), Span::DUMMY),
             };
@@ -1204,7 +1208,7 @@ impl Gen<'_> {
             match d {
                 Atom::Var(x) if !guard.contains(&x.name) => guard.push(x.name.clone()),
                 Atom::Var(_) => {}
-                Atom::Int(..) => return false,
+                Atom::Int(..) | Atom::Const(..) => return false,
             }
         }
         if guard.is_empty() {
@@ -2517,7 +2521,7 @@ impl Gen<'_> {
             };
             let ty = Ty::Int(Range::new(0, self.max_size));
             params.push(pat(&n, &ty));
-            inputs.push(Value::Int(v));
+            inputs.push(Value::Scalar(Const::I64(v)));
             self.bind(n.clone(), ty);
             values.push((n, v));
         }
@@ -2542,15 +2546,17 @@ impl Gen<'_> {
                     .collect();
                 let shape: Vec<usize> = dims.iter().map(|(_, v)| *v as usize).collect();
                 let len: usize = shape.iter().product();
-                let data = (0..len)
-                    .map(|_| {
-                        if self.chance(0.1) {
-                            self.any_lit()
-                        } else {
-                            self.between(-50, 50)
-                        }
-                    })
-                    .collect();
+                let data = Elems::I64(
+                    (0..len)
+                        .map(|_| {
+                            if self.chance(0.1) {
+                                self.any_lit()
+                            } else {
+                                self.between(-50, 50)
+                            }
+                        })
+                        .collect(),
+                );
                 let ty = Ty::Arr(dims.iter().map(|(n, _)| var(n)).collect());
                 let x = self.fresh("xs");
                 let mut p = pat(&x, &ty);
@@ -2571,7 +2577,7 @@ impl Gen<'_> {
                     _ => self.between(-20, 20),
                 };
                 params.push(pat(&x, &Ty::Int(Range::any())));
-                inputs.push(Value::Int(v));
+                inputs.push(Value::Scalar(Const::I64(v)));
                 self.bind(x, Ty::Int(Range::any()));
             }
         }
@@ -2586,15 +2592,16 @@ impl Gen<'_> {
         self.force(&mut stms);
         let result = self.results();
         let body = body(stms, &result);
-        Case {
-            program: Program {
-                lang: Lang::Fun,
-                params,
-                body,
-                span: Span::DUMMY,
-            },
-            inputs,
-        }
+        let mut program = Program {
+            lang: Lang::Fun,
+            params,
+            body,
+            span: Span::DUMMY,
+        };
+        // TRANSIENT(issue 19): the generator writes the paper's int truth
+        // values; elaboration makes their conversions explicit.
+        funmem_lang::elab::program(&mut program, None);
+        Case { program, inputs }
     }
 
     /// The program's results: an array and an int bound in the body when

@@ -75,7 +75,8 @@
 use crate::{Case, Constructs, GenConfig, Rng};
 use funmem_lang::ast::Lang;
 use funmem_lang::parse::parse_program;
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_lang::prim::Const;
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use rand::RngExt;
 
 /// The nesting levels (counted from 0 at the top) at which multi-result
@@ -1630,7 +1631,7 @@ impl Gen<'_> {
         for s in &ints {
             let v = self.size_value();
             params.push(format!("({s}: int)"));
-            inputs.push(Value::Int(v));
+            inputs.push(Value::Scalar(Const::I64(v)));
             sc.sizes.push(Size {
                 atom: s.to_string(),
                 val: v,
@@ -1638,7 +1639,7 @@ impl Gen<'_> {
             sc.ints.push(s.to_string());
         }
         params.push("(c: int)".into());
-        inputs.push(Value::Int(self.range(0, 1)));
+        inputs.push(Value::Scalar(Const::I64(self.range(0, 1))));
         sc.ints.push("c".into());
         let mut alias = flavor == Flavor::Invalid && self.coin(0.3);
         let arrays = match self.range(0, 9) {
@@ -1729,7 +1730,7 @@ impl Gen<'_> {
             params.push(format!("({xs}: {})", ty(&shape, &place)));
             let dims: Vec<usize> = shape.iter().map(|s| s.val as usize).collect();
             let len: usize = dims.iter().product();
-            let data = (0..len).map(|_| self.range(-9, 9)).collect();
+            let data = Elems::I64((0..len).map(|_| self.range(-9, 9)).collect());
             inputs.push(Value::Array(ArrayValue { shape: dims, data }));
             names.push(xs.clone());
             sc.arrs.push(Arr {

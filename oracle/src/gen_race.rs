@@ -40,6 +40,7 @@ use crate::gen_mem::{add, indent, mul, paren, type_text, Place};
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{Body, ExpKind, Lang};
 use funmem_lang::parse::parse_program;
+use funmem_lang::prim::Const;
 use funmem_lang::Span;
 use funmem_semantics::error::{Access, Race};
 use funmem_semantics::value::{ArrayValue, Value};
@@ -223,7 +224,7 @@ impl G<'_> {
             let atom = if self.coin(0.5) {
                 let n = format!("n{k}");
                 params.push(format!("({n}: int)"));
-                inputs.push(Value::Int(v));
+                inputs.push(Value::Scalar(Const::I64(v)));
                 n
             } else {
                 v.to_string()
@@ -258,7 +259,7 @@ impl G<'_> {
         // The inputs: `xs` (read only) and, perhaps, the shared array.
         let nx = self.range(1, 4);
         params.push("(nx: int)".into());
-        inputs.push(Value::Int(nx));
+        inputs.push(Value::Scalar(Const::I64(nx)));
         let size = self.range(2, 4);
         let cell = self.range(0, size - 1);
         let xs_vals: Vec<i64> = (0..nx).map(|_| self.range(-5, 9)).collect();

@@ -114,7 +114,7 @@ struct Walk<'a> {
 fn lit(a: &Atom) -> Option<i64> {
     match a {
         Atom::Int(k, _) => Some(*k),
-        Atom::Var(_) => None,
+        Atom::Var(_) | Atom::Const(..) => None,
     }
 }
 

@@ -42,7 +42,7 @@ use funmem_semantics::value::Value;
 pub type Rng = rand_chacha::ChaCha8Rng;
 
 /// A test case: a program and the inputs to run it on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Case {
     /// The program (FUN or FUNMEM).
     pub program: Program,

@@ -47,8 +47,10 @@
 use crate::Case;
 use funmem_lang::ast::*;
 use funmem_lang::check::check_program;
+use funmem_lang::prim::Const;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use funmem_transforms::walk::{body_names, program_names, type_names, Subst};
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -67,7 +69,7 @@ fn body_size(b: &Body) -> usize {
                 ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => body_size(kb),
                 ExpKind::If(_, t, e) => body_size(t) + body_size(e),
                 ExpKind::Scalar(_)
-                | ExpKind::Alloc(_)
+                | ExpKind::Alloc(..)
                 | ExpKind::Index(..)
                 | ExpKind::Slice(..)
                 | ExpKind::Transpose(_)
@@ -76,6 +78,10 @@ fn body_size(b: &Body) -> usize {
                 | ExpKind::Update(..)
                 | ExpKind::Concat(..)
                 | ExpKind::Replicate(..) => 0,
+                ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => match op {
+                    RedOp::Lambda(l) => body_size(&l.body),
+                    RedOp::Bin(..) => 0,
+                },
             }
         })
         .sum()
@@ -212,14 +218,17 @@ fn case_hash(c: &Case) -> u64 {
     c.program.hash(&mut h);
     for v in &c.inputs {
         match v {
-            Value::Int(k) => {
+            Value::Scalar(k) => {
                 0u8.hash(&mut h);
                 k.hash(&mut h);
             }
             Value::Array(a) => {
                 1u8.hash(&mut h);
                 a.shape.hash(&mut h);
-                a.data.hash(&mut h);
+                a.data.prim().hash(&mut h);
+                for w in a.data.words() {
+                    w.hash(&mut h);
+                }
             }
         }
     }
@@ -251,11 +260,13 @@ fn measure(c: &Case) -> Measure {
     let mut input_mag = 0u64;
     for v in &c.inputs {
         match v {
-            Value::Int(k) => input_mag = input_mag.saturating_add(k.unsigned_abs()),
+            Value::Scalar(k) => {
+                input_mag = input_mag.saturating_add((k.to_bits() as i64).unsigned_abs())
+            }
             Value::Array(a) => {
                 input_elems = input_elems.saturating_add(a.data.len() as u64);
-                for k in &a.data {
-                    input_mag = input_mag.saturating_add(k.unsigned_abs());
+                for k in a.data.words() {
+                    input_mag = input_mag.saturating_add((k as i64).unsigned_abs());
                 }
             }
         }
@@ -277,6 +288,10 @@ fn atom_weight(a: &Atom, lits: &mut u64) -> u64 {
             *lits = lits.saturating_add(k.unsigned_abs());
             2
         }
+        Atom::Const(c, _) => {
+            *lits = lits.saturating_add((c.to_bits() as i64).unsigned_abs());
+            2
+        }
     }
 }
 
@@ -292,7 +307,7 @@ fn sexp_weight(e: &SExp, lits: &mut u64) -> u64 {
 
 fn type_weight(t: &Type, lits: &mut u64) -> u64 {
     match t {
-        Type::Int(_) | Type::Mem(_) => 1,
+        Type::Prim(..) | Type::Mem(_) => 1,
         Type::Array(a, _) => {
             let mut w = 1u64;
             for s in &a.shape {
@@ -352,13 +367,23 @@ fn exp_weight(e: &Exp, lits: &mut u64) -> u64 {
             add(atom_weight(v, lits));
         }
         ExpKind::Concat(..) => add(5),
+        ExpKind::Reduce(op, ne, _) | ExpKind::Scan(op, ne, _) => {
+            add(5);
+            add(atom_weight(ne, lits));
+            if let RedOp::Lambda(l) = op {
+                for p in &l.params {
+                    add(pat_weight(p, lits));
+                }
+                add(body_weight(&l.body, lits));
+            }
+        }
         ExpKind::Replicate(n, v) => {
             add(1);
             add(atom_weight(n, lits));
             add(atom_weight(v, lits));
         }
         ExpKind::Scalar(se) => add(sexp_weight(se, lits)),
-        ExpKind::Alloc(se) => add(1u64.saturating_add(sexp_weight(se, lits))),
+        ExpKind::Alloc(se, _) => add(1u64.saturating_add(sexp_weight(se, lits))),
         ExpKind::Index(_, idx) => {
             add(5);
             for a in idx {
@@ -507,13 +532,13 @@ fn scope_at(p: &Program, path: &[(usize, u8)], upto: usize) -> Vec<(Name, Type)>
         let Some(s) = b.stms.get(j) else { return out };
         b = match (&s.exp.kind, w) {
             (ExpKind::Kernel(i, _, kb), 0) => {
-                out.push((i.name.clone(), Type::Int(Span::DUMMY)));
+                out.push((i.name.clone(), Type::int(Span::DUMMY)));
                 kb
             }
             (ExpKind::Loop(ps, _, form, kb), 0) => {
                 out.extend(ps.iter().map(|q| (q.name.name.clone(), q.ty.clone())));
                 if let LoopForm::For(i, _) = form {
-                    out.push((i.name.clone(), Type::Int(Span::DUMMY)));
+                    out.push((i.name.clone(), Type::int(Span::DUMMY)));
                 }
                 kb
             }
@@ -531,7 +556,7 @@ fn scope_at(p: &Program, path: &[(usize, u8)], upto: usize) -> Vec<(Name, Type)>
 /// What kind of value a type describes: `int`, `mem`, or an array's rank.
 fn kind_of(t: &Type) -> (u8, usize) {
     match t {
-        Type::Int(_) => (0, 0),
+        Type::Prim(..) => (0, 0),
         Type::Mem(_) => (1, 0),
         Type::Array(a, _) => (2, a.shape.len()),
     }
@@ -643,8 +668,8 @@ fn gen_drop_results(c: &Case) -> Vec<Case> {
 fn cheap_exp(s: &Stm) -> Option<ExpKind> {
     let [q] = s.pats.as_slice() else { return None };
     let e = match &q.ty {
-        Type::Int(_) => ExpKind::Scalar(SExp::int(0)),
-        Type::Mem(_) => ExpKind::Alloc(SExp::int(0)),
+        Type::Prim(..) => ExpKind::Scalar(SExp::int(0)),
+        Type::Mem(_) => ExpKind::Alloc(SExp::int(0), Prim::I64),
         Type::Array(a, _) => match a.shape.as_slice() {
             [n] => ExpKind::Iota(n.clone()),
             _ => return None,
@@ -775,7 +800,7 @@ fn bind_values(pats: &[Pat], vals: &[Atom]) -> Option<(Subst, Vec<Stm>)> {
     let mut sub = Subst::default();
     for (q, a) in pats.iter().zip(vals) {
         match (&q.ty, a) {
-            (Type::Int(_), _) => binds.push(int_binding(&q.name, a.clone())),
+            (Type::Prim(..), _) => binds.push(int_binding(&q.name, a.clone())),
             (_, Atom::Var(_)) => {}
             _ => return None,
         }
@@ -788,7 +813,7 @@ fn int_binding(x: &Ident, a: Atom) -> Stm {
     Stm {
         pats: vec![Pat {
             name: x.clone(),
-            ty: Type::Int(Span::DUMMY),
+            ty: Type::int(Span::DUMMY),
             unique: false,
             span: Span::DUMMY,
         }],
@@ -1050,7 +1075,7 @@ fn gen_inline_scalar(c: &Case) -> Vec<Case> {
         let ([q], ExpKind::Scalar(SExp::Atom(a))) = (s.pats.as_slice(), &s.exp.kind) else {
             continue;
         };
-        if !matches!(q.ty, Type::Int(_)) {
+        if !matches!(q.ty, Type::Prim(..)) {
             continue;
         }
         out.extend(bind_away(c, &path, j, &q.name.name, a.clone()));
@@ -1114,17 +1139,16 @@ fn gen_sexp(c: &Case) -> Vec<Case> {
             continue;
         };
         let (se, alloc) = match &s.exp.kind {
-            ExpKind::Scalar(se) => (se, false),
-            ExpKind::Alloc(se) => (se, true),
+            ExpKind::Scalar(se) => (se, None),
+            ExpKind::Alloc(se, t) => (se, Some(*t)),
             _ => continue,
         };
         let mut vs = Vec::new();
         sexp_variants(se, &mut vs);
         for v in vs {
-            let kind = if alloc {
-                ExpKind::Alloc(v)
-            } else {
-                ExpKind::Scalar(v)
+            let kind = match alloc {
+                Some(t) => ExpKind::Alloc(v, t),
+                None => ExpKind::Scalar(v),
             };
             if let Some(n) = edit_body(c, &path, |b| {
                 b.stms[j].exp.kind = kind;
@@ -1146,6 +1170,7 @@ fn replace_atom_in_type(t: &Type, from: &Atom, to: &Atom) -> Type {
     Type::Array(
         ArrayType {
             shape: a.shape.iter().map(at).collect(),
+            elem: a.elem,
             mem: a.mem.as_ref().map(|m| MemAnn {
                 block: m.block.clone(),
                 lmad: match &m.lmad {
@@ -1302,8 +1327,8 @@ fn gen_params(c: &Case) -> Vec<Case> {
                 n.inputs.remove(i);
             }
             out.push(n);
-        } else if let (Type::Int(_), Some(i)) = (&q.ty, ii) {
-            let Some(Value::Int(v)) = c.inputs.get(i) else {
+        } else if let (Type::Prim(..), Some(i)) = (&q.ty, ii) {
+            let Some(Value::Scalar(Const::I64(v))) = c.inputs.get(i) else {
                 continue;
             };
             let sub = Subst::one(&q.name.name, lit(*v));
@@ -1342,11 +1367,15 @@ fn truncate(a: &ArrayValue, shape: &[usize], start: &[usize]) -> ArrayValue {
             rest /= dim;
             off = off.saturating_add(i.saturating_mul(strides.get(d).copied().unwrap_or(0)));
         }
-        data.push(a.data.get(off).copied().unwrap_or(0));
+        data.push(if off < a.data.len() {
+            a.data.word(off)
+        } else {
+            0
+        });
     }
     ArrayValue {
         shape: shape.to_vec(),
-        data,
+        data: Elems::from_words(a.data.prim(), data),
     }
 }
 
@@ -1361,7 +1390,7 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
     for k in 0..p.params.len() {
         let Some(i) = input_index(p, k) else { continue };
         match c.inputs.get(i) {
-            Some(Value::Int(v)) => {
+            Some(Value::Scalar(Const::I64(v))) => {
                 let v = *v;
                 let mut news: Vec<i64> = Vec::new();
                 for w in [0, v / 2, v - v.signum()] {
@@ -1373,7 +1402,7 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
                 for w in news {
                     for from_end in [false, true] {
                         let mut n = c.clone();
-                        n.inputs[i] = Value::Int(w);
+                        n.inputs[i] = Value::Scalar(Const::I64(w));
                         let cut =
                             w >= 0 && shrink_arrays_sized_by(&mut n, name, w as u64, from_end);
                         if !from_end || cut {
@@ -1392,9 +1421,16 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
                     let mut start = 0;
                     while start < len {
                         let end = start.saturating_add(chunk).min(len);
-                        if a.data[start..end].iter().any(|&x| x != 0) {
+                        if (start..end).any(|k| a.data.word(k) != 0) {
                             let mut b = a.clone();
-                            b.data[start..end].iter_mut().for_each(|x| *x = 0);
+                            let words = a.data.words().enumerate().map(|(k, w)| {
+                                if (start..end).contains(&k) {
+                                    0
+                                } else {
+                                    w
+                                }
+                            });
+                            b.data = Elems::from_words(a.data.prim(), words);
                             let mut n = c.clone();
                             n.inputs[i] = Value::Array(b);
                             out.push(n);
@@ -1407,7 +1443,7 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
                     chunk = chunk.div_ceil(2);
                 }
             }
-            None => {}
+            Some(Value::Scalar(_)) | None => {}
         }
     }
     out

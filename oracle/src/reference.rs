@@ -64,13 +64,14 @@
 use funmem_lang::ast::{
     Atom, BinOp, Body, ExpKind, LmadSyn, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
 };
+use funmem_lang::prim::Const;
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{Access, Race};
 use funmem_semantics::value::{ArrayValue, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// How a program ends under the reference heap semantics.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RefOutcome {
     /// The results, `mem` results left out, arrays read back through their
     /// LMADs in row-major order of their index space.
@@ -332,6 +333,7 @@ fn atom(env: &Env, a: &Atom) -> Result<i64, Wrong> {
     match a {
         Atom::Var(x) => int(env, &x.name),
         Atom::Int(k, _) => Ok(*k),
+        Atom::Const(c, _) => Ok(c.to_bits() as i64),
     }
 }
 
@@ -346,6 +348,8 @@ fn sexp(env: &Env, e: &SExp) -> Result<i64, Wrong> {
             Ok(match op {
                 UnOp::Neg => a.wrapping_neg(),
                 UnOp::Not => i64::from(a == 0),
+                UnOp::Abs => a.wrapping_abs(),
+                _ => return stuck("TRANSIENT: element types are not evaluated yet"),
             })
         }
         SExp::Bin(op, l, r, _) => {
@@ -520,8 +524,8 @@ impl Machine {
         for q in &p.params {
             match (&q.ty, q.ty.as_array()) {
                 (Type::Mem(_), _) => {}
-                (Type::Int(_), _) => match given.next() {
-                    Some(Value::Int(k)) => {
+                (Type::Prim(..), _) => match given.next() {
+                    Some(Value::Scalar(Const::I64(k))) => {
                         env.insert(q.name.name.clone(), RV::Int(*k));
                     }
                     _ => return stuck(format!("input `{}` must be an int", q.name.name)),
@@ -573,8 +577,8 @@ impl Machine {
             let RV::Mem(label) = *lookup(&env, &blk)? else {
                 return stuck(format!("`{blk}` is not a block"));
             };
-            for (addr, x) in l.addresses().into_iter().zip(&a.data) {
-                self.write(label, addr, *x, &mut top)?;
+            for (addr, x) in l.addresses().into_iter().zip(a.data.words()) {
+                self.write(label, addr, x as i64, &mut top)?;
             }
             env.insert(q.name.name.clone(), RV::Arr(label, l));
         }
@@ -583,7 +587,7 @@ impl Machine {
         for x in &p.body.result {
             match lookup(&env, &x.name)?.clone() {
                 RV::Mem(_) => {}
-                RV::Int(k) => out.push(Value::Int(k)),
+                RV::Int(k) => out.push(Value::Scalar(Const::I64(k))),
                 RV::Arr(l, lm) => {
                     self.spend(&lm)?;
                     let mut data = Vec::new();
@@ -591,7 +595,7 @@ impl Machine {
                         data.push(self.read(l, a, &mut top)?);
                     }
                     let shape = lm.shape().iter().map(|&n| n.max(0) as usize).collect();
-                    out.push(Value::Array(ArrayValue { shape, data }));
+                    out.push(Value::Array(ArrayValue::ints(shape, data)));
                 }
             }
         }
@@ -613,6 +617,9 @@ impl Machine {
             env.insert(p.name.name.clone(), v);
         };
         match &s.exp.kind {
+            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
+                return stuck("TRANSIENT: reduce and scan are not evaluated yet")
+            }
             ExpKind::Loop(ps, init, form, b) => {
                 let vals = self.run_loop(env, ps, init, form, b, tr)?;
                 for (q, v) in s.pats.iter().zip(vals) {
@@ -658,6 +665,7 @@ impl Machine {
                 at.dims.extend(lm.dims[is.len()..].iter().copied());
                 let v = match v {
                     Atom::Int(k, _) => RV::Int(*k),
+                    Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
                     Atom::Var(y) => lookup(env, &y.name)?.clone(),
                 };
                 self.memcopy(&v, l, &at, tr)?;
@@ -699,6 +707,7 @@ impl Machine {
                 }
                 let v = match v {
                     Atom::Int(k, _) => RV::Int(*k),
+                    Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
                     Atom::Var(y) => lookup(env, &y.name)?.clone(),
                 };
                 let (l, lm) = place(env, &p.ty)?;
@@ -722,7 +731,7 @@ impl Machine {
                 bind(env, RV::Int(v));
             }
             // E-MEM-ALLOC: a fresh block of zeros.
-            ExpKind::Alloc(e) => {
+            ExpKind::Alloc(e, _) => {
                 let n = sexp(env, e)?;
                 let l = self.alloc(n)?;
                 bind(env, RV::Mem(l));
@@ -910,6 +919,7 @@ impl Machine {
         for a in init {
             vals.push(match a {
                 Atom::Int(k, _) => RV::Int(*k),
+                Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
                 Atom::Var(x) => lookup(env, &x.name)?.clone(),
             });
         }

@@ -26,7 +26,9 @@ fn funmem(rel: &str) -> Program {
 }
 
 fn ints(v: &[i64]) -> Vec<Value> {
-    v.iter().map(|&k| Value::Int(k)).collect()
+    v.iter()
+        .map(|&k| Value::Scalar(funmem_lang::prim::Const::I64(k)))
+        .collect()
 }
 
 #[test]

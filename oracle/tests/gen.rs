@@ -240,7 +240,7 @@ fn walk(b: &Body, kernels: usize, seen: &mut HashSet<String>) {
                 if binds_size {
                     seen.insert("if binding a size of its array".into());
                 }
-                if s.pats.len() >= 2 && s.pats.iter().all(|p| matches!(p.ty, Type::Int(_))) {
+                if s.pats.len() >= 2 && s.pats.iter().all(|p| matches!(p.ty, Type::Prim(..))) {
                     seen.insert("if binding several ints".into());
                 }
                 let outer = s.pats.iter().any(|p| match &p.ty {
@@ -281,6 +281,7 @@ fn sexp(e: &SExp, seen: &mut HashSet<String>) {
             seen.insert(match op {
                 UnOp::Neg => "neg".into(),
                 UnOp::Not => "not".into(),
+                other => other.function_name().unwrap_or("?").into(),
             });
             sexp(a, seen);
         }

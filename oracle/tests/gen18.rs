@@ -223,7 +223,7 @@ impl Uniq {
         for s in &b.stms {
             let x = &s.pats[0].name.name;
             match &s.exp.kind {
-                ExpKind::Scalar(e) | ExpKind::Alloc(e) => self.use_sexp(e)?,
+                ExpKind::Scalar(e) | ExpKind::Alloc(e, _) => self.use_sexp(e)?,
                 ExpKind::Index(y, is) => {
                     self.use_name(&y.name)?;
                     is.iter().try_for_each(|a| self.use_atom(a))?;
@@ -259,6 +259,13 @@ impl Uniq {
                     self.use_atom(n)?;
                     self.use_atom(v)?;
                     self.fresh(x);
+                }
+                ExpKind::Reduce(_, ne, y) | ExpKind::Scan(_, ne, y) => {
+                    self.use_atom(ne)?;
+                    self.use_name(&y.name)?;
+                    if matches!(s.exp.kind, ExpKind::Scan(..)) {
+                        self.fresh(x);
+                    }
                 }
                 ExpKind::Update(y, is, v) => {
                     self.use_name(&y.name)?;
@@ -421,11 +428,11 @@ fn reducer_moves_of_the_new_constructs() {
     use funmem_semantics::value::{ArrayValue, Value};
     let xs = Value::Array(ArrayValue {
         shape: vec![3],
-        data: vec![1, 2, 3],
+        data: funmem_semantics::value::Elems::I64(vec![1, 2, 3]),
     });
     let case = |src: &str| Case {
         program: program(src),
-        inputs: vec![Value::Int(3), xs.clone()],
+        inputs: vec![Value::Scalar(funmem_lang::prim::Const::I64(3)), xs.clone()],
     };
     // A loop to its body run once: an update that stays, with no loop.
     let c = case(

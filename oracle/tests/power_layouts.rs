@@ -209,8 +209,8 @@ fn a_copy_between_blocks_an_if_made_one_does_not_race_in_imp() {
             let case = Case {
                 program: program.clone(),
                 inputs: vec![
-                    funmem_semantics::value::Value::Int(4),
-                    funmem_semantics::value::Value::Int(c),
+                    funmem_semantics::value::Value::Scalar(funmem_lang::prim::Const::I64(4)),
+                    funmem_semantics::value::Value::Scalar(funmem_lang::prim::Const::I64(c)),
                 ],
             };
             let r = check_case(&case, &cfg.passes, cfg.limits);

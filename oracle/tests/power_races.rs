@@ -211,7 +211,7 @@ fn the_reference_names_every_conflicting_pair() {
            let (m: mem) = alloc 1
            let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do in (i)
            in (ys)",
-        &[Value::Int(3)],
+        &[Value::Scalar(funmem_lang::prim::Const::I64(3))],
     );
     assert_eq!(
         pairs,
@@ -233,7 +233,7 @@ fn the_reference_names_every_conflicting_pair() {
                in (x)
            in (ys)",
         &[
-            Value::Int(3),
+            Value::Scalar(funmem_lang::prim::Const::I64(3)),
             Value::Array(ArrayValue::vector(vec![1, 2, 3])),
         ],
     );

@@ -46,7 +46,7 @@ fn matrix(rows: usize, cols: usize, data: &[i64]) -> Value {
     assert_eq!(rows * cols, data.len());
     Value::Array(ArrayValue {
         shape: vec![rows, cols],
-        data: data.to_vec(),
+        data: funmem_semantics::value::Elems::I64(data.to_vec()),
     })
 }
 
@@ -115,7 +115,11 @@ def main (n: int) (xs: [n]int) (d: int) =
 fn division_by_zero_deep_in_a_kernel() {
     let case = Case {
         program: parse(DIV_DEEP, Lang::Fun),
-        inputs: vec![Value::Int(4), vector(&[1, 2, 3, 4]), Value::Int(0)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(4)),
+            vector(&[1, 2, 3, 4]),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+        ],
     };
     assert_eq!(size(&case.program), 15);
     let r = reduce_checked(&case, &divides_by_zero, 1000);
@@ -140,7 +144,10 @@ def main (n: int) (d: int) =
 ";
     let case = Case {
         program: parse(text, Lang::Fun),
-        inputs: vec![Value::Int(7), Value::Int(0)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(7)),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+        ],
     };
     let r = reduce_checked(&case, &divides_by_zero, 1000);
     assert_eq!(size(&r.program), 1);
@@ -149,8 +156,8 @@ def main (n: int) (d: int) =
 fn has_big_number(c: &Case) -> bool {
     match value(c) {
         Ok(vs) => vs.iter().any(|v| match v {
-            Value::Int(k) => *k > 100,
-            Value::Array(a) => a.data.iter().any(|&k| k > 100),
+            Value::Scalar(c) => c.as_i64().is_some_and(|k| k > 100),
+            Value::Array(a) => a.data.as_i64().is_some_and(|d| d.iter().any(|&k| k > 100)),
         }),
         Err(_) => false,
     }
@@ -173,7 +180,11 @@ def main (n: int) (xs: [n]int) (k: int) =
 ";
     let case = Case {
         program: parse(text, Lang::Fun),
-        inputs: vec![Value::Int(4), vector(&[1, 2, 30, 4]), Value::Int(5)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(4)),
+            vector(&[1, 2, 30, 4]),
+            Value::Scalar(funmem_lang::prim::Const::I64(5)),
+        ],
     };
     let r = reduce_checked(&case, &has_big_number, 1000);
     assert!(size(&r.program) <= 3, "reduced to {}", size(&r.program));
@@ -224,8 +235,8 @@ def main (n: int) (m: int) (xss: [n][m]int) =
     let case = Case {
         program: parse(text, Lang::Fun),
         inputs: vec![
-            Value::Int(2),
-            Value::Int(3),
+            Value::Scalar(funmem_lang::prim::Const::I64(2)),
+            Value::Scalar(funmem_lang::prim::Const::I64(3)),
             matrix(2, 3, &[1, 2, 3, 4, 5, 6]),
         ],
     };
@@ -253,7 +264,11 @@ def main (n: int) (c: int) (xs: [n]int) =
 ";
     let case = Case {
         program: parse(text, Lang::Fun),
-        inputs: vec![Value::Int(3), Value::Int(0), vector(&[1, 2, 3])],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(3)),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+            vector(&[1, 2, 3]),
+        ],
     };
     let r = reduce_checked(&case, &divides_by_zero, 1000);
     assert!(size(&r.program) <= 2, "reduced to {}", size(&r.program));
@@ -289,7 +304,10 @@ def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
 ";
     let case = Case {
         program: parse(text, Lang::FunMem),
-        inputs: vec![Value::Int(5), vector(&[1, 2, 3, 4, 5])],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(5)),
+            vector(&[1, 2, 3, 4, 5]),
+        ],
     };
     let r = reduce_checked(&case, &races, 1000);
     assert!(size(&r.program) <= 3, "reduced to {}", size(&r.program));
@@ -299,7 +317,7 @@ def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
         .inputs
         .iter()
         .map(|v| match v {
-            Value::Int(_) => 1,
+            Value::Scalar(_) => 1,
             Value::Array(a) => a.data.len(),
         })
         .sum();
@@ -327,7 +345,11 @@ def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) (c: int) =
 ";
     let case = Case {
         program: parse(text, Lang::FunMem),
-        inputs: vec![Value::Int(5), vector(&[1, 2, 3, 4, 5]), Value::Int(1)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(5)),
+            vector(&[1, 2, 3, 4, 5]),
+            Value::Scalar(funmem_lang::prim::Const::I64(1)),
+        ],
     };
     let out_of_bounds = |c: &Case| matches!(value(c), Err(e) if e.rule.contains("INDEX"));
     let r = reduce_checked(&case, &out_of_bounds, 1000);
@@ -338,7 +360,11 @@ def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) (c: int) =
 fn the_budget_is_respected() {
     let case = Case {
         program: parse(DIV_DEEP, Lang::Fun),
-        inputs: vec![Value::Int(4), vector(&[1, 2, 3, 4]), Value::Int(0)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(4)),
+            vector(&[1, 2, 3, 4]),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+        ],
     };
     for budget in [0, 1, 2, 5] {
         let mut calls = 0;
@@ -362,7 +388,11 @@ fn the_budget_is_respected() {
 fn a_predicate_that_never_holds_keeps_the_case() {
     let case = Case {
         program: parse(DIV_DEEP, Lang::Fun),
-        inputs: vec![Value::Int(4), vector(&[1, 2, 3, 4]), Value::Int(0)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(4)),
+            vector(&[1, 2, 3, 4]),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+        ],
     };
     let r = reduce(&case, &mut |_: &Case| false, 10_000);
     assert_eq!(r, case);
@@ -530,7 +560,11 @@ fn a_long_program() {
     t += "  in (a69, zs)\n";
     let case = Case {
         program: parse(&t, Lang::Fun),
-        inputs: vec![Value::Int(3), vector(&[4, 5, 6]), Value::Int(0)],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(3)),
+            vector(&[4, 5, 6]),
+            Value::Scalar(funmem_lang::prim::Const::I64(0)),
+        ],
     };
     assert!(size(&case.program) > 100, "{}", size(&case.program));
     let start = std::time::Instant::now();
@@ -543,8 +577,8 @@ fn a_long_program() {
 fn has_9000(c: &Case) -> bool {
     match value(c) {
         Ok(vs) => vs.iter().any(|v| match v {
-            Value::Int(k) => *k == 9000,
-            Value::Array(a) => a.data.contains(&9000),
+            Value::Scalar(c) => c.as_i64() == Some(9000),
+            Value::Array(a) => a.data.as_i64().is_some_and(|d| d.contains(&9000)),
         }),
         Err(_) => false,
     }
@@ -572,7 +606,10 @@ def main (n: int) (xs: [n]int) =
 ";
     Case {
         program: parse(text, Lang::Fun),
-        inputs: vec![Value::Int(2), vector(&[7, 9])],
+        inputs: vec![
+            Value::Scalar(funmem_lang::prim::Const::I64(2)),
+            vector(&[7, 9]),
+        ],
     }
 }
 

@@ -46,7 +46,10 @@ fn a_map_with_an_input_in_a_strided_layout() {
                in (y)
            in (ym, ys, xs)",
     );
-    let inputs = [Value::Int(3), vector(&[1, 2, 3])];
+    let inputs = [
+        Value::Scalar(funmem_lang::prim::Const::I64(3)),
+        vector(&[1, 2, 3]),
+    ];
     assert_eq!(
         reference_heap(&p, &inputs, FUEL),
         RefOutcome::Results(vec![vector(&[2, 5, 8]), vector(&[1, 2, 3])])
@@ -62,12 +65,12 @@ fn a_stride_zero_result_races() {
            in (ys)",
     );
     assert!(matches!(
-        reference_heap(&p, &[Value::Int(2)], FUEL),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(2))], FUEL),
         RefOutcome::Race { .. }
     ));
     // One iteration cannot race.
     assert_eq!(
-        reference_heap(&p, &[Value::Int(1)], FUEL),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(1))], FUEL),
         RefOutcome::Results(vec![vector(&[0])])
     );
 }
@@ -87,10 +90,12 @@ fn an_inner_kernel_race_is_also_a_race() {
            in (ys)",
     );
     assert!(matches!(
-        reference_heap(&p, &[Value::Int(2)], FUEL),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(2))], FUEL),
         RefOutcome::Race { .. }
     ));
-    assert!(heap(&p, &[Value::Int(2)]).is_err_and(|e| e.is_race()));
+    assert!(
+        heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(2))]).is_err_and(|e| e.is_race())
+    );
 }
 
 #[test]
@@ -104,7 +109,7 @@ fn memcopy_reads_before_it_writes() {
            in (ys)",
     );
     assert_eq!(
-        reference_heap(&p, &[Value::Int(3)], FUEL),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(3))], FUEL),
         RefOutcome::Results(vec![vector(&[0, 1, 2])])
     );
 }
@@ -118,7 +123,7 @@ fn stuck_outside_the_block_and_out_of_the_shape() {
            in (xs)",
     );
     assert!(matches!(
-        reference_heap(&p, &[Value::Int(2)], FUEL),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(2))], FUEL),
         RefOutcome::Stuck(_)
     ));
     let q = parse(
@@ -127,7 +132,14 @@ fn stuck_outside_the_block_and_out_of_the_shape() {
            in (x)",
     );
     assert!(matches!(
-        reference_heap(&q, &[Value::Int(2), vector(&[1, 2])], FUEL),
+        reference_heap(
+            &q,
+            &[
+                Value::Scalar(funmem_lang::prim::Const::I64(2)),
+                vector(&[1, 2])
+            ],
+            FUEL
+        ),
         RefOutcome::Stuck(_)
     ));
 }
@@ -144,7 +156,10 @@ fn a_race_before_getting_stuck_is_a_race() {
                in (x)
            in (ys)",
     );
-    let inputs = [Value::Int(3), vector(&[1, 2, 3])];
+    let inputs = [
+        Value::Scalar(funmem_lang::prim::Const::I64(3)),
+        vector(&[1, 2, 3]),
+    ];
     assert!(matches!(
         reference_heap(&p, &inputs, FUEL),
         RefOutcome::Race { .. }
@@ -161,7 +176,7 @@ fn fuel_runs_out() {
            in (xs)",
     );
     assert_eq!(
-        reference_heap(&p, &[Value::Int(100)], 50),
+        reference_heap(&p, &[Value::Scalar(funmem_lang::prim::Const::I64(100))], 50),
         RefOutcome::OutOfFuel
     );
 }

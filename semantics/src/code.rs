@@ -106,6 +106,10 @@ pub enum Op {
     Concat(Slot, Slot),
     /// `replicate n v`.
     Replicate(AtomC, AtomC),
+    /// TRANSIENT(issue 19): a construct the interpreters do not run yet
+    /// (element types other than i64, reduce, scan); evaluating it is an
+    /// error naming it.
+    Unsupported(&'static str),
 }
 
 /// How a loop runs, resolved.
@@ -246,6 +250,8 @@ impl Resolver {
     fn atom(&mut self, a: &ast::Atom) -> AtomC {
         match a {
             ast::Atom::Int(k, _) => AtomC::Const(*k),
+            // TRANSIENT(issue 19): constants as their words.
+            ast::Atom::Const(c, _) => AtomC::Const(c.to_bits() as i64),
             ast::Atom::Var(x) => AtomC::Slot(self.lookup(&x.name)),
         }
     }
@@ -253,6 +259,7 @@ impl Resolver {
     fn se(&mut self, e: &ast::SExp) -> SE {
         match e {
             ast::SExp::Atom(ast::Atom::Int(k, _)) => SE::Const(*k),
+            ast::SExp::Atom(ast::Atom::Const(c, _)) => SE::Const(c.to_bits() as i64),
             ast::SExp::Atom(ast::Atom::Var(x)) => SE::Slot(self.lookup(&x.name)),
             ast::SExp::Bin(op, a, b, _) => SE::Bin(*op, Box::new(self.se(a)), Box::new(self.se(b))),
             ast::SExp::Un(op, a, _) => SE::Un(*op, Box::new(self.se(a))),
@@ -261,7 +268,7 @@ impl Resolver {
 
     fn ty(&mut self, t: &ast::Type) -> TyC {
         match t {
-            ast::Type::Int(_) => TyC::Int,
+            ast::Type::Prim(..) => TyC::Int,
             ast::Type::Mem(_) => TyC::Mem,
             ast::Type::Array(a, _) => TyC::Array {
                 shape: a.shape.iter().map(|s| self.atom(s)).collect(),
@@ -307,7 +314,9 @@ impl Resolver {
         };
         let op = match &s.exp.kind {
             ExpKind::Scalar(e) => Op::Scalar(self.se(e)),
-            ExpKind::Alloc(e) => Op::Alloc(self.se(e)),
+            ExpKind::Alloc(e, _) => Op::Alloc(self.se(e)),
+            ExpKind::Reduce(..) => Op::Unsupported("reduce"),
+            ExpKind::Scan(..) => Op::Unsupported("scan"),
             ExpKind::Index(x, idx) => {
                 let x = var(self, x);
                 Op::Index(x, idx.iter().map(|a| self.atom(a)).collect())
@@ -509,6 +518,7 @@ fn stm_slots(s: &Stm, f: &mut impl FnMut(Slot)) {
             atom(n, f);
             atom(v, f);
         }
+        Op::Unsupported(_) => {}
     }
 }
 

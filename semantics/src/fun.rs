@@ -19,9 +19,10 @@ use crate::code::{
 use crate::error::{loop_out_of_fuel, EvalError, Fuel, Limits};
 use crate::machine;
 use crate::observer::Observer;
-use crate::value::{ArrayValue, Value};
+use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast::{self, Lang, Type};
 use funmem_lang::lmad::Lmad;
+use funmem_lang::prim::Const;
 use funmem_lang::Span;
 use std::fmt;
 use std::rc::Rc;
@@ -191,8 +192,8 @@ impl Arr {
 impl V {
     fn to_value(&self) -> Value {
         match self {
-            V::Unset => Value::Int(0),
-            V::Int(k) => Value::Int(*k),
+            V::Unset => Value::Scalar(Const::I64(0)),
+            V::Int(k) => Value::Scalar(Const::I64(*k)),
             V::Arr(a) => {
                 let mut data = Vec::with_capacity(usize::try_from(a.lmad.size()).unwrap_or(0));
                 // For display only: a view outside its buffer (reported
@@ -204,7 +205,10 @@ impl V {
                     .iter()
                     .map(|&d| usize::try_from(d).unwrap_or(0))
                     .collect();
-                Value::Array(ArrayValue { shape, data })
+                Value::Array(ArrayValue {
+                    shape,
+                    data: Elems::I64(data),
+                })
             }
         }
     }
@@ -299,14 +303,20 @@ impl<O: Observer> Machine<'_, O> {
                         data
                     }
                 };
-                Ok(Value::Array(ArrayValue { shape, data }))
+                Ok(Value::Array(ArrayValue {
+                    shape,
+                    data: Elems::I64(data),
+                }))
             }
             V::Arr(a) => {
                 let size = u64::try_from(a.lmad.size()).unwrap_or(0);
                 let mut data = self.copy_out(size, span)?;
                 a.flatten_checked(&mut data, "E-PROG", span)?;
                 let shape = a.shape_usize();
-                Ok(Value::Array(ArrayValue { shape, data }))
+                Ok(Value::Array(ArrayValue {
+                    shape,
+                    data: Elems::I64(data),
+                }))
             }
             v => Ok(v.to_value()),
         }
@@ -338,7 +348,7 @@ impl<O: Observer> Machine<'_, O> {
                 continue;
             }
             match (&p.ty, given.next()) {
-                (TyC::Int, Some(Value::Int(v))) => self.set(p, V::Int(*v)),
+                (TyC::Int, Some(Value::Scalar(Const::I64(v)))) => self.set(p, V::Int(*v)),
                 (TyC::Array { .. }, Some(Value::Array(a))) => arrays.push((p, a)),
                 (_, v) => {
                     let found = v.map_or("nothing".to_string(), Value::type_name);
@@ -377,7 +387,7 @@ impl<O: Observer> Machine<'_, O> {
                 ));
             }
             let mut data = self.allocate(a.data.len() as u64, "E-PROG", span)?;
-            data.extend_from_slice(&a.data);
+            data.extend(a.data.words().map(|w| w as i64));
             self.set(p, V::Arr(Arr::row_major(data, &got)));
         }
         Ok(())
@@ -453,6 +463,13 @@ impl<O: Observer> Machine<'_, O> {
             Op::Update(x, is, v, last) => self.e_update(s, *x, is, *v, *last)?,
             Op::Concat(x, y) => self.e_concat(s, *x, *y)?,
             Op::Replicate(n, v) => self.e_replicate(s, *n, *v)?,
+            Op::Unsupported(w) => {
+                return Err(EvalError::stuck(
+                    "E-LET",
+                    s.span,
+                    format!("TRANSIENT: `{w}` is not evaluated yet"),
+                ))
+            }
             Op::Kernel(i, n, b) => self.e_kernel(s, *i, *n, b)?,
             Op::Iota(n) => {
                 self.obs.rule("E-IOTA", s.span);
@@ -1115,8 +1132,14 @@ mod tests {
     let (a: int) = acc + i
     in (a)
   in (s)";
-        assert_eq!(text(&run(src, &[Value::Int(5)]).unwrap()), ["10i64"]);
-        assert_eq!(text(&run(src, &[Value::Int(-3)]).unwrap()), ["0i64"]);
+        assert_eq!(
+            text(&run(src, &[Value::Scalar(Const::I64(5))]).unwrap()),
+            ["10i64"]
+        );
+        assert_eq!(
+            text(&run(src, &[Value::Scalar(Const::I64(-3))]).unwrap()),
+            ["0i64"]
+        );
     }
 
     #[test]
@@ -1127,8 +1150,14 @@ mod tests {
     let (t2: int) = t * 2
     in (k2, t2)
   in (c, s)";
-        assert_eq!(text(&run(src, &[Value::Int(3)]).unwrap()), ["0i64", "8i64"]);
-        assert_eq!(text(&run(src, &[Value::Int(0)]).unwrap()), ["0i64", "1i64"]);
+        assert_eq!(
+            text(&run(src, &[Value::Scalar(Const::I64(3))]).unwrap()),
+            ["0i64", "8i64"]
+        );
+        assert_eq!(
+            text(&run(src, &[Value::Scalar(Const::I64(0))]).unwrap()),
+            ["0i64", "1i64"]
+        );
     }
 
     #[test]
@@ -1143,7 +1172,8 @@ mod tests {
             fuel: 1000,
             ..Limits::default()
         };
-        let e = run_value(&p, &[Value::Int(1)], limits, &mut NoObserver).unwrap_err();
+        let e =
+            run_value(&p, &[Value::Scalar(Const::I64(1))], limits, &mut NoObserver).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfFuel);
         assert_eq!(e.rule, "E-LOOP-WHILE");
         assert!(
@@ -1164,10 +1194,10 @@ mod tests {
   in (c)";
         let xs = Value::Array(crate::value::ArrayValue {
             shape: vec![2, 3],
-            data: vec![1, 2, 3, 4, 5, 6],
+            data: crate::value::Elems::I64(vec![1, 2, 3, 4, 5, 6]),
         });
         assert_eq!(
-            text(&run(src, &[xs, Value::Int(7)]).unwrap()),
+            text(&run(src, &[xs, Value::Scalar(Const::I64(7))]).unwrap()),
             ["[[7i64, 7i64, 7i64], [5i64, 5i64, 9i64]]"]
         );
     }
@@ -1179,9 +1209,9 @@ mod tests {
   in (a)";
         let xs = Value::Array(crate::value::ArrayValue {
             shape: vec![2, 3],
-            data: vec![0; 6],
+            data: crate::value::Elems::I64(vec![0; 6]),
         });
-        let e = run(src, &[xs, Value::Int(3)]).unwrap_err();
+        let e = run(src, &[xs, Value::Scalar(Const::I64(3))]).unwrap_err();
         assert_eq!(e.rule, "E-UPDATE");
         assert_eq!(
             e.message,
@@ -1198,7 +1228,7 @@ mod tests {
   in (u)";
         let xs = Value::Array(crate::value::ArrayValue {
             shape: vec![2, 2],
-            data: vec![1, 2, 3, 4],
+            data: crate::value::Elems::I64(vec![1, 2, 3, 4]),
         });
         assert_eq!(
             text(&run(src, &[xs]).unwrap()),
@@ -1233,7 +1263,7 @@ mod tests {
         let mut obs = Cells::default();
         let r = run_value(
             &p,
-            &[Value::Int(1000), vector(&[0; 1000])],
+            &[Value::Scalar(Const::I64(1000)), vector(&[0; 1000])],
             Limits::default(),
             &mut obs,
         )
@@ -1259,13 +1289,19 @@ mod tests {
   let (b: [n]int) = a with [0] = 7
   in (a, b)";
         let p = parse_program(src, Lang::Fun).unwrap();
-        let r = run_value(&p, &[Value::Int(3)], Limits::default(), &mut NoObserver).unwrap();
+        let r = run_value(
+            &p,
+            &[Value::Scalar(Const::I64(3))],
+            Limits::default(),
+            &mut NoObserver,
+        )
+        .unwrap();
         assert_eq!(text(&r), ["[0i64, 1i64, 2i64]", "[7i64, 1i64, 2i64]"]);
         let src = "def main (n: int) =
   let (e: [0]int) = iota 0
   let (big: [n][0]int) = replicate n e
   in (n)";
-        let r = run(src, &[Value::Int(1 << 62)]).unwrap();
+        let r = run(src, &[Value::Scalar(Const::I64(1 << 62))]).unwrap();
         assert_eq!(text(&r), [(1i64 << 62).to_string() + "i64"]);
     }
 
@@ -1286,7 +1322,7 @@ mod tests {
         let mut obs = Cells::default();
         let r = run_value(
             &p,
-            &[Value::Int(300), vector(&[5; 300])],
+            &[Value::Scalar(Const::I64(300)), vector(&[5; 300])],
             Limits::default(),
             &mut obs,
         )
@@ -1305,13 +1341,23 @@ mod tests {
   let (d: [2][k]int) = replicate 2 c
   in (c, d)";
         assert_eq!(
-            text(&run(src, &[Value::Int(2), Value::Int(1)]).unwrap()),
+            text(
+                &run(
+                    src,
+                    &[Value::Scalar(Const::I64(2)), Value::Scalar(Const::I64(1))]
+                )
+                .unwrap()
+            ),
             [
                 "[0i64, 1i64, 4i64]",
                 "[[0i64, 1i64, 4i64], [0i64, 1i64, 4i64]]"
             ]
         );
-        let e = run(src, &[Value::Int(2), Value::Int(-1)]).unwrap_err();
+        let e = run(
+            src,
+            &[Value::Scalar(Const::I64(2)), Value::Scalar(Const::I64(-1))],
+        )
+        .unwrap_err();
         assert_eq!(e.rule, "E-REPLICATE");
         assert_eq!(e.message, "replicate of negative count -1");
     }
@@ -1325,7 +1371,7 @@ mod tests {
     in (x, r, i)
   in (a, b, c)";
         assert_eq!(
-            text(&run(src, &[Value::Int(2)]).unwrap()),
+            text(&run(src, &[Value::Scalar(Const::I64(2))]).unwrap()),
             [
                 "[0i64, 3i64]",
                 "[[0i64, 0i64], [1i64, 1i64]]",

@@ -33,9 +33,10 @@ use crate::machine;
 use crate::observer::NoObserver;
 use crate::observer::Observer;
 use crate::race::{describe, RaceDetector};
-use crate::value::{ArrayValue, Value};
+use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::prim::Const;
 use funmem_lang::Span;
 use std::fmt;
 
@@ -399,7 +400,7 @@ impl<O: Observer> Machine<'_, O> {
             match (&p.ty, p) {
                 (TyC::Mem, _) => {}
                 (TyC::Int, _) => match given.next() {
-                    Some(Value::Int(v)) => self.set(p, H::Int(*v)),
+                    Some(Value::Scalar(Const::I64(v))) => self.set(p, H::Int(*v)),
                     v => return Err(input_error(p, "int", v, span)),
                 },
                 (TyC::Array { .. }, _) => match given.next() {
@@ -471,7 +472,11 @@ impl<O: Observer> Machine<'_, O> {
             let label = self.block_of(blk, "E-MEM-PROG", span)?;
             let mut k = 0;
             lmad.for_each_address(|addr| {
-                let x = a.data.get(k).copied().unwrap_or(0);
+                let x = if k < a.data.len() {
+                    a.data.word(k) as i64
+                } else {
+                    0
+                };
                 k += 1;
                 self.write(label, addr, x, "E-MEM-PROG", span)
             })?;
@@ -484,7 +489,7 @@ impl<O: Observer> Machine<'_, O> {
     /// through its LMAD (Def. 3.1's `nest(H(ℓ), shape)` for row-major ones).
     fn read_back(&mut self, slot: Slot, span: Span) -> Result<Value, EvalError> {
         match get(&self.frame, slot, span)?.clone() {
-            H::Int(k) => Ok(Value::Int(k)),
+            H::Int(k) => Ok(Value::Scalar(Const::I64(k))),
             H::Arr(blk, l) => {
                 let size = u64::try_from(l.size()).unwrap_or(0);
                 let mut data = machine::charged(
@@ -504,7 +509,10 @@ impl<O: Observer> Machine<'_, O> {
                     .iter()
                     .map(|d| usize::try_from(d.elems).unwrap_or(0))
                     .collect();
-                Ok(Value::Array(ArrayValue { shape, data }))
+                Ok(Value::Array(ArrayValue {
+                    shape,
+                    data: Elems::I64(data),
+                }))
             }
             v => Err(EvalError::stuck(
                 "E-MEM-PROG",
@@ -638,6 +646,13 @@ impl<O: Observer> Machine<'_, O> {
             Op::Update(x, is, v, _) => self.e_mem_update(s, *x, is, *v)?,
             Op::Concat(x, y) => self.e_mem_concat(s, *x, *y)?,
             Op::Replicate(n, v) => self.e_mem_replicate(s, *n, *v)?,
+            Op::Unsupported(w) => {
+                return Err(EvalError::stuck(
+                    "E-MEM-LET",
+                    s.span,
+                    format!("TRANSIENT: `{w}` is not evaluated yet"),
+                ))
+            }
         }
         Ok(())
     }
@@ -948,7 +963,7 @@ mod tests {
     fn race_on(p: &ast::Program, n: i64) -> Box<Race> {
         let e = run_heap(
             p,
-            &[Value::Int(n)],
+            &[Value::Scalar(Const::I64(n))],
             Limits::default(),
             true,
             &mut NoObserver,
@@ -990,7 +1005,14 @@ mod tests {
   in (b, x)",
         );
         let mut w = Writes::default();
-        let r = run_heap(&p, &[Value::Int(3)], Limits::default(), true, &mut w).unwrap();
+        let r = run_heap(
+            &p,
+            &[Value::Scalar(Const::I64(3))],
+            Limits::default(),
+            true,
+            &mut w,
+        )
+        .unwrap();
         assert_eq!(text(&r), ["[0i64, 42i64, 2i64]", "42i64"]);
         // iota's three writes, then the update's single write at offset 1.
         assert_eq!(w.0, [(0, 0), (0, 1), (0, 2), (0, 1)]);
@@ -1011,7 +1033,7 @@ mod tests {
         );
         let r = run_heap(
             &p,
-            &[Value::Int(0)],
+            &[Value::Scalar(Const::I64(0))],
             Limits::default(),
             true,
             &mut NoObserver,
@@ -1033,7 +1055,14 @@ mod tests {
   in (b)",
         );
         let mut st = Stats::default();
-        let r = run_heap(&p, &[Value::Int(100)], Limits::default(), true, &mut st).unwrap();
+        let r = run_heap(
+            &p,
+            &[Value::Scalar(Const::I64(100))],
+            Limits::default(),
+            true,
+            &mut st,
+        )
+        .unwrap();
         assert_eq!(
             r[0],
             Value::Array(ArrayValue::vector((0..100).map(|i| i * i).collect()))
@@ -1058,14 +1087,28 @@ mod tests {
   in (a)",
         );
         let mut st = Stats::default();
-        let r = run_heap(&p, &[Value::Int(4)], Limits::default(), true, &mut st).unwrap();
+        let r = run_heap(
+            &p,
+            &[Value::Scalar(Const::I64(4))],
+            Limits::default(),
+            true,
+            &mut st,
+        )
+        .unwrap();
         assert_eq!(text(&r), ["[8i64]"]);
         assert_eq!(st.allocations, 5);
         let limits = Limits {
             fuel: 20,
             ..Limits::default()
         };
-        let e = run_heap(&p, &[Value::Int(1000)], limits, true, &mut NoObserver).unwrap_err();
+        let e = run_heap(
+            &p,
+            &[Value::Scalar(Const::I64(1000))],
+            limits,
+            true,
+            &mut NoObserver,
+        )
+        .unwrap_err();
         assert_eq!(
             (e.kind.clone(), e.rule),
             (ErrorKind::OutOfFuel, "E-MEM-LOOP")
@@ -1090,7 +1133,14 @@ mod tests {
   in (r, c)",
         );
         let mut w = Writes::default();
-        let r = run_heap(&p, &[Value::Int(2)], Limits::default(), true, &mut w).unwrap();
+        let r = run_heap(
+            &p,
+            &[Value::Scalar(Const::I64(2))],
+            Limits::default(),
+            true,
+            &mut w,
+        )
+        .unwrap();
         assert_eq!(
             text(&r),
             ["[[0i64, 1i64], [0i64, 1i64]]", "[0i64, 1i64, 0i64, 1i64]"]
@@ -1114,7 +1164,7 @@ mod tests {
         );
         let r = run_heap(
             &ok,
-            &[Value::Int(3)],
+            &[Value::Scalar(Const::I64(3))],
             Limits::default(),
             true,
             &mut NoObserver,
@@ -1160,7 +1210,7 @@ mod tests {
         // One kernel iteration alone writes cells 0 .. n-1 in sequence.
         assert!(run_heap(
             &p,
-            &[Value::Int(1)],
+            &[Value::Scalar(Const::I64(1))],
             Limits::default(),
             true,
             &mut NoObserver
@@ -1185,7 +1235,7 @@ mod tests {
         );
         let r = run_heap(
             &p,
-            &[Value::Int(3), Value::Int(4)],
+            &[Value::Scalar(Const::I64(3)), Value::Scalar(Const::I64(4))],
             Limits::default(),
             true,
             &mut NoObserver,

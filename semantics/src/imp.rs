@@ -69,6 +69,7 @@ use funmem_lang::imp::{
     ArrDecl, Check, ImpType, Param, Program, Result as ImpResult, Stmt as AstStmt, StmtKind,
 };
 use funmem_lang::lmad::{Dim, Lmad};
+use funmem_lang::prim::Const;
 use funmem_lang::{Name, Span};
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -404,6 +405,7 @@ impl Compiler {
     fn atom(&self, a: &Atom, rule: &'static str) -> R<Expr> {
         match a {
             Atom::Int(k, _) => Ok(Expr::Const(*k)),
+            Atom::Const(c, _) => Ok(Expr::Const(c.to_bits() as i64)),
             Atom::Var(x) => Ok(Expr::Var(self.int(x, rule)?)),
         }
     }
@@ -458,7 +460,14 @@ impl Compiler {
                     vars,
                 }))
             }
-            StmtKind::Var(x, ImpType::Int) => Kind::DecInt(self.declare_int(&x.name)),
+            StmtKind::Var(x, ImpType::Prim(_)) => Kind::DecInt(self.declare_int(&x.name)),
+            StmtKind::Reduce(..) | StmtKind::Scan(..) => {
+                return Err(stuck(
+                    "E-IMP-REDUCE",
+                    s.span,
+                    "TRANSIENT: reduce and scan are not evaluated yet",
+                ))
+            }
             StmtKind::Var(x, ImpType::Mem) => Kind::DecMem(self.declare_mem(&x.name)),
             StmtKind::Assign(x, e) => match self.env.get(&x.name) {
                 Some(Var::Mem(k)) => {
@@ -479,7 +488,7 @@ impl Compiler {
                 }
                 _ => Kind::AssignInt(self.int(x, ASSIGN_INT)?, self.sexp(e, ASSIGN_INT)?),
             },
-            StmtKind::Alloc(x, e) => Kind::Alloc(self.mem(x, ALLOC)?, self.sexp(e, ALLOC)?),
+            StmtKind::Alloc(x, e, _) => Kind::Alloc(self.mem(x, ALLOC)?, self.sexp(e, ALLOC)?),
             StmtKind::Read(x, m, i) => {
                 Kind::Read(self.int(x, READ)?, self.mem(m, READ)?, self.sexp(i, READ)?)
             }
@@ -540,7 +549,7 @@ impl Compiler {
         let mut params = Vec::with_capacity(p.params.len());
         for q in &p.params {
             params.push(match q {
-                Param::Int(x, span) => {
+                Param::Scalar(x, _, span) => {
                     ParamCode::Int(x.name.clone(), self.declare_int(&x.name), *span)
                 }
                 Param::Array(a) => {
@@ -927,7 +936,7 @@ impl<O: Observer> Machine<'_, O> {
                 ParamCode::Int(x, slot, pspan) => {
                     let v = prog::input_of(inputs, k, want, x.as_str(), "int", *pspan)?;
                     match v {
-                        Value::Int(i) => self.ints[*slot] = *i,
+                        Value::Scalar(Const::I64(i)) => self.ints[*slot] = *i,
                         _ => {
                             return Err(Box::new(prog::mismatch(
                                 x.as_str(),
@@ -976,7 +985,7 @@ impl<O: Observer> Machine<'_, O> {
         let mut copied = 0;
         for r in &code.results {
             out.push(match r {
-                ResultCode::Int(x) => Value::Int(self.ints[*x]),
+                ResultCode::Int(x) => Value::Scalar(Const::I64(self.ints[*x])),
                 ResultCode::Array(a) => self.read_back(a, &mut copied)?,
             });
         }
@@ -1024,7 +1033,7 @@ mod tests {
     }
 
     fn ints(xs: &[i64]) -> Vec<Value> {
-        xs.iter().map(|&x| Value::Int(x)).collect()
+        xs.iter().map(|&x| Value::Scalar(Const::I64(x))).collect()
     }
 
     fn arr(xs: &[i64]) -> Value {
@@ -1034,7 +1043,7 @@ mod tests {
     fn matrix(rows: usize, cols: usize, xs: &[i64]) -> Value {
         Value::Array(ArrayValue {
             shape: vec![rows, cols],
-            data: xs.to_vec(),
+            data: crate::value::Elems::I64(xs.to_vec()),
         })
     }
 
@@ -1105,7 +1114,11 @@ mod tests {
         );
         assert_eq!(
             r,
-            Ok(vec![Value::Int(4), Value::Int(7), arr(&[7, 0, 10, 0])])
+            Ok(vec![
+                Value::Scalar(Const::I64(4)),
+                Value::Scalar(Const::I64(7)),
+                arr(&[7, 0, 10, 0])
+            ])
         );
         let want = [
             "E-IMP-DEC-INT",
@@ -1148,7 +1161,14 @@ mod tests {
             true,
             &mut log,
         );
-        assert_eq!(r, Ok(vec![Value::Int(3), Value::Int(7), arr(&[7, 0, 10])]));
+        assert_eq!(
+            r,
+            Ok(vec![
+                Value::Scalar(Const::I64(3)),
+                Value::Scalar(Const::I64(7)),
+                arr(&[7, 0, 10])
+            ])
+        );
         let ifs: Vec<&str> = log
             .0
             .iter()
@@ -1367,25 +1387,35 @@ mod tests {
     #[test]
     fn inputs_must_match_the_parameters() {
         let src = "def main (n: int) (xs: [n]int @ xm -> R(n)) = skip out (n)";
-        assert_eq!(run(src, &[Value::Int(2), arr(&[1, 2])]), Ok(ints(&[2])));
+        assert_eq!(
+            run(src, &[Value::Scalar(Const::I64(2)), arr(&[1, 2])]),
+            Ok(ints(&[2]))
+        );
         stuck_with(
-            run(src, &[Value::Int(2)]),
+            run(src, &[Value::Scalar(Const::I64(2))]),
             "E-IMP-PROG",
             &["too few inputs", "`xs`", "[2]int"],
         );
         stuck_with(run(src, &[]), "E-IMP-PROG", &["too few inputs", "`n`"]);
         stuck_with(
-            run(src, &[Value::Int(2), arr(&[1, 2]), Value::Int(3)]),
+            run(
+                src,
+                &[
+                    Value::Scalar(Const::I64(2)),
+                    arr(&[1, 2]),
+                    Value::Scalar(Const::I64(3)),
+                ],
+            ),
             "E-IMP-PROG",
             &["too many inputs", "takes 2", "3 were given"],
         );
         stuck_with(
-            run(src, &[Value::Int(3), arr(&[1, 2])]),
+            run(src, &[Value::Scalar(Const::I64(3)), arr(&[1, 2])]),
             "E-IMP-PROG",
             &["`xs`", "must be [3]int", "[2]int was given"],
         );
         stuck_with(
-            run(src, &[Value::Int(2), matrix(2, 1, &[1, 2])]),
+            run(src, &[Value::Scalar(Const::I64(2)), matrix(2, 1, &[1, 2])]),
             "E-IMP-PROG",
             &["`xs`", "[2]int", "[2][1]int"],
         );
@@ -1395,21 +1425,24 @@ mod tests {
             &["`n`", "must be int", "[1]int was given"],
         );
         stuck_with(
-            run(src, &[Value::Int(2), Value::Int(1)]),
+            run(
+                src,
+                &[Value::Scalar(Const::I64(2)), Value::Scalar(Const::I64(1))],
+            ),
             "E-IMP-PROG",
             &["`xs`", "[2]int", "int was given"],
         );
         let bad = Value::Array(ArrayValue {
             shape: vec![2],
-            data: vec![1],
+            data: crate::value::Elems::I64(vec![1]),
         });
         stuck_with(
-            run(src, &[Value::Int(2), bad]),
+            run(src, &[Value::Scalar(Const::I64(2)), bad]),
             "E-IMP-PROG",
             &["malformed"],
         );
         stuck_with(
-            run(src, &[Value::Int(-1), arr(&[])]),
+            run(src, &[Value::Scalar(Const::I64(-1)), arr(&[])]),
             "E-IMP-PROG",
             &["[-1]int", "[0]int was given"],
         );
@@ -1419,18 +1452,48 @@ mod tests {
     fn input_layouts_must_start_at_zero() {
         let src = "def main (n: int) (o: int) (xs: [n]int @ xm -> o + {(n : 1)}) = skip out (ys: [n]int @ xm -> o + {(n : 1)})";
         assert_eq!(
-            run(src, &[Value::Int(2), Value::Int(3), arr(&[8, 9])]),
+            run(
+                src,
+                &[
+                    Value::Scalar(Const::I64(2)),
+                    Value::Scalar(Const::I64(3)),
+                    arr(&[8, 9])
+                ]
+            ),
             Ok(vec![arr(&[8, 9])])
         );
         stuck_with(
-            run(src, &[Value::Int(2), Value::Int(-1), arr(&[8, 9])]),
+            run(
+                src,
+                &[
+                    Value::Scalar(Const::I64(2)),
+                    Value::Scalar(Const::I64(-1)),
+                    arr(&[8, 9]),
+                ],
+            ),
             "E-IMP-PROG",
             &["`xs`", "address -1"],
         );
         // A huge offset is a huge block: the heap limit stops it.
-        let e = run(src, &[Value::Int(1), Value::Int(1 << 40), arr(&[8])]).unwrap_err();
+        let e = run(
+            src,
+            &[
+                Value::Scalar(Const::I64(1)),
+                Value::Scalar(Const::I64(1 << 40)),
+                arr(&[8]),
+            ],
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfHeap, "{e}");
-        let e = run(src, &[Value::Int(1), Value::Int(i64::MAX), arr(&[8])]).unwrap_err();
+        let e = run(
+            src,
+            &[
+                Value::Scalar(Const::I64(1)),
+                Value::Scalar(Const::I64(i64::MAX)),
+                arr(&[8]),
+            ],
+        )
+        .unwrap_err();
         assert!(
             matches!(e.kind, ErrorKind::Stuck | ErrorKind::OutOfHeap),
             "{e}"
@@ -1449,24 +1512,35 @@ mod tests {
         let mut log = Log::default();
         let r = run_imp(
             &program(src),
-            &[Value::Int(2), arr(&[1, 2]), Value::Int(3), arr(&[5, 6])],
+            &[
+                Value::Scalar(Const::I64(2)),
+                arr(&[1, 2]),
+                Value::Scalar(Const::I64(3)),
+                arr(&[5, 6]),
+            ],
             Limits::default(),
             true,
             &mut log,
         );
-        assert_eq!(r, Ok(vec![Value::Int(5), arr(&[1, 2, 6, 5])]));
+        assert_eq!(
+            r,
+            Ok(vec![Value::Scalar(Const::I64(5)), arr(&[1, 2, 6, 5])])
+        );
         assert_eq!(log.0.first().map(String::as_str), Some("alloc 0 4"));
         let src = "def main (n: int) (xs: [n]int @ b -> R(n)) (ys: [n]int @ b -> n + {(n : 1)}) =
             var t: int; t <- n * 2; b[t] <- 0 out (n)";
         stuck_with(
-            run(src, &[Value::Int(2), arr(&[1, 2]), arr(&[5, 6])]),
+            run(
+                src,
+                &[Value::Scalar(Const::I64(2)), arr(&[1, 2]), arr(&[5, 6])],
+            ),
             "E-IMP-WRITE",
             &["out of bounds", "size 4"],
         );
         // Empty arrays make an empty block.
         let src = "def main (n: int) (xs: [n]int @ b -> R(n)) = var x: int; x <- b[0] out (x)";
         stuck_with(
-            run(src, &[Value::Int(0), arr(&[])]),
+            run(src, &[Value::Scalar(Const::I64(0)), arr(&[])]),
             "E-IMP-READ",
             &["size 0"],
         );
@@ -1480,7 +1554,14 @@ mod tests {
           out (a: [n][m]int @ xm -> R(n, m), t: [m][n]int @ xm -> 0 + {(m : 1) (n : m)}, d: [k]int @ xm -> 0 + {(k : m + 1)})";
         let x = matrix(2, 3, &[0, 1, 2, 10, 11, 12]);
         assert_eq!(
-            run(src, &[Value::Int(2), Value::Int(3), x.clone()]),
+            run(
+                src,
+                &[
+                    Value::Scalar(Const::I64(2)),
+                    Value::Scalar(Const::I64(3)),
+                    x.clone()
+                ]
+            ),
             Ok(vec![x, matrix(3, 2, &[0, 10, 1, 11, 2, 12]), arr(&[0, 11])])
         );
         // Reading past the block is stuck.
@@ -1508,11 +1589,11 @@ mod tests {
         let src = std::fs::read_to_string(path).expect("fig. 13 is in the corpus");
         assert_eq!(
             run(&src, &ints(&[1, 3, 2])),
-            Ok(vec![Value::Int(3), arr(&[0, 1, 2])])
+            Ok(vec![Value::Scalar(Const::I64(3)), arr(&[0, 1, 2])])
         );
         assert_eq!(
             run(&src, &ints(&[0, 3, 2])),
-            Ok(vec![Value::Int(2), arr(&[0, 1])])
+            Ok(vec![Value::Scalar(Const::I64(2)), arr(&[0, 1])])
         );
     }
 
@@ -1554,13 +1635,21 @@ mod tests {
           out (s, c, a: [4]int @ m -> R(4))";
         assert_eq!(
             run(src, &ints(&[4])),
-            Ok(vec![Value::Int(123), Value::Int(0), arr(&[0, 1, 12, 123])])
+            Ok(vec![
+                Value::Scalar(Const::I64(123)),
+                Value::Scalar(Const::I64(0)),
+                arr(&[0, 1, 12, 123])
+            ])
         );
         // A bound <= 0 runs nothing.
         for n in [0, -5] {
             assert_eq!(
                 run(src, &ints(&[n])),
-                Ok(vec![Value::Int(0), Value::Int(n), arr(&[0, 0, 0, 0])])
+                Ok(vec![
+                    Value::Scalar(Const::I64(0)),
+                    Value::Scalar(Const::I64(n)),
+                    arr(&[0, 0, 0, 0])
+                ])
             );
         }
     }
@@ -1682,7 +1771,13 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::OutOfHeap);
         // Input blocks count.
         let src = "def main (n: int) (xs: [n]int @ xm -> R(n)) = var m: mem; m <- alloc 8 out (n)";
-        let e = run_with(src, &[Value::Int(3), arr(&[1, 2, 3])], limits, true).unwrap_err();
+        let e = run_with(
+            src,
+            &[Value::Scalar(Const::I64(3)), arr(&[1, 2, 3])],
+            limits,
+            true,
+        )
+        .unwrap_err();
         assert_eq!((&e.kind, e.rule), (&ErrorKind::OutOfHeap, "E-IMP-ALLOC"));
     }
 
@@ -1920,6 +2015,7 @@ mod tests {
         fn se(env: &RefEnv, e: &SExp, rule: &'static str) -> Result<i64, RefErr> {
             Ok(match e {
                 SExp::Atom(Atom::Int(k, _)) => *k,
+                SExp::Atom(Atom::Const(c, _)) => c.to_bits() as i64,
                 SExp::Atom(Atom::Var(x)) => match env[&x.name] {
                     RefVal::Int(k) => k,
                     RefVal::Mem(_) => panic!("ill typed"),
@@ -1942,6 +2038,9 @@ mod tests {
         fn stmts(&mut self, env: &mut RefEnv, ss: &[AstStmt]) -> Result<(), RefErr> {
             for s in ss {
                 match &s.kind {
+                    StmtKind::Reduce(..) | StmtKind::Scan(..) => {
+                        unimplemented!("TRANSIENT(issue 19)")
+                    }
                     StmtKind::For(i, n, body) => {
                         let n = Self::se(env, n, FOR)?;
                         for k in 0..n {
@@ -1961,7 +2060,7 @@ mod tests {
                             return Err((c.rule(), ErrorKind::Stuck));
                         }
                     }
-                    StmtKind::Var(x, ImpType::Int) => {
+                    StmtKind::Var(x, ImpType::Prim(_)) => {
                         env.insert(x.name.clone(), RefVal::Int(0));
                     }
                     StmtKind::Var(x, ImpType::Mem) => {
@@ -1974,7 +2073,7 @@ mod tests {
                         };
                         env.insert(x.name.clone(), v);
                     }
-                    StmtKind::Alloc(x, e) => {
+                    StmtKind::Alloc(x, e, _) => {
                         let n = Self::se(env, e, ALLOC)?;
                         let n = usize::try_from(n).map_err(|_| (ALLOC, ErrorKind::Stuck))?;
                         self.heap.push(vec![0; n]);
@@ -2034,7 +2133,7 @@ mod tests {
                 .iter()
                 .map(|res| match res {
                     ImpResult::Scalar(x) => match env[&x.name] {
-                        RefVal::Int(k) => Ok(Value::Int(k)),
+                        RefVal::Int(k) => Ok(Value::Scalar(Const::I64(k))),
                         RefVal::Mem(_) => panic!("ill typed"),
                     },
                     ImpResult::Array(d) => {
@@ -2250,7 +2349,11 @@ mod tests {
             let n = (seed % 3) as i64 + 2;
             let a = (seed / 4 % 7) as i64 - 3;
             let xs: Vec<i64> = (0..n).map(|k| k * 3 - a).collect();
-            let inputs = [Value::Int(n), Value::Int(a), arr(&xs)];
+            let inputs = [
+                Value::Scalar(Const::I64(n)),
+                Value::Scalar(Const::I64(a)),
+                arr(&xs),
+            ];
             let got = run_imp(&p, &inputs, Limits::default(), false, &mut NoObserver);
             let want = Reference::run(&p, n, a, &xs);
             match (&got, &want) {

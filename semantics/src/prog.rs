@@ -4,7 +4,7 @@
 //! back, in one way with one set of errors.
 
 use crate::error::{ErrorKind, EvalError};
-use crate::value::{ArrayValue, Value};
+use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::Span;
 
@@ -121,14 +121,16 @@ pub fn lay_out(
     // A row-major layout is one straight copy.
     if let Some(at) = contiguous_at(av, l) {
         if let Some(cells) = block.get_mut(at..at.saturating_add(av.data.len())) {
-            cells.copy_from_slice(&av.data);
+            for (c, w) in cells.iter_mut().zip(av.data.words()) {
+                *c = w as i64;
+            }
             return Ok(());
         }
     }
-    let mut data = av.data.iter();
+    let mut data = av.data.words().map(|w| w as i64);
     l.for_each_address(|addr| {
         // Addresses are in [0, size) by construction of the block.
-        if let (Ok(o), Some(&x)) = (usize::try_from(addr), data.next()) {
+        if let (Ok(o), Some(x)) = (usize::try_from(addr), data.next()) {
             if let Some(cell) = block.get_mut(o) {
                 *cell = x;
                 return Ok(());
@@ -208,7 +210,10 @@ pub fn read_back(
     crate::machine::reserve(&mut data, len as u64, PROG, span)?;
     if *l == Lmad::row_major(&shape) && len <= block.len() {
         data.extend_from_slice(&block[..len]);
-        return Ok(Value::Array(ArrayValue { shape: dims, data }));
+        return Ok(Value::Array(ArrayValue {
+            shape: dims,
+            data: Elems::I64(data),
+        }));
     }
     l.for_each_address(|addr| match usize::try_from(addr).ok().and_then(|o| block.get(o)) {
         Some(&x) => {
@@ -226,5 +231,8 @@ pub fn read_back(
             ),
         )
     })?;
-    Ok(Value::Array(ArrayValue { shape: dims, data }))
+    Ok(Value::Array(ArrayValue {
+        shape: dims,
+        data: Elems::I64(data),
+    }))
 }

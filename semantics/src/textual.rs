@@ -16,6 +16,7 @@
 //! accepts arrays of up to [`MAX_RANK`] dimensions.
 
 use crate::value::{ArrayValue, Value};
+use funmem_lang::prim::Const;
 use std::fmt;
 
 /// The most dimensions an array may have.
@@ -270,7 +271,7 @@ impl<'a> Reader<'a> {
                 Some(b'0'..=b'9' | b'-') => {
                     let x = self.literal()?;
                     if depth == 0 {
-                        return Ok(Some(Value::Int(x)));
+                        return Ok(Some(Value::Scalar(Const::I64(x))));
                     }
                     let frame = &mut self.frames[depth - 1];
                     if frame.elems == Elems::Arrays {
@@ -292,7 +293,10 @@ impl<'a> Reader<'a> {
                     self.word_value(depth)?;
                     if depth == 0 {
                         let shape = self.dims.clone();
-                        return Ok(Some(Value::Array(ArrayValue { shape, data })));
+                        return Ok(Some(Value::Array(ArrayValue {
+                            shape,
+                            data: crate::value::Elems::I64(data),
+                        })));
                     }
                     let (head, tail) = (self.dims[0], &self.dims[1..]);
                     add_row(&mut self.frames[depth - 1], head, tail, start, self.pos)?;
@@ -325,7 +329,10 @@ impl<'a> Reader<'a> {
                             let mut shape = Vec::with_capacity(1 + array.row_shape().len());
                             shape.push(array.count);
                             shape.extend_from_slice(array.row_shape());
-                            return Ok(Some(Value::Array(ArrayValue { shape, data })));
+                            return Ok(Some(Value::Array(ArrayValue {
+                                shape,
+                                data: crate::value::Elems::I64(data),
+                            })));
                         }
                         let parent = &mut outer[depth - 1];
                         add_row(parent, array.count, array.row_shape(), array.open, self.pos)?;
@@ -707,13 +714,13 @@ mod tests {
     use proptest::prelude::*;
 
     fn int(k: i64) -> Value {
-        Value::Int(k)
+        Value::Scalar(Const::I64(k))
     }
 
     fn array(shape: &[usize], data: &[i64]) -> Value {
         Value::Array(ArrayValue {
             shape: shape.to_vec(),
-            data: data.to_vec(),
+            data: crate::value::Elems::I64(data.to_vec()),
         })
     }
 
@@ -1095,13 +1102,13 @@ mod tests {
     // --- Properties -----------------------------------------------------
 
     fn value_strategy() -> impl Strategy<Value = Value> {
-        let int = any::<i64>().prop_map(Value::Int);
+        let int = any::<i64>().prop_map(Value::int);
         let arr = proptest::collection::vec(0usize..=4, 1..=3).prop_flat_map(|shape| {
             let n: usize = shape.iter().product();
             proptest::collection::vec(any::<i64>(), n).prop_map(move |data| {
                 Value::Array(ArrayValue {
                     shape: shape.clone(),
-                    data,
+                    data: crate::value::Elems::I64(data),
                 })
             })
         });

@@ -28,10 +28,11 @@ fn pat(p: &Pat) -> Pat {
 
 fn ty(t: &Type) -> Type {
     match t {
-        Type::Int(s) | Type::Mem(s) => Type::Int(*s),
+        Type::Prim(_, s) | Type::Mem(s) => Type::int(*s),
         Type::Array(a, s) => Type::Array(
             ArrayType {
                 shape: a.shape.clone(),
+                elem: a.elem,
                 mem: None,
             },
             *s,
@@ -49,7 +50,7 @@ fn body(b: &Body) -> Body {
 
 fn stm(s: &Stm) -> Stm {
     let kind = match &s.exp.kind {
-        ExpKind::Alloc(_) => ExpKind::Scalar(SExp::Atom(Atom::Int(0, s.exp.span))),
+        ExpKind::Alloc(..) => ExpKind::Scalar(SExp::Atom(Atom::Int(0, s.exp.span))),
         ExpKind::If(c, t, e) => ExpKind::If(c.clone(), body(t), body(e)),
         ExpKind::Kernel(i, n, b) => ExpKind::Kernel(i.clone(), n.clone(), body(b)),
         ExpKind::Loop(ps, init, form, b) => ExpKind::Loop(

@@ -14,7 +14,7 @@ use funmem_lang::ast::Program;
 use std::fmt;
 
 /// The outcome of a validity check.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// Both semantics give these results.
     Valid(Vec<Value>),
@@ -28,7 +28,7 @@ pub enum Verdict {
 }
 
 /// The first place where two result lists differ.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     /// Which result (0-based, counting non-`mem` results).
     pub result: usize,
@@ -82,7 +82,12 @@ pub fn first_difference(got: &[Value], expected: &[Value]) -> Option<Difference>
         }
         if let (Value::Array(a), Value::Array(b)) = (h, v) {
             if a.shape == b.shape {
-                if let Some(e) = a.data.iter().zip(&b.data).position(|(x, y)| x != y) {
+                if let Some(e) = a
+                    .data
+                    .iter()
+                    .zip(b.data.iter())
+                    .position(|(x, y)| !x.same(y))
+                {
                     let mut index = vec![0; a.shape.len()];
                     let mut rest = e;
                     for (d, n) in a.shape.iter().enumerate().rev() {
@@ -92,8 +97,8 @@ pub fn first_difference(got: &[Value], expected: &[Value]) -> Option<Difference>
                     return Some(Difference {
                         result: k,
                         index: Some(index),
-                        got: format!("{}i64", a.data[e]),
-                        expected: format!("{}i64", b.data[e]),
+                        got: a.data.get(e).to_string(),
+                        expected: b.data.get(e).to_string(),
                     });
                 }
             }

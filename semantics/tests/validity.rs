@@ -21,7 +21,7 @@ fn funmem(src: &str) -> Program {
 }
 
 fn int(k: i64) -> Value {
-    Value::Int(k)
+    Value::Scalar(funmem_lang::prim::Const::I64(k))
 }
 
 fn vector(xs: &[i64]) -> Value {
@@ -180,7 +180,7 @@ fn empty_arrays_and_empty_kernels() {
     for (n, k) in [(0, 3), (3, 0), (0, 0)] {
         let want = Value::Array(ArrayValue {
             shape: vec![n as usize, k as usize],
-            data: vec![],
+            data: funmem_semantics::value::Elems::I64(vec![]),
         });
         assert_eq!(
             validate(&p, &[int(n), int(k)], Limits::default()),

@@ -96,6 +96,7 @@ use crate::pass::{Counts, PassOutput};
 use funmem_lang::ast::*;
 use funmem_lang::diag::Diagnostic;
 use funmem_lang::lmad::{Dim, Lmad, Num};
+use funmem_lang::prim::Prim;
 use funmem_lang::subst::Subst;
 use funmem_lang::{Name, Span};
 use std::collections::{HashMap, HashSet};
@@ -155,7 +156,7 @@ pub fn allocs_in_kernels(p: &Program) -> Vec<(Name, Span)> {
     fn walk(b: &Body, in_kernel: bool, out: &mut Vec<(Name, Span)>) {
         for s in &b.stms {
             match &s.exp.kind {
-                ExpKind::Alloc(_) if in_kernel => {
+                ExpKind::Alloc(..) if in_kernel => {
                     out.push((s.pats[0].name.name.clone(), s.span));
                 }
                 ExpKind::Kernel(_, _, kb) => walk(kb, true, out),
@@ -634,7 +635,9 @@ impl Expander<'_> {
             // Apply: allocate outside, map the class's LMADs.
             for (f, part) in members.iter().zip(&size_names) {
                 let total = match (&cap, n) {
-                    (_, Atom::Int(..)) => saturating_mul(SExp::var(&part.name), nexp.clone()),
+                    (_, Atom::Int(..) | Atom::Const(..)) => {
+                        saturating_mul(SExp::var(&part.name), nexp.clone())
+                    }
                     (Some(c), _) => capped_mul(SExp::var(&part.name), c.clone(), nexp.clone()),
                     (None, Atom::Var(x)) => {
                         let c = self.names.fresh(&format!("{}_cap", x.name));
@@ -653,7 +656,7 @@ impl Expander<'_> {
                         span: Span::DUMMY,
                     }],
                     exp: Exp {
-                        kind: ExpKind::Alloc(total),
+                        kind: ExpKind::Alloc(total, Prim::I64),
                         span: f.span,
                     },
                     span: f.span,
@@ -753,7 +756,7 @@ fn scalar_stm(x: &Ident, e: SExp) -> Stm {
         pats: vec![Pat {
             unique: false,
             name: x.clone(),
-            ty: Type::Int(Span::DUMMY),
+            ty: Type::int(Span::DUMMY),
             span: Span::DUMMY,
         }],
         exp: Exp {
@@ -769,7 +772,7 @@ fn scalar_stm(x: &Ident, e: SExp) -> Stm {
 fn rewrite_body(b: &Body, removed: &HashSet<Name>, maps: &HashMap<Name, AddrMap>) -> Body {
     let mut stms = Vec::with_capacity(b.stms.len());
     for s in &b.stms {
-        if let ExpKind::Alloc(_) = s.exp.kind {
+        if let ExpKind::Alloc(..) = s.exp.kind {
             if removed.contains(&s.pats[0].name.name) {
                 continue;
             }
@@ -822,6 +825,7 @@ fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
         ty: Type::Array(
             ArrayType {
                 shape: a.shape.clone(),
+                elem: a.elem,
                 mem: Some(MemAnn {
                     block: m.block.clone(),
                     lmad: map.apply(&m.lmad),
@@ -838,7 +842,7 @@ fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
 fn find_allocs(b: &Body, conds: &[SExp], in_loop: bool, out: &mut Vec<Found>) {
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Alloc(se) => out.push(Found {
+            ExpKind::Alloc(se, _) => out.push(Found {
                 block: s.pats[0].name.name.clone(),
                 size: se.clone(),
                 conds: conds.to_vec(),

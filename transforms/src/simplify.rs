@@ -217,7 +217,7 @@ impl Prop {
     fn bind(&mut self, s: &Stm) {
         for p in &s.pats {
             self.env.insert(p.name.name.clone(), p.ty.clone());
-            if matches!(s.exp.kind, ExpKind::Alloc(_)) {
+            if matches!(s.exp.kind, ExpKind::Alloc(..)) {
                 self.allocated.insert(p.name.name.clone());
             } else {
                 self.allocated.remove(&p.name.name);
@@ -234,6 +234,7 @@ impl Prop {
                 ArrayType {
                     shape,
                     mem: Some(m),
+                    ..
                 },
                 _,
             ) = &mut p.ty
@@ -295,16 +296,17 @@ impl Prop {
                         sub.0.insert(pats[0].name.name.clone(), a.clone());
                         self.emit(mk(pats, ExpKind::Scalar(SExp::Atom(a))), out);
                     }
-                    None => self.emit(mk(pats, ExpKind::Scalar(e)), out),
+                    Some(Atom::Const(..)) | None => self.emit(mk(pats, ExpKind::Scalar(e)), out),
                 }
             }
-            ExpKind::Alloc(e) => {
+            ExpKind::Alloc(e, t) => {
+                let t = *t;
                 let e = sub.sexp(e);
                 let e = match as_atom(&Poly::from_sexp(&e)) {
                     Some(a) if !sexp_may_fail(&e) => SExp::Atom(a),
                     _ => e,
                 };
-                self.emit(mk(pats, ExpKind::Alloc(e)), out);
+                self.emit(mk(pats, ExpKind::Alloc(e, t)), out);
             }
             ExpKind::Copy(x) => {
                 let x = sub.ident(x);
@@ -316,7 +318,7 @@ impl Prop {
                 }
             }
             ExpKind::Kernel(i, n, b) => {
-                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.env.insert(i.name.clone(), Type::int(i.span));
                 self.allocated.remove(&i.name);
                 // The blocks of the kernel's arrays, when every one was
                 // bound by `alloc`.
@@ -347,7 +349,9 @@ impl Prop {
             | ExpKind::Iota(_)
             | ExpKind::Update(..)
             | ExpKind::Concat(..)
-            | ExpKind::Replicate(..) => {
+            | ExpKind::Replicate(..)
+            | ExpKind::Reduce(..)
+            | ExpKind::Scan(..) => {
                 let e = sub.exp(&s.exp);
                 self.emit(mk(pats, e.kind), out);
             }
@@ -371,7 +375,7 @@ impl Prop {
         let init: Vec<Atom> = init.iter().map(|a| sub.atom(a)).collect();
         let form = match form {
             LoopForm::For(i, n) => {
-                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.env.insert(i.name.clone(), Type::int(i.span));
                 self.allocated.remove(&i.name);
                 LoopForm::For(i.clone(), sub.atom(n))
             }
@@ -387,7 +391,7 @@ impl Prop {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                let invariant = matches!(p.ty, Type::Int(_) | Type::Mem(_))
+                let invariant = matches!(p.ty, Type::Prim(..) | Type::Mem(_))
                     && cond.as_ref() != Some(&p.name.name)
                     && b.result.get(k).is_some_and(|x| x.name == p.name.name)
                     && s.pats.len() == ps.len();
@@ -501,7 +505,7 @@ impl Prop {
                 Type::Mem(_) if xt.name == xe.name && outer(xt) => {
                     hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
-                Type::Int(_) => {
+                Type::Prim(..) => {
                     // A size must stay a name that the branches' arrays
                     // share (types compare sizes by name); offsets and
                     // strides may be any expression of outer names.
@@ -591,7 +595,7 @@ impl Prop {
             if s.pats.len() == 1 {
                 binder.entry(s.pats[0].name.name.clone()).or_insert(k);
             }
-            if let (ExpKind::Alloc(_), Some(p)) = (&s.exp.kind, s.pats.first()) {
+            if let (ExpKind::Alloc(..), Some(p)) = (&s.exp.kind, s.pats.first()) {
                 allocs.insert(p.name.name.clone());
             }
         }
@@ -801,6 +805,8 @@ fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
         ExpKind::Update(..) => true,
         // The shapes agree by type, and the result's size is their sum.
         ExpKind::Concat(..) => false,
+        // TRANSIENT(issue 19): an operator's body may divide by zero.
+        ExpKind::Reduce(..) | ExpKind::Scan(..) => true,
         ExpKind::Replicate(n, _) => !matches!(n, Atom::Int(k, _) if *k >= 0),
         // A `while` may never end (the fuel limit stops it); a `for` ends,
         // and gets stuck only where its body may.
@@ -809,7 +815,7 @@ fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
             ps.iter().any(|p| type_may_fail(&p.ty)) || b.stms.iter().any(|s| may_fail(s, sizes))
         }
         ExpKind::Scalar(e) => sexp_may_fail(e),
-        ExpKind::Alloc(e) => {
+        ExpKind::Alloc(e, _) => {
             if sexp_may_fail(e) {
                 return true;
             }

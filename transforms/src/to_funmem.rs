@@ -47,6 +47,7 @@ use funmem_lang::ast::*;
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -225,6 +226,13 @@ impl Tr {
             }
         };
         Ok(match &s.exp.kind {
+            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    s.span,
+                    "TRANSIENT: reduce and scan are not lowered yet",
+                ))
+            }
             ExpKind::Loop(ps, init, form, b) => self.transform_loop(s, ps, init, form, b)?,
             ExpKind::Update(x, _, _) => {
                 // T-MEM-UPDATE: the result is x, changed in place: x's block
@@ -255,7 +263,7 @@ impl Tr {
                 })?)
             }
             ExpKind::Kernel(i, n, b) => {
-                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.env.insert(i.name.clone(), Type::int(i.span));
                 let stms = self.transform_stms(&b.stms)?;
                 let body = Body {
                     stms,
@@ -293,7 +301,7 @@ impl Tr {
                 self.fresh_array(s, &shape, s.exp.kind.clone())
             }
             ExpKind::If(c, t, e) => self.transform_if(s, c, t, e)?,
-            ExpKind::Alloc(_) => {
+            ExpKind::Alloc(..) => {
                 return Err(Diagnostic::new(
                     Phase::Transform,
                     s.span,
@@ -503,7 +511,7 @@ impl Tr {
             self.bind(q);
         }
         if let LoopForm::For(i, _) = form {
-            self.env.insert(i.name.clone(), Type::Int(i.span));
+            self.env.insert(i.name.clone(), Type::int(i.span));
         }
         let mut stms = self.transform_stms(&b.stms)?;
         let mut result = Vec::new();
@@ -634,7 +642,7 @@ fn int_pat(x: &Ident, span: Span) -> Pat {
     Pat {
         unique: false,
         name: x.clone(),
-        ty: Type::Int(Span::DUMMY),
+        ty: Type::int(Span::DUMMY),
         span,
     }
 }
@@ -647,6 +655,8 @@ pub fn array_pat(x: &Ident, shape: &[Atom], block: &Ident, lmad: LmadSyn, span: 
         ty: Type::Array(
             ArrayType {
                 shape: shape.to_vec(),
+                // TRANSIENT(issue 19): the element type comes from the source.
+                elem: Prim::I64,
                 mem: Some(MemAnn {
                     block: block.clone(),
                     lmad,
@@ -668,7 +678,7 @@ fn stm1(pat: Pat, kind: ExpKind, span: Span) -> Stm {
 }
 
 fn alloc_stm(block: &Ident, size: SExp, span: Span) -> Stm {
-    stm1(mem_pat(block, span), ExpKind::Alloc(size), span)
+    stm1(mem_pat(block, span), ExpKind::Alloc(size, Prim::I64), span)
 }
 
 fn scalar_stm(x: &Ident, e: SExp, span: Span) -> Stm {

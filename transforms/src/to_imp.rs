@@ -48,6 +48,7 @@ use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::imp::{self, ArrDecl, Check, ImpType, Param, Stmt, StmtKind};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::poly::Poly;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -82,13 +83,16 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
     for q in &p.params {
         tr.env.insert(q.name.name.clone(), q.ty.clone());
         match &q.ty {
-            Type::Int(_) => params.push(Param::Int(q.name.clone(), q.span)),
+            Type::Prim(t, _) => params.push(Param::Scalar(q.name.clone(), *t, q.span)),
             Type::Mem(_) => {
                 // A block no input array lives in takes no input and is
                 // empty (docs/language.md, Values in and out).
                 if !blocks_with_arrays.contains(&q.name.name) {
                     body.push(stmt(StmtKind::Var(q.name.clone(), ImpType::Mem), q.span));
-                    body.push(stmt(StmtKind::Alloc(q.name.clone(), SExp::int(0)), q.span));
+                    body.push(stmt(
+                        StmtKind::Alloc(q.name.clone(), SExp::int(0), Prim::I64),
+                        q.span,
+                    ));
                 }
             }
             Type::Array(..) => {
@@ -125,7 +129,7 @@ pub fn fun_mem_to_imp(p: &Program) -> Result<imp::Program, Diagnostic> {
     let mut results = Vec::new();
     for x in &p.body.result {
         match tr.env.get(&x.name) {
-            Some(Type::Int(_)) => results.push(imp::Result::Scalar(x.clone())),
+            Some(Type::Prim(..)) => results.push(imp::Result::Scalar(x.clone())),
             Some(Type::Array(..)) => results.push(imp::Result::Array(tr.decl(x, x.span)?)),
             Some(Type::Mem(_)) => {}
             None => return Err(unbound(x)),
@@ -262,6 +266,7 @@ impl Tr {
         Ok(ArrDecl {
             name: x.clone(),
             shape: a.shape.clone(),
+            elem: a.elem,
             block: m.block.clone(),
             lmad: m.lmad.clone(),
             span,
@@ -312,6 +317,13 @@ impl Tr {
             })
         };
         match &s.exp.kind {
+            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
+                return Err(Diagnostic::new(
+                    Phase::Transform,
+                    sp,
+                    "TRANSIENT: reduce and scan are not lowered to IMP yet",
+                ))
+            }
             ExpKind::Loop(ps, init, form, b) => self.lower_loop(s, ps, init, form, b, out)?,
             ExpKind::Update(y, is, v) => {
                 self.bind(&s.pats);
@@ -366,7 +378,7 @@ impl Tr {
             }
             ExpKind::Scalar(e) => {
                 let x = x()?;
-                out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
+                out.push(stmt(StmtKind::Var(x.clone(), ImpType::INT), sp));
                 let def = self.unfold(&Poly::from_sexp(e));
                 if def.terms().count() <= DEF_TERMS {
                     self.defs.insert(x.name.clone(), def);
@@ -374,11 +386,12 @@ impl Tr {
                 out.push(stmt(StmtKind::Assign(x, e.clone()), sp));
                 self.bind(&s.pats);
             }
-            ExpKind::Alloc(e) => {
+            ExpKind::Alloc(e, t) => {
+                let t = *t;
                 let x = x()?;
                 out.push(stmt(StmtKind::Var(x.clone(), ImpType::Mem), sp));
                 self.roots.remove(&x.name);
-                out.push(stmt(StmtKind::Alloc(x, e.clone()), sp));
+                out.push(stmt(StmtKind::Alloc(x, e.clone(), t), sp));
                 self.bind(&s.pats);
             }
             ExpKind::Index(y, idx) => {
@@ -392,7 +405,7 @@ impl Tr {
                 }
                 self.guard(Check::Index, conds, sp, out);
                 let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
-                out.push(stmt(StmtKind::Var(x.clone(), ImpType::Int), sp));
+                out.push(stmt(StmtKind::Var(x.clone(), ImpType::INT), sp));
                 out.push(stmt(StmtKind::Read(x, py.block.clone(), py.at(&idx)), sp));
                 self.bind(&s.pats);
             }
@@ -456,7 +469,7 @@ impl Tr {
                 out.extend(self.copy(&dst, &[], &src, sp));
             }
             ExpKind::Kernel(i, n, b) => {
-                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.env.insert(i.name.clone(), Type::int(i.span));
                 self.facts.push((i.name.clone(), n.clone()));
                 let inner = self.stms(&b.stms);
                 self.facts.pop();
@@ -467,7 +480,7 @@ impl Tr {
                 for (p, r) in s.pats.iter().zip(&b.result) {
                     let dst = self.place(&p.name)?;
                     match self.env.get(&r.name) {
-                        Some(Type::Int(_)) => inner.push(stmt(
+                        Some(Type::Prim(..)) => inner.push(stmt(
                             StmtKind::Write(dst.block.clone(), dst.at(&at), var(r)),
                             sp,
                         )),
@@ -497,7 +510,7 @@ impl Tr {
                     .iter()
                     .enumerate()
                     .filter_map(|(k, p)| match p.ty {
-                        Type::Int(_) => Some((k, p, ImpType::Int)),
+                        Type::Prim(..) => Some((k, p, ImpType::INT)),
                         Type::Mem(_) => Some((k, p, ImpType::Mem)),
                         Type::Array(..) => None,
                     })
@@ -631,7 +644,7 @@ impl Tr {
                 continue;
             };
             return match &s.exp.kind {
-                ExpKind::Alloc(_) => Vec::new(),
+                ExpKind::Alloc(..) => Vec::new(),
                 ExpKind::If(_, t, e) => {
                     let mut out = Vec::new();
                     for br in [t, e] {
@@ -674,7 +687,7 @@ impl Tr {
     ) -> Result<(), Diagnostic> {
         let sp = s.span;
         let scalar = |t: &Type| match t {
-            Type::Int(_) => Some(ImpType::Int),
+            Type::Prim(..) => Some(ImpType::INT),
             Type::Mem(_) => Some(ImpType::Mem),
             Type::Array(..) => None,
         };
@@ -719,7 +732,7 @@ impl Tr {
         self.bind(ps);
         let fact = match form {
             LoopForm::For(i, n) => {
-                self.env.insert(i.name.clone(), Type::Int(i.span));
+                self.env.insert(i.name.clone(), Type::int(i.span));
                 self.facts.push((i.name.clone(), n.clone()));
                 true
             }
@@ -796,7 +809,7 @@ impl Tr {
             };
             let mut out = vec![
                 stmt(StmtKind::Var(tmp.clone(), ImpType::Mem), span),
-                stmt(StmtKind::Alloc(tmp, product(&src.shape)), span),
+                stmt(StmtKind::Alloc(tmp, product(&src.shape), Prim::I64), span),
             ];
             out.extend(self.copy_nest(&t, &[], src, span));
             out.extend(self.copy_nest(dst, prefix, &t, span));
@@ -816,7 +829,7 @@ impl Tr {
         let full: Vec<Poly> = prefix.iter().cloned().chain(ip.iter().cloned()).collect();
         let v = self.names.fresh("v");
         let mut code = vec![
-            stmt(StmtKind::Var(v.clone(), ImpType::Int), span),
+            stmt(StmtKind::Var(v.clone(), ImpType::INT), span),
             stmt(
                 StmtKind::Read(v.clone(), src.block.clone(), src.at(&ip)),
                 span,

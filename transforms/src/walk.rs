@@ -39,7 +39,7 @@ pub fn exp_names<'a>(e: &'a Exp, f: &mut impl FnMut(&'a Ident)) {
         }
     };
     match &e.kind {
-        ExpKind::Scalar(se) | ExpKind::Alloc(se) => se.for_each_var(f),
+        ExpKind::Scalar(se) | ExpKind::Alloc(se, _) => se.for_each_var(f),
         ExpKind::Index(x, idx) => {
             f(x);
             idx.iter().for_each(|a| atom(a, f));
@@ -92,6 +92,17 @@ pub fn exp_names<'a>(e: &'a Exp, f: &mut impl FnMut(&'a Ident)) {
         ExpKind::Replicate(n, v) => {
             atom(n, f);
             atom(v, f);
+        }
+        ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+            if let RedOp::Lambda(l) = op {
+                for p in &l.params {
+                    f(&p.name);
+                    type_names(&p.ty, f);
+                }
+                body_names(&l.body, f);
+            }
+            atom(ne, f);
+            f(xs);
         }
     }
 }

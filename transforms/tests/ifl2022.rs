@@ -95,7 +95,11 @@ fn erratum7_branches_return_the_array_after_its_support() {
 #[test]
 fn erratum1_the_one_based_layout_is_invalid() {
     let p = funmem("papers/ifl2022/errata/e1_one_based_layout.funmem");
-    match validate(&p, &[Value::Int(3)], Limits::default()) {
+    match validate(
+        &p,
+        &[Value::Scalar(funmem_lang::prim::Const::I64(3))],
+        Limits::default(),
+    ) {
         Verdict::HeapError(e) => {
             assert_eq!(e.kind, ErrorKind::Stuck);
             assert!(e.message.contains("out of bounds"), "{e}");
@@ -103,7 +107,11 @@ fn erratum1_the_one_based_layout_is_invalid() {
         v => panic!("expected the heap semantics to write out of bounds, got {v:?}"),
     }
     assert!(matches!(
-        validate(&p, &[Value::Int(0)], Limits::default()),
+        validate(
+            &p,
+            &[Value::Scalar(funmem_lang::prim::Const::I64(0))],
+            Limits::default()
+        ),
         Verdict::Valid(_)
     ));
 }

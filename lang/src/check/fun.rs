@@ -111,9 +111,11 @@ impl Checker {
     /// scalar definitions unfolded.
     fn types_equal(&self, a: &Type, b: &Type) -> bool {
         match (a, b) {
-            (Type::Int(_), Type::Int(_)) | (Type::Mem(_), Type::Mem(_)) => true,
+            (Type::Prim(p, _), Type::Prim(q, _)) => p == q,
+            (Type::Mem(_), Type::Mem(_)) => true,
             (Type::Array(x, _), Type::Array(y, _)) => {
                 x.shape == y.shape
+                    && x.elem == y.elem
                     && match (&x.mem, &y.mem) {
                         (None, None) => true,
                         (Some(m), Some(n)) => {
@@ -137,8 +139,33 @@ impl Checker {
     /// `x` must be bound to an `int`; `what` names the role it plays.
     fn int_var(&self, x: &Ident, what: &str) -> Result<(), Diagnostic> {
         match self.lookup(x)? {
-            Type::Int(_) => Ok(()),
+            Type::Prim(Prim::I64, _) => Ok(()),
             t => Err(self.mismatch(x, what, "int", t)),
+        }
+    }
+
+    /// `x` must be bound to a scalar; returns its type.
+    fn scalar_var(&self, x: &Ident, what: &str) -> Result<Prim, Diagnostic> {
+        match self.lookup(x)? {
+            Type::Prim(p, _) => Ok(*p),
+            t => Err(self.mismatch(x, what, "a scalar", t)),
+        }
+    }
+
+    /// The type of a scalar atom.
+    fn scalar_atom(&self, a: &Atom, what: &str) -> Result<Prim, Diagnostic> {
+        match a {
+            Atom::Var(x) => self.scalar_var(x, what),
+            Atom::Int(..) => Ok(Prim::I64),
+            Atom::Const(c, _) => Ok(c.prim()),
+        }
+    }
+
+    /// A condition (`if`, `while`): a bool, or an int (true when non-zero).
+    fn condition(&self, x: &Ident, what: &str) -> Result<(), Diagnostic> {
+        match self.lookup(x)? {
+            Type::Prim(Prim::I64 | Prim::Bool, _) => Ok(()),
+            t => Err(self.mismatch(x, what, "bool or int", t)),
         }
     }
 
@@ -160,6 +187,10 @@ impl Checker {
         match a {
             Atom::Var(x) => self.int_var(x, what),
             Atom::Int(..) => Ok(()),
+            Atom::Const(c, sp) => Err(err(
+                *sp,
+                format!("{what} must be an int (i64), but `{a}` is {}", c.prim()),
+            )),
         }
     }
 
@@ -171,15 +202,20 @@ impl Checker {
         }
     }
 
-    /// T-CONST, T-VAR, T-OP: every variable of a scalar expression is an int.
-    fn sexp(&self, e: &SExp) -> Result<(), Diagnostic> {
-        let mut res = Ok(());
-        e.for_each_var(&mut |x| {
-            if res.is_ok() {
-                res = self.int_var(x, "variable");
-            }
-        });
-        res
+    /// T-CONST, T-VAR, T-OP: the type of a scalar expression.
+    fn sexp(&self, e: &SExp) -> Result<Prim, Diagnostic> {
+        super::sexp_type(e, &|x| self.scalar_var(x, "variable"))
+    }
+
+    /// A scalar expression that must be an int (sizes, LMADs, `alloc`).
+    fn int_sexp(&self, e: &SExp, what: &str) -> Result<(), Diagnostic> {
+        match self.sexp(e)? {
+            Prim::I64 => Ok(()),
+            t => Err(err(
+                e.span(),
+                format!("{what} must be an int (i64), but `{e}` is {t}"),
+            )),
+        }
     }
 
     /// Γ ⊢ τ: sizes are ints in scope; in FUNMEM the block is a `mem` and
@@ -253,7 +289,7 @@ impl Checker {
                 self.t_single(p, kind, construct)?;
                 self.bind_pattern(std::slice::from_ref(p), "binding")?;
                 // Definitions are known in FUN too: `concat`'s size needs them.
-                if let ExpKind::Scalar(e) = kind {
+                if let (ExpKind::Scalar(e), Type::Prim(Prim::I64, _)) = (kind, &p.ty) {
                     let def = self.unfold(Poly::from_sexp(e));
                     if def.terms().count() <= DEF_TERMS {
                         self.defs.insert(p.name.name.clone(), def);
@@ -268,11 +304,11 @@ impl Checker {
     fn t_single(&self, p: &Pat, kind: &ExpKind, construct: &str) -> Result<(), Diagnostic> {
         match kind {
             ExpKind::Scalar(e) => {
-                self.sexp(e)?; // T-SCALAR
-                self.expect_int(p, construct)
+                let t = self.sexp(e)?; // T-SCALAR
+                self.expect_prim(p, construct, t)
             }
-            ExpKind::Alloc(e) => {
-                self.sexp(e)?; // T-MEM-ALLOC
+            ExpKind::Alloc(e, _) => {
+                self.int_sexp(e, "alloc: the number of elements")?; // T-MEM-ALLOC
                 match p.ty {
                     Type::Mem(_) => Ok(()),
                     _ => Err(err(
@@ -289,11 +325,20 @@ impl Checker {
             ExpKind::Transpose(x) => self.t_transpose(p, x),
             ExpKind::Iota(n) => {
                 self.int_atom(n, "iota: the length")?;
-                self.expect_fresh(p, construct, std::slice::from_ref(n))
+                self.expect_fresh(p, construct, std::slice::from_ref(n), Prim::I64)
             }
             ExpKind::Copy(x) => {
                 let a = self.array(x, construct)?;
-                self.expect_fresh(p, construct, &a.shape)
+                self.expect_fresh(p, construct, &a.shape, a.elem)
+            }
+            ExpKind::Reduce(op, ne, xs) => {
+                let t = self.t_reduction(op, ne, xs, "reduce")?;
+                self.expect_prim(p, construct, t)
+            }
+            ExpKind::Scan(op, ne, xs) => {
+                let t = self.t_reduction(op, ne, xs, "scan")?;
+                let a = self.array(xs, "scan")?;
+                self.expect_fresh(p, construct, &a.shape, t)
             }
             ExpKind::Update(x, is, v) => self.t_update(p, x, is, v),
             ExpKind::Concat(x, y) => self.t_concat(p, x, y),
@@ -301,16 +346,26 @@ impl Checker {
                 // T-REPLICATE: `[n]` followed by v's shape, in any layout.
                 self.int_atom(n, "replicate: the count")?;
                 let mut shape = vec![n.clone()];
-                if let Atom::Var(x) = v {
-                    match self.lookup(x)? {
-                        Type::Int(_) => {}
-                        Type::Array(a, _) => shape.extend(a.shape.iter().cloned()),
-                        t => {
-                            return Err(self.mismatch(x, "replicate: the value", "int or array", t))
+                let elem = match v {
+                    Atom::Var(x) => match self.lookup(x)? {
+                        Type::Prim(t, _) => *t,
+                        Type::Array(a, _) => {
+                            shape.extend(a.shape.iter().cloned());
+                            a.elem
                         }
-                    }
-                }
-                self.expect_fresh(p, construct, &shape)
+                        t => {
+                            return Err(self.mismatch(
+                                x,
+                                "replicate: the value",
+                                "a scalar or an array",
+                                t,
+                            ))
+                        }
+                    },
+                    Atom::Int(..) => Prim::I64,
+                    Atom::Const(c, _) => c.prim(),
+                };
+                self.expect_fresh(p, construct, &shape, elem)
             }
             // Checked with their bodies by `t_if`, `t_kernel` and `t_loop`.
             ExpKind::If(..) | ExpKind::Kernel(..) | ExpKind::Loop(..) => Ok(()),
@@ -347,30 +402,25 @@ impl Checker {
             }
         }
         rest.extend(a.shape[is.len()..].iter().cloned());
+        let want = format!("{}{}", shape_str(&rest), Type::Prim(a.elem, Span::DUMMY));
         match v {
-            Atom::Int(..) if rest.is_empty() => {}
-            Atom::Int(_, sp) => {
-                return Err(err(
-                    *sp,
-                    format!(
-                        "update: the indices leave a sub-array of shape {}, so the new value must be an array of that shape, not an integer",
-                        shape_str(&rest)
-                    ),
-                ))
+            Atom::Int(..) | Atom::Const(..) => {
+                let t = self.scalar_atom(v, "update: the new value")?;
+                if !rest.is_empty() || t != a.elem {
+                    return Err(err(
+                        v.span(),
+                        format!("update: the new value must be {want}, but `{v}` is {t}"),
+                    ));
+                }
             }
             Atom::Var(y) => {
                 let ty = self.lookup(y)?;
                 let ok = match ty {
-                    Type::Int(_) => rest.is_empty(),
-                    Type::Array(b, _) => b.shape == rest,
+                    Type::Prim(t, _) => rest.is_empty() && *t == a.elem,
+                    Type::Array(b, _) => b.shape == rest && b.elem == a.elem,
                     Type::Mem(_) => false,
                 };
                 if !ok {
-                    let want = if rest.is_empty() {
-                        "int".to_string()
-                    } else {
-                        format!("{}int", shape_str(&rest))
-                    };
                     return Err(self.mismatch(y, "update: the new value", &want, ty));
                 }
             }
@@ -379,7 +429,7 @@ impl Checker {
             .mem
             .as_ref()
             .map(|m| (m.block.name.clone(), self.poly_lmad(&m.lmad)));
-        self.expect_derived(p, "update", x, &a.shape, derived)
+        self.expect_derived(p, "update", x, &a.shape, a.elem, derived)
     }
 
     /// T-CONCAT: two arrays of equal rank and equal inner sizes; the
@@ -389,6 +439,15 @@ impl Checker {
     fn t_concat(&self, p: &Pat, x: &Ident, y: &Ident) -> Result<(), Diagnostic> {
         let a = self.array(x, "concat")?;
         let b = self.array(y, "concat")?;
+        if a.elem != b.elem {
+            return Err(err(
+                y.span,
+                format!(
+                    "concat: `{}` and `{}` must have one element type, but they are {} and {}",
+                    x.name, y.name, a.elem, b.elem
+                ),
+            ));
+        }
         if a.shape.len() != b.shape.len() || a.shape[1..] != b.shape[1..] {
             return Err(err(
                 y.span,
@@ -410,12 +469,13 @@ impl Checker {
                 ),
             ));
         };
-        if r.shape.len() != a.shape.len() || r.shape[1..] != a.shape[1..] {
+        if r.shape.len() != a.shape.len() || r.shape[1..] != a.shape[1..] || r.elem != a.elem {
             return Err(err(
                 p.ty.span(),
                 format!(
-                    "concat produces an array of shape [k]{}, but `{}` is declared {}",
+                    "concat produces an array of type [k]{}{}, but `{}` is declared {}",
                     shape_str(&a.shape[1..]),
+                    a.elem,
                     p.name.name,
                     p.ty
                 ),
@@ -476,14 +536,16 @@ impl Checker {
             // or value), which `Subst` leaves alone in size positions.
             let want = literal_sizes(to_init.ty(&p.ty), &to_init);
             let ok = match (a, &want) {
-                (Atom::Int(..), Type::Int(_)) => true,
-                (Atom::Int(..), _) => false,
                 (Atom::Var(x), _) => self.types_equal(self.lookup(x)?, &want),
+                (lit, Type::Prim(t, _)) => lit.constant().map(|c| c.prim()) == Some(*t),
+                _ => false,
             };
             if !ok {
                 let found = match a {
                     Atom::Var(x) => self.lookup(x)?.to_string(),
-                    Atom::Int(..) => "int".into(),
+                    lit => lit
+                        .constant()
+                        .map_or("int".into(), |c| c.prim().to_string()),
                 };
                 return Err(err(
                     a.span(),
@@ -535,7 +597,7 @@ impl Checker {
     fn loop_body(&mut self, ps: &[Pat], form: &LoopForm, b: &Body) -> Result<(), Diagnostic> {
         self.bind_pattern(ps, "loop parameter")?;
         match form {
-            LoopForm::For(i, _) => self.bind(i, Type::Int(i.span))?,
+            LoopForm::For(i, _) => self.bind(i, Type::int(i.span))?,
             LoopForm::While(c) => {
                 if !ps.iter().any(|p| p.name.name == c.name) {
                     return Err(err(
@@ -546,48 +608,177 @@ impl Checker {
                         ),
                     ));
                 }
-                self.int_var(c, "while: the condition")?;
+                self.condition(c, "while: the condition")?;
             }
         }
         self.stms(&b.stms)?;
         self.t_result(ps, b, "loop", "the body")
     }
 
-    fn expect_int(&self, p: &Pat, construct: &str) -> Result<(), Diagnostic> {
+    fn expect_prim(&self, p: &Pat, construct: &str, t: Prim) -> Result<(), Diagnostic> {
         match p.ty {
-            Type::Int(_) => Ok(()),
+            Type::Prim(q, _) if q == t => Ok(()),
             _ => Err(err(
                 p.ty.span(),
                 format!(
-                    "{construct} produces an int, but `{}` is declared {}",
-                    p.name.name, p.ty
+                    "{construct} produces {}, but `{}` is declared {}",
+                    Type::Prim(t, Span::DUMMY),
+                    p.name.name,
+                    p.ty
                 ),
             )),
         }
     }
 
     /// The pattern of a fresh array (iota, copy): an array of the given shape
-    /// in any layout.
-    fn expect_fresh(&self, p: &Pat, construct: &str, shape: &[Atom]) -> Result<(), Diagnostic> {
+    /// and element type in any layout.
+    fn expect_fresh(
+        &self,
+        p: &Pat,
+        construct: &str,
+        shape: &[Atom],
+        elem: Prim,
+    ) -> Result<(), Diagnostic> {
         let found = match &p.ty {
-            Type::Array(a, _) if a.shape == shape => return Ok(()),
+            Type::Array(a, _) if a.shape == shape && a.elem == elem => return Ok(()),
             t => t,
         };
         Err(err(
             found.span(),
             format!(
-                "{construct} produces an array of shape {}, but `{}` is declared {}",
+                "{construct} produces an array of type {}{}, but `{}` is declared {}",
                 shape_str(shape),
+                Type::Prim(elem, Span::DUMMY),
                 p.name.name,
                 found
             ),
         ))
     }
 
-    /// T-INDEX / E-MEM-INDEX: one int index per dimension gives an int.
+    /// T-REDUCE / T-SCAN: xs is a 1-D array of some element type t, ne is
+    /// a t, and the operator takes two t and gives a t (a built-in operator
+    /// that applies to t, or a lambda whose parameters are t and whose body
+    /// binds only scalars and returns one t). Gives t.
+    fn t_reduction(
+        &self,
+        op: &RedOp,
+        ne: &Atom,
+        xs: &Ident,
+        construct: &str,
+    ) -> Result<Prim, Diagnostic> {
+        let a = self.array(xs, construct)?;
+        if a.shape.len() != 1 {
+            return Err(err(
+                xs.span,
+                format!(
+                    "{construct}: `{}` must be a one-dimensional array, but it has rank {}",
+                    xs.name,
+                    a.shape.len()
+                ),
+            ));
+        }
+        let t = a.elem;
+        let tn = self.scalar_atom(ne, &format!("{construct}: the neutral element"))?;
+        if tn != t {
+            return Err(err(
+                ne.span(),
+                format!(
+                    "{construct}: the neutral element must be {t}, the element type of `{}`, but `{ne}` is {tn}",
+                    xs.name
+                ),
+            ));
+        }
+        match op {
+            RedOp::Bin(b, sp) => {
+                let ok = match b {
+                    BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => t.is_numeric(),
+                    BinOp::And | BinOp::Or => t == Prim::Bool || t.is_int(),
+                    _ => false,
+                };
+                if !ok {
+                    return Err(err(
+                        *sp,
+                        format!("{construct}: `({})` does not apply to {t}", b.symbol()),
+                    ));
+                }
+            }
+            RedOp::Lambda(l) => {
+                if l.params.len() != 2 {
+                    return Err(err(
+                        l.span,
+                        format!(
+                            "{construct}: the operator takes two parameters, but the lambda has {}",
+                            l.params.len()
+                        ),
+                    ));
+                }
+                for q in &l.params {
+                    if q.ty.as_prim() != Some(t) {
+                        return Err(err(
+                            q.ty.span(),
+                            format!(
+                                "{construct}: the operator's parameters must be {t}, the element type of `{}`, but `{}` is declared {}",
+                                xs.name, q.name.name, q.ty
+                            ),
+                        ));
+                    }
+                }
+                // The lambda's body is checked in a scope of its own; it
+                // sees the enclosing names (it is a closure) but binds only
+                // scalars, so it allocates nothing.
+                let mut inner = Checker {
+                    lang: self.lang,
+                    env: self.env.clone(),
+                    defs: self.defs.clone(),
+                };
+                inner.env.open();
+                inner.bind_pattern(&l.params, "operator parameter")?;
+                let mut arrays = Ok(());
+                l.body.for_each_pat(&mut |q: &Pat| {
+                    if arrays.is_ok() && !matches!(q.ty, Type::Prim(..)) {
+                        arrays = Err(err(
+                            q.ty.span(),
+                            format!(
+                                "{construct}: an operator's body binds only scalars, but `{}` is {}",
+                                q.name.name, q.ty
+                            ),
+                        ));
+                    }
+                });
+                arrays?;
+                inner.stms(&l.body.stms)?;
+                if l.body.result.len() != 1 {
+                    return Err(err(
+                        l.body.span,
+                        format!(
+                            "{construct}: the operator returns one value, but its body returns {}",
+                            l.body.result.len()
+                        ),
+                    ));
+                }
+                let r = &l.body.result[0];
+                let tr = inner.scalar_var(r, &format!("{construct}: the operator's result"))?;
+                if tr != t {
+                    return Err(err(
+                        r.span,
+                        format!(
+                            "{construct}: the operator must return {t}, but `{}` is {tr}",
+                            r.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// T-INDEX / E-MEM-INDEX: one int index per dimension gives an
+    /// element; fewer indices give the sub-array they select (a row of a
+    /// matrix), in FUNMEM in the same block at the LMAD with those
+    /// dimensions fixed (`index_f`, no copy).
     fn t_index(&self, p: &Pat, x: &Ident, idx: &[Atom]) -> Result<(), Diagnostic> {
         let a = self.array(x, "index")?;
-        if idx.len() != a.shape.len() {
+        if idx.is_empty() || idx.len() > a.shape.len() {
             return Err(err(
                 x.span,
                 format!(
@@ -601,7 +792,18 @@ impl Checker {
         for i in idx {
             self.int_atom(i, "index")?;
         }
-        self.expect_int(p, "index")
+        if idx.len() == a.shape.len() {
+            return self.expect_prim(p, "index", a.elem);
+        }
+        let shape = &a.shape[idx.len()..];
+        let derived = a.mem.as_ref().map(|m| {
+            let mut l = self.poly_lmad(&m.lmad);
+            for i in idx {
+                l = l.index(&self.atom_poly(i));
+            }
+            (m.block.name.clone(), l)
+        });
+        self.expect_derived(p, "index", x, shape, a.elem, derived)
     }
 
     /// T-SLICE / T-MEM-SLICE: one `offset : size` pair per dimension; the
@@ -632,7 +834,7 @@ impl Checker {
                 .collect();
             (m.block.name.clone(), self.poly_lmad(&m.lmad).slice(&slices))
         });
-        self.expect_derived(p, "slice", x, &shape, derived)
+        self.expect_derived(p, "slice", x, &shape, a.elem, derived)
     }
 
     /// T-TRANSPOSE / E-MEM-TRANSPOSE: a 2-D array with its dimensions
@@ -654,7 +856,7 @@ impl Checker {
             .mem
             .as_ref()
             .and_then(|m| Some((m.block.name.clone(), self.poly_lmad(&m.lmad).transpose()?)));
-        self.expect_derived(p, "transpose", x, &shape, derived)
+        self.expect_derived(p, "transpose", x, &shape, a.elem, derived)
     }
 
     /// The pattern of a derived array: exactly this shape, and in FUNMEM
@@ -665,9 +867,10 @@ impl Checker {
         construct: &str,
         src: &Ident,
         shape: &[Atom],
+        elem: Prim,
         derived: Option<(Name, Lmad<Poly>)>,
     ) -> Result<(), Diagnostic> {
-        self.expect_fresh(p, construct, shape)?;
+        self.expect_fresh(p, construct, shape, elem)?;
         let (Some((block, lmad)), Type::Array(ArrayType { mem: Some(m), .. }, _)) =
             (derived, &p.ty)
         else {
@@ -700,7 +903,7 @@ impl Checker {
     /// T-IF / T-MEM-IF: both branches return into the whole pattern, whose
     /// types may use the pattern's own names.
     fn t_if(&mut self, s: &Stm, c: &Ident, t: &Body, e: &Body) -> Result<(), Diagnostic> {
-        self.int_var(c, "if: the condition")?;
+        self.condition(c, "if: the condition")?;
         for (b, which) in [(t, "then"), (e, "else")] {
             self.env.open();
             let r = self
@@ -757,7 +960,7 @@ impl Checker {
         }
         self.env.open();
         let r = self
-            .bind(i, Type::Int(i.span))
+            .bind(i, Type::int(i.span))
             .and_then(|()| self.stms(&b.stms))
             .and_then(|()| {
                 for (p, x) in s.pats.iter().zip(&b.result) {
@@ -765,18 +968,14 @@ impl Checker {
                     let ty = self.lookup(x)?;
                     let elem = &pa.shape[1..];
                     let ok = match ty {
-                        Type::Int(_) => elem.is_empty(),
-                        Type::Array(a, _) => a.shape == elem,
+                        Type::Prim(t, _) => elem.is_empty() && *t == pa.elem,
+                        Type::Array(a, _) => a.shape == elem && a.elem == pa.elem,
                         Type::Mem(_) => false,
                     };
                     if ok {
                         continue;
                     }
-                    let want = if elem.is_empty() {
-                        "int".to_string()
-                    } else {
-                        format!("{}int", shape_str(elem))
-                    };
+                    let want = format!("{}{}", shape_str(elem), Type::Prim(pa.elem, Span::DUMMY));
                     return Err(err(
                         x.span,
                         format!(
@@ -844,7 +1043,7 @@ fn literal_sizes(t: Type, s: &Subst) -> Type {
             Some(k @ Atom::Int(..)) => k.clone(),
             _ => a.clone(),
         },
-        Atom::Int(..) => a.clone(),
+        Atom::Int(..) | Atom::Const(..) => a.clone(),
     };
     match t {
         Type::Array(mut a, sp) => {
@@ -877,7 +1076,9 @@ fn construct_name(e: &ExpKind) -> &'static str {
         ExpKind::Kernel(..) => "kernel",
         ExpKind::Iota(_) => "iota",
         ExpKind::Copy(_) => "copy",
-        ExpKind::Alloc(_) => "alloc",
+        ExpKind::Alloc(..) => "alloc",
+        ExpKind::Reduce(..) => "reduce",
+        ExpKind::Scan(..) => "scan",
         ExpKind::Loop(..) => "loop",
         ExpKind::Update(..) => "update",
         ExpKind::Concat(..) => "concat",
@@ -1094,7 +1295,7 @@ mod tests {
                let (k: int) = n
                let (ys: [k]int @ xm -> R(k)) = xs[0 : n]
                in (ys)",
-            "shape",
+            "produces an array of type",
         );
     }
 

@@ -12,12 +12,22 @@
 //! - Inside a kernel, only variables declared in that kernel's body may be
 //!   assigned: iterations run in parallel and share only blocks (E-IMP-KERNEL
 //!   discards each iteration's environment). The kernel index is read-only.
-//! - Results are `int` variables, or arrays read back from a `mem` variable.
+//! - Results are scalar variables, or arrays read back from a `mem` variable.
+//! - Scalars have element types (`int`/`i64`, `i32`, `f32`, `f64`, `bool`)
+//!   and scalar expressions are typed as in FUN; sizes, indices and LMAD
+//!   variables are `int`s. A read `x <- m[se]` reads an element of x's type,
+//!   a write `m[se] <- e` writes one of e's type.
+//! - `reduce` and `scan` iterations are checked as a kernel's are (they may
+//!   run in parallel); the operator, its neutral element and the yielded
+//!   element share one type, which a reduction's target has too.
 
 use super::scope::Scope;
-use crate::ast::{Atom, Ident, SExp};
+use crate::ast::{Atom, BinOp, Ident, SExp};
 use crate::diag::{Diagnostic, Phase};
-use crate::imp::{ArrDecl, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
+use crate::imp::{
+    ArrDecl, ImpOp, ImpType, Param, Program, Red, Result as ImpResult, Stmt, StmtKind,
+};
+use crate::prim::Prim;
 use crate::span::Span;
 
 /// Checks an IMP program.
@@ -29,7 +39,7 @@ pub fn check_imp(p: &Program) -> Result<(), Diagnostic> {
     let mut arrays: Vec<&Ident> = Vec::new();
     for q in &p.params {
         match q {
-            Param::Int(x, _) => c.env.bind(x, Var::Int)?,
+            Param::Scalar(x, t, _) => c.env.bind(x, Var::Scalar(*t))?,
             Param::Array(a) => {
                 if let Some(prev) = arrays.iter().find(|y| y.name == a.name.name) {
                     return Err(err(
@@ -46,7 +56,11 @@ pub fn check_imp(p: &Program) -> Result<(), Diagnostic> {
     c.stmts(&p.body)?;
     for r in &p.results {
         match r {
-            ImpResult::Scalar(x) => c.expect(x, ImpType::Int, "result")?,
+            ImpResult::Scalar(x) => {
+                if c.lookup(x)? == Var::Mem {
+                    c.expect(x, ImpType::INT, "result")?;
+                }
+            }
             ImpResult::Array(a) => c.arr_decl(a, false)?,
         }
     }
@@ -60,7 +74,7 @@ fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
 /// What a name is bound to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Var {
-    Int,
+    Scalar(Prim),
     Mem,
     /// A kernel's index: an int that may not be assigned.
     Index,
@@ -69,7 +83,8 @@ enum Var {
 impl Var {
     fn ty(self) -> ImpType {
         match self {
-            Var::Int | Var::Index => ImpType::Int,
+            Var::Scalar(p) => ImpType::Prim(p),
+            Var::Index => ImpType::INT,
             Var::Mem => ImpType::Mem,
         }
     }
@@ -115,14 +130,93 @@ impl Checker {
         Err(d)
     }
 
+    /// The type of a scalar expression.
+    fn sexp_ty(&self, e: &SExp) -> Result<Prim, Diagnostic> {
+        super::sexp_type(e, &|x| match self.lookup(x)?.ty() {
+            ImpType::Prim(p) => Ok(p),
+            ImpType::Mem => Err(self.expect(x, ImpType::INT, "variable").unwrap_err()),
+        })
+    }
+
+    /// A scalar expression of type `want`.
+    fn sexp_of(&self, e: &SExp, want: Prim, what: &str) -> Result<(), Diagnostic> {
+        let t = self.sexp_ty(e)?;
+        if t == want {
+            return Ok(());
+        }
+        Err(err(
+            e.span(),
+            format!(
+                "{what} must be {}, but `{e}` is {t}",
+                ImpType::Prim(want).name()
+            ),
+        ))
+    }
+
+    /// An int expression (sizes, indices, conditions of `assert`).
     fn sexp(&self, e: &SExp) -> Result<(), Diagnostic> {
-        let mut res = Ok(());
-        e.for_each_var(&mut |x| {
-            if res.is_ok() {
-                res = self.expect(x, ImpType::Int, "variable");
+        self.sexp_of(e, Prim::I64, "the expression")
+    }
+
+    /// A condition variable: a bool, or an int (true when non-zero).
+    fn condition(&self, x: &Ident, what: &str) -> Result<(), Diagnostic> {
+        match self.lookup(x)?.ty() {
+            ImpType::Prim(Prim::Bool) => Ok(()),
+            _ => self.expect(x, ImpType::INT, what),
+        }
+    }
+
+    /// T-IMP-REDUCE / T-IMP-SCAN: the operator, the neutral element and
+    /// each iteration's element share one type, which is returned. The
+    /// iterations are checked as a kernel's body (with `more` checked in
+    /// their scope: a scan's output index).
+    fn red(
+        &mut self,
+        r: &Red,
+        more: &dyn Fn(&Checker) -> Result<(), Diagnostic>,
+    ) -> Result<Prim, Diagnostic> {
+        let t = self.sexp_ty(&r.ne)?;
+        self.sexp(&r.count)?;
+        match &r.op {
+            ImpOp::Bin(b) => {
+                let ok = match b {
+                    BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => t.is_numeric(),
+                    BinOp::And | BinOp::Or => t == Prim::Bool || t.is_int(),
+                    _ => false,
+                };
+                if !ok {
+                    return Err(err(
+                        r.ne.span(),
+                        format!("`({})` does not apply to {t}", b.symbol()),
+                    ));
+                }
             }
-        });
-        res
+            ImpOp::Lambda(a, b, ss, e) => {
+                self.env.open();
+                self.kernels.push(self.env.depth());
+                let res = self
+                    .env
+                    .bind(a, Var::Scalar(t))
+                    .and_then(|()| self.env.bind(b, Var::Scalar(t)))
+                    .and_then(|()| self.stmts(ss))
+                    .and_then(|()| self.sexp_of(e, t, "the operator's result"));
+                self.kernels.pop();
+                self.env.close();
+                res?;
+            }
+        }
+        self.env.open();
+        self.kernels.push(self.env.depth());
+        let res = self
+            .env
+            .bind(&r.index, Var::Index)
+            .and_then(|()| self.stmts(&r.body))
+            .and_then(|()| self.sexp_of(&r.elem, t, "the yielded element"))
+            .and_then(|()| more(self));
+        self.kernels.pop();
+        self.env.close();
+        res?;
+        Ok(t)
     }
 
     /// `x` is about to be assigned: it must be an int or mem variable (not a
@@ -158,8 +252,9 @@ impl Checker {
 
     fn atom(&self, a: &Atom, what: &str) -> Result<(), Diagnostic> {
         match a {
-            Atom::Var(x) => self.expect(x, ImpType::Int, what),
+            Atom::Var(x) => self.expect(x, ImpType::INT, what),
             Atom::Int(..) => Ok(()),
+            Atom::Const(..) => Err(err(a.span(), format!("{what} must be an int"))),
         }
     }
 
@@ -172,7 +267,7 @@ impl Checker {
         let mut res = Ok(());
         a.lmad.for_each_var(&mut |x| {
             if res.is_ok() {
-                res = self.expect(x, ImpType::Int, "index-function variable");
+                res = self.expect(x, ImpType::INT, "index-function variable");
             }
         });
         res?;
@@ -207,10 +302,9 @@ impl Checker {
             StmtKind::Assert(_, e) => self.sexp(e),
             StmtKind::Var(x, t) => self.env.bind(
                 x,
-                if *t == ImpType::Int {
-                    Var::Int
-                } else {
-                    Var::Mem
+                match t {
+                    ImpType::Prim(p) => Var::Scalar(*p),
+                    ImpType::Mem => Var::Mem,
                 },
             ),
             StmtKind::Assign(x, e) => {
@@ -223,28 +317,34 @@ impl Checker {
                         }
                         _ => Err(err(e.span(), format!("`{}` is a mem; it can only be assigned another mem variable or `alloc`", x.name))),
                     },
-                    _ => {
-                        self.sexp(e)?;
-                        self.assignable(x, ImpType::Int, "assigned variable")
+                    v => {
+                        let t = v.ty();
+                        if let ImpType::Prim(p) = t {
+                            self.sexp_of(e, p, &format!("the value assigned to `{}`", x.name))?;
+                        }
+                        self.assignable(x, t, "assigned variable")
                     }
                 }
             }
-            StmtKind::Alloc(x, e) => {
+            StmtKind::Alloc(x, e, _) => {
                 self.sexp(e)?;
                 self.assignable(x, ImpType::Mem, "alloc target")
             }
             StmtKind::Read(x, m, i) => {
                 self.sexp(i)?;
                 self.expect(m, ImpType::Mem, "read: block")?;
-                self.assignable(x, ImpType::Int, "read target")
+                match self.lookup(x)? {
+                    Var::Mem => self.expect(x, ImpType::INT, "read target"),
+                    v => self.assignable(x, v.ty(), "read target"),
+                }
             }
             StmtKind::Write(m, i, e) => {
                 self.sexp(i)?;
-                self.sexp(e)?;
+                self.sexp_ty(e)?;
                 self.expect(m, ImpType::Mem, "write: block")
             }
             StmtKind::If(c, t, e) => {
-                self.expect(c, ImpType::Int, "if: the condition")?;
+                self.condition(c, "if: the condition")?;
                 self.scoped(t)?;
                 self.scoped(e)
             }
@@ -268,8 +368,16 @@ impl Checker {
             }
             // T-IMP-WHILE: the condition is an int variable in scope.
             StmtKind::While(c, b) => {
-                self.expect(c, ImpType::Int, "while: the condition")?;
+                self.condition(c, "while: the condition")?;
                 self.scoped(b)
+            }
+            StmtKind::Reduce(x, r) => {
+                let t = self.red(r, &|_| Ok(()))?;
+                self.assignable(x, ImpType::Prim(t), "reduce target")
+            }
+            StmtKind::Scan(r, m, j) => {
+                self.expect(m, ImpType::Mem, "scan: block")?;
+                self.red(r, &|c| c.sexp(j)).map(|_| ())
             }
         }
     }

@@ -64,3 +64,75 @@ fn count(n: usize, thing: &str) -> String {
         format!("{n} {thing}s")
     }
 }
+
+/// The type of a scalar expression (T-OP and its extension to element
+/// types, docs/language.md "Element types"), with `var` giving each
+/// variable's type. Arithmetic (`+ - * / % min max`) takes two numbers of
+/// one type and gives that type; comparisons take two values of one type
+/// and give `bool`; `&& ||` take two `bool`s (or two integers of one type,
+/// giving 1 or 0 of it); `-` and `abs` keep a number's type, `!` a bool's
+/// or an integer's; `sqrt exp log floor` take and give a float; a
+/// conversion `t(se)` takes any scalar.
+pub fn sexp_type(
+    e: &crate::ast::SExp,
+    var: &dyn Fn(&crate::ast::Ident) -> Result<crate::prim::Prim, Diagnostic>,
+) -> Result<crate::prim::Prim, Diagnostic> {
+    use crate::ast::{BinOp, SExp, UnOp};
+    use crate::prim::Prim;
+    let err = |span, msg: String| Diagnostic::new(Phase::Type, span, msg);
+    match e {
+        SExp::Atom(Atom::Var(x)) => var(x),
+        SExp::Atom(Atom::Int(..)) => Ok(Prim::I64),
+        SExp::Atom(Atom::Const(c, _)) => Ok(c.prim()),
+        SExp::Bin(op, a, b, span) => {
+            let ta = sexp_type(a, var)?;
+            let tb = sexp_type(b, var)?;
+            let sym = op.symbol();
+            if ta != tb {
+                return Err(err(
+                    *span,
+                    format!(
+                        "`{sym}` needs two operands of one type, but `{a}` is {ta} and `{b}` is {tb}; convert one, as in `{tb}({a})`"
+                    ),
+                ));
+            }
+            match op {
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                    Ok(Prim::Bool)
+                }
+                BinOp::And | BinOp::Or if ta == Prim::Bool || ta.is_int() => Ok(ta),
+                BinOp::And | BinOp::Or => Err(err(
+                    *span,
+                    format!("`{sym}` takes bools (or integers), but its operands are {ta}"),
+                )),
+                _ if ta.is_numeric() => Ok(ta),
+                _ => Err(err(
+                    *span,
+                    format!("`{sym}` takes numbers, but its operands are {ta}"),
+                )),
+            }
+        }
+        SExp::Un(op, a, span) => {
+            let t = sexp_type(a, var)?;
+            let ok = match op {
+                UnOp::Conv(p) => return Ok(*p),
+                UnOp::Neg | UnOp::Abs => t.is_numeric(),
+                UnOp::Not => t == Prim::Bool || t.is_int(),
+                UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor => t.is_float(),
+            };
+            if ok {
+                return Ok(t);
+            }
+            let (name, wants) = match op {
+                UnOp::Neg => ("-", "a number"),
+                UnOp::Abs => ("abs", "a number"),
+                UnOp::Not => ("!", "a bool or an integer"),
+                _ => (op.function_name().unwrap_or("?"), "a float (f32 or f64)"),
+            };
+            Err(err(
+                *span,
+                format!("`{name}` takes {wants}, but `{a}` is {t}"),
+            ))
+        }
+    }
+}

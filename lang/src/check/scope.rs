@@ -7,6 +7,7 @@ use crate::span::Span;
 use rustc_hash::FxHashMap as HashMap;
 
 /// What a name in scope is bound to.
+#[derive(Clone)]
 pub struct Bound<T> {
     /// Its meaning (a type).
     pub val: T,
@@ -20,6 +21,7 @@ pub struct Bound<T> {
 ///
 /// Names are never rebound while visible (docs/language.md, Conventions), so one map and an
 /// undo log of the names each open scope bound is all a scope needs.
+#[derive(Clone)]
 pub struct Scope<T> {
     map: HashMap<Name, Bound<T>>,
     frames: Vec<Vec<Name>>,

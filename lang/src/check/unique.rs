@@ -169,7 +169,7 @@ impl Uniq {
     fn use_atom(&self, a: &Atom) -> Result<(), Diagnostic> {
         match a {
             Atom::Var(x) => self.use_(x),
-            Atom::Int(..) => Ok(()),
+            Atom::Int(..) | Atom::Const(..) => Ok(()),
         }
     }
 
@@ -268,11 +268,31 @@ impl Uniq {
 
     fn stm(&mut self, s: &Stm) -> Result<(), Diagnostic> {
         match &s.exp.kind {
-            ExpKind::Scalar(_) | ExpKind::Alloc(_) => {}
+            ExpKind::Scalar(_) | ExpKind::Alloc(..) => {}
             ExpKind::Index(x, is) => {
                 self.use_(x)?;
                 for a in is {
                     self.use_atom(a)?;
+                }
+                // Fewer indices than dimensions: a view of x, which aliases it.
+                if s.pats[0].ty.as_array().is_some() {
+                    let rs = self.aliases_of(&x.name);
+                    self.aliases.insert(s.pats[0].name.name.clone(), rs);
+                }
+            }
+            ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+                self.use_(xs)?;
+                self.use_atom(ne)?;
+                if let RedOp::Lambda(l) = op {
+                    for st in &l.body.stms {
+                        self.stm(st)?;
+                    }
+                    for r in &l.body.result {
+                        self.use_(r)?;
+                    }
+                }
+                if matches!(s.exp.kind, ExpKind::Scan(..)) {
+                    self.fresh(&s.pats[0]);
                 }
             }
             ExpKind::Slice(x, _) | ExpKind::Transpose(x) => {

@@ -14,6 +14,7 @@
 use funmem_lang::ast::{Atom, BinOp, SExp, UnOp};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::obligation::{Claim, Counterexample, Obligation};
+use funmem_lang::prim::Prim;
 use std::collections::{BTreeMap, HashMap};
 
 /// Largest domain (indices of one LMAD) that [`check`] enumerates.
@@ -37,9 +38,16 @@ pub enum Check {
 pub fn eval(e: &SExp, env: &BTreeMap<String, i64>) -> Option<i128> {
     match e {
         SExp::Atom(Atom::Int(k, _)) => Some(*k as i128),
+        SExp::Atom(Atom::Const(c, _)) => c.as_i64().map(i128::from),
+        SExp::Un(UnOp::Abs, a, _) => eval(a, env)?.checked_abs(),
+        SExp::Un(UnOp::Conv(Prim::I64), a, _) => eval(a, env),
+        SExp::Un(UnOp::Conv(Prim::Bool), a, _) => Some((eval(a, env)? != 0) as i128),
+        SExp::Un(UnOp::Conv(Prim::I32), a, _) => Some(eval(a, env)? as i32 as i128),
         SExp::Atom(Atom::Var(x)) => env.get(x.name.as_str()).map(|&v| v as i128),
         SExp::Un(UnOp::Neg, a, _) => eval(a, env)?.checked_neg(),
         SExp::Un(UnOp::Not, a, _) => Some((eval(a, env)? == 0) as i128),
+        // Floats have no values here.
+        SExp::Un(..) => None,
         SExp::Bin(op, a, b, _) => {
             let (a, b) = (eval(a, env)?, eval(b, env)?);
             Some(match op {

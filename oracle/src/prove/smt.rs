@@ -62,8 +62,20 @@ pub fn int_term(e: &SExp) -> String {
         SExp::Atom(Atom::Int(k, _)) if *k < 0 => format!("(- {})", (*k as i128).unsigned_abs()),
         SExp::Atom(Atom::Int(k, _)) => k.to_string(),
         SExp::Atom(Atom::Var(x)) => sym(x.name.as_str()),
+        SExp::Atom(Atom::Const(c, _)) => match c.as_i64() {
+            Some(k) if k < 0 => format!("(- {})", (k as i128).unsigned_abs()),
+            Some(k) => k.to_string(),
+            None => opaque(e),
+        },
         SExp::Un(UnOp::Neg, a, _) => format!("(- {})", int_term(a)),
         SExp::Un(UnOp::Not, _, _) => format!("(ite {} 1 0)", bool_term(e)),
+        SExp::Un(UnOp::Abs, a, _) => {
+            let x = int_term(a);
+            format!("(ite (< {x} 0) (- {x}) {x})")
+        }
+        // A conversion or a float function: an unknown integer, the same
+        // one for the same text (sound: the claim must hold for any value).
+        SExp::Un(..) => opaque(e),
         SExp::Bin(op, a, b, _) => {
             let (x, y) = (int_term(a), int_term(b));
             match op {
@@ -81,6 +93,11 @@ pub fn int_term(e: &SExp) -> String {
 }
 
 /// A scalar expression as an SMT-LIB2 formula: true when non-zero.
+/// An integer symbol standing for a subterm the encoding does not model.
+fn opaque(e: &SExp) -> String {
+    sym(&format!("opaque {}", funmem_lang::print::sexp_string(e)).replace('|', "!"))
+}
+
 pub fn bool_term(e: &SExp) -> String {
     match e {
         SExp::Un(UnOp::Not, a, _) => format!("(not {})", bool_term(a)),

@@ -1,0 +1,554 @@
+//! Elaboration: the front end's last step, which gives every literal its
+//! type and makes the paper's "booleans are integers" convention explicit
+//! (docs/language.md, "Literals and conversions").
+//!
+//! Every other layer works on the typed core, where each scalar expression
+//! has one type by the rules of [`crate::check::sexp_type`]. Programs are
+//! friendlier to write than that, and this pass closes the gap:
+//!
+//! - An integer literal written without a suffix (`0`, `-3`) takes the
+//!   numeric type its context asks for: the declared type of the binding,
+//!   the other operand of an operator, the element type of the array an
+//!   update writes or a reduction folds. Without a context it is an `i64`.
+//! - A decimal literal without a suffix (`2.5`) is an `f64`, or an `f32`
+//!   where the context asks for one.
+//! - A `bool` where an integer is expected (a comparison bound to an `int`,
+//!   `(a < b) + 1`, `&&` of a comparison and an int) is converted to 1 or 0
+//!   by an explicit `i64(...)`, and an integer where a `bool` is expected
+//!   (`&&` with a `bool` operand) by `bool(...)` (non-zero is true). So the
+//!   programs of the paper, which compute with truth values as integers,
+//!   mean what they meant.
+//!
+//! Literals written with a suffix (`1i32`, `2.5f64`) keep their type;
+//! whether a literal had one is read from the source text. Elaboration
+//! never fails: what it cannot type (an unbound name) it leaves for the
+//! type checker to report. It is idempotent, so printing an elaborated
+//! program and parsing it back gives the same tree.
+
+use crate::ast::*;
+use crate::imp;
+use crate::name::Name;
+use rustc_hash::FxHashMap as HashMap;
+
+/// Elaborates a FUN or FUNMEM program parsed from `src` (the text its
+/// spans point into; `None` for a program built by a tool, whose unsuffixed
+/// integer literals are then taken as flexible and decimals as `f64`).
+pub fn program(p: &mut Program, src: Option<&str>) {
+    let mut e = Elab {
+        src,
+        env: HashMap::default(),
+    };
+    let mut arrays = HashMap::default();
+    e.pats(&mut p.params, &mut arrays);
+    e.body_with(&mut p.body, &mut arrays);
+}
+
+/// Elaborates an IMP program.
+pub fn imp_program(p: &mut imp::Program, src: Option<&str>) {
+    let mut e = Elab {
+        src,
+        env: HashMap::default(),
+    };
+    for q in &p.params {
+        match q {
+            imp::Param::Scalar(x, t, _) => {
+                e.env.insert(x.name.clone(), Some(*t));
+            }
+            imp::Param::Array(a) => {
+                e.env.insert(a.block.name.clone(), None);
+            }
+        }
+    }
+    e.stmts(&mut p.body);
+}
+
+struct Elab<'s> {
+    src: Option<&'s str>,
+    /// The scalar type of each name in scope (`None`: not a scalar).
+    /// Names are never shadowed where visible, so one map serves.
+    env: HashMap<Name, Option<Prim>>,
+}
+
+/// What an expression's type is known to be before its context decides.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ty {
+    /// Fixed.
+    Rigid(Prim),
+    /// An unsuffixed integer literal, or an expression of them: any numeric
+    /// type, `i64` by default.
+    AnyNum,
+    /// An unsuffixed decimal literal: a float, `f64` by default.
+    AnyFloat,
+    /// Not known (an unbound name).
+    Unknown,
+}
+
+impl Ty {
+    fn rigid(self) -> Option<Prim> {
+        match self {
+            Ty::Rigid(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The type a flexible expression takes by default.
+    fn default(self) -> Option<Prim> {
+        match self {
+            Ty::Rigid(p) => Some(p),
+            Ty::AnyNum => Some(Prim::I64),
+            Ty::AnyFloat => Some(Prim::F64),
+            Ty::Unknown => None,
+        }
+    }
+
+    /// Two operands' shared type, the rigid one winning.
+    fn join(self, o: Ty) -> Ty {
+        match (self, o) {
+            (Ty::Rigid(p), _) | (_, Ty::Rigid(p)) => Ty::Rigid(p),
+            (Ty::Unknown, _) | (_, Ty::Unknown) => Ty::Unknown,
+            (Ty::AnyFloat, _) | (_, Ty::AnyFloat) => Ty::AnyFloat,
+            _ => Ty::AnyNum,
+        }
+    }
+}
+
+fn is_cmp(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
+}
+
+/// `t(e)`, with no source position of its own beyond e's.
+fn conv(t: Prim, e: SExp) -> SExp {
+    let sp = e.span();
+    SExp::Un(UnOp::Conv(t), Box::new(e), sp)
+}
+
+impl Elab<'_> {
+    fn bind(&mut self, p: &Pat) {
+        self.env.insert(p.name.name.clone(), p.ty.as_prim());
+    }
+
+    /// Whether the literal at `a` was written without a type suffix.
+    fn unsuffixed(&self, a: &Atom) -> bool {
+        let Some(src) = self.src else {
+            return matches!(a, Atom::Int(..));
+        };
+        let sp = a.span();
+        match src.get(sp.start..sp.end) {
+            Some(text) => !text.is_empty() && !text.contains(['i', 'f']),
+            None => matches!(a, Atom::Int(..)),
+        }
+    }
+
+    /// What an atom's type is known to be.
+    fn atom_ty(&self, a: &Atom) -> Ty {
+        match a {
+            Atom::Var(x) => match self.env.get(&x.name) {
+                Some(Some(p)) => Ty::Rigid(*p),
+                _ => Ty::Unknown,
+            },
+            Atom::Int(..) if self.unsuffixed(a) => Ty::AnyNum,
+            Atom::Int(..) => Ty::Rigid(Prim::I64),
+            Atom::Const(Const::F64(_), _) if self.unsuffixed(a) => Ty::AnyFloat,
+            Atom::Const(c, _) => Ty::Rigid(c.prim()),
+        }
+    }
+
+    /// The literal `a` as a literal of type `want`, where it is a flexible
+    /// one that can be (an integer fits, a decimal goes to a float).
+    fn atom_at(&self, a: &Atom, want: Option<Prim>) -> Atom {
+        let (Some(want), ty) = (want, self.atom_ty(a)) else {
+            return a.clone();
+        };
+        let sp = a.span();
+        match (ty, a) {
+            (Ty::AnyNum, Atom::Int(k, _)) => match want {
+                Prim::I64 | Prim::Bool => a.clone(),
+                Prim::I32 => match i32::try_from(*k) {
+                    Ok(v) => Atom::Const(Const::I32(v), sp),
+                    Err(_) => a.clone(),
+                },
+                Prim::F32 => Atom::Const(Const::f32(*k as f32), sp),
+                Prim::F64 => Atom::Const(Const::f64(*k as f64), sp),
+            },
+            (Ty::AnyFloat, Atom::Const(Const::F64(b), _)) if want == Prim::F32 => {
+                Atom::Const(Const::f32(f64::from_bits(*b) as f32), sp)
+            }
+            _ => a.clone(),
+        }
+    }
+
+    /// What a scalar expression's type is known to be, before elaboration.
+    fn ty(&self, e: &SExp) -> Ty {
+        match e {
+            SExp::Atom(a) => self.atom_ty(a),
+            SExp::Bin(op, l, r, _) => {
+                if is_cmp(*op) {
+                    return Ty::Rigid(Prim::Bool);
+                }
+                let j = self.ty(l).join(self.ty(r));
+                match op {
+                    BinOp::And | BinOp::Or => match (self.ty(l), self.ty(r)) {
+                        (Ty::Rigid(Prim::Bool), Ty::Rigid(Prim::Bool)) => Ty::Rigid(Prim::Bool),
+                        (Ty::Rigid(p), _) | (_, Ty::Rigid(p)) if p.is_int() => Ty::Rigid(p),
+                        (Ty::Rigid(Prim::Bool), _) | (_, Ty::Rigid(Prim::Bool)) => {
+                            Ty::Rigid(Prim::Bool)
+                        }
+                        _ => j,
+                    },
+                    _ => match j {
+                        // `(a < b) + 1`: the paper's truth values are ints.
+                        Ty::Rigid(Prim::Bool) => {
+                            let other = [self.ty(l), self.ty(r)]
+                                .into_iter()
+                                .find_map(|t| t.rigid().filter(|p| *p != Prim::Bool));
+                            other.map_or(Ty::Rigid(Prim::I64), Ty::Rigid)
+                        }
+                        j => j,
+                    },
+                }
+            }
+            SExp::Un(op, a, _) => match op {
+                UnOp::Conv(p) => Ty::Rigid(*p),
+                UnOp::Not => match self.ty(a) {
+                    Ty::Rigid(p) => Ty::Rigid(p),
+                    _ => Ty::AnyNum,
+                },
+                UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor => match self.ty(a) {
+                    Ty::AnyNum | Ty::AnyFloat => Ty::AnyFloat,
+                    t => t,
+                },
+                UnOp::Neg | UnOp::Abs => self.ty(a),
+            },
+        }
+    }
+
+    /// Elaborates `e` where its context expects `want` (if anything);
+    /// returns the expression and its type (`None` if unknown).
+    fn sexp(&self, e: &SExp, want: Option<Prim>) -> (SExp, Option<Prim>) {
+        let (e2, t) = self.sexp_inner(e, want);
+        // The convention's conversions between bool and the integers.
+        match (t, want) {
+            (Some(Prim::Bool), Some(w)) if w.is_int() => (conv(w, e2), Some(w)),
+            _ => (e2, t),
+        }
+    }
+
+    fn sexp_inner(&self, e: &SExp, want: Option<Prim>) -> (SExp, Option<Prim>) {
+        match e {
+            SExp::Atom(a) => {
+                let ty = self.atom_ty(a);
+                let target = match (ty, want) {
+                    (Ty::AnyNum, Some(w)) if w.is_numeric() => Some(w),
+                    (Ty::AnyFloat, Some(w)) if w.is_float() => Some(w),
+                    _ => ty.default(),
+                };
+                (SExp::Atom(self.atom_at(a, target)), target)
+            }
+            SExp::Bin(op, l, r, sp) => {
+                let (lt, rt) = (self.ty(l), self.ty(r));
+                if is_cmp(*op) {
+                    // Both sides at their shared type; bools compare as
+                    // bools, a bool against an int as ints.
+                    let t = match (lt.rigid(), rt.rigid()) {
+                        (Some(Prim::Bool), Some(p)) | (Some(p), Some(Prim::Bool)) => Some(p),
+                        _ => lt.join(rt).default(),
+                    };
+                    let (a, _) = self.sexp(l, t);
+                    let (b, _) = self.sexp(r, t);
+                    return (
+                        SExp::Bin(*op, Box::new(a), Box::new(b), *sp),
+                        Some(Prim::Bool),
+                    );
+                }
+                let t = match self.ty(e) {
+                    Ty::Rigid(p) => Some(p),
+                    Ty::AnyNum => match want {
+                        Some(w) if w.is_numeric() => Some(w),
+                        _ => Some(Prim::I64),
+                    },
+                    Ty::AnyFloat => match want {
+                        Some(w) if w.is_float() => Some(w),
+                        _ => Some(Prim::F64),
+                    },
+                    Ty::Unknown => want.filter(|w| w.is_numeric()),
+                };
+                let t = match (op, want) {
+                    // `&&` where a bool is expected is a bool `&&`.
+                    (BinOp::And | BinOp::Or, Some(Prim::Bool)) => Some(Prim::Bool),
+                    _ => t,
+                };
+                let side = |x: &SExp| {
+                    let (x2, xt) = self.sexp(x, t);
+                    match (xt, t) {
+                        // An int operand of a bool `&&`: non-zero is true.
+                        (Some(p), Some(Prim::Bool)) if p.is_int() => conv(Prim::Bool, x2),
+                        _ => x2,
+                    }
+                };
+                (SExp::Bin(*op, Box::new(side(l)), Box::new(side(r)), *sp), t)
+            }
+            SExp::Un(op, a, sp) => {
+                let (inner_want, out) = match op {
+                    UnOp::Conv(p) => (None, Some(*p)),
+                    UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor => {
+                        let t = match self.ty(a) {
+                            Ty::Rigid(p) => Some(p),
+                            _ => want.filter(|w| w.is_float()).or(Some(Prim::F64)),
+                        };
+                        (t, t)
+                    }
+                    UnOp::Neg | UnOp::Abs | UnOp::Not => {
+                        let t = match self.ty(a) {
+                            Ty::Rigid(p) => Some(p),
+                            Ty::AnyFloat => want.filter(|w| w.is_float()).or(Some(Prim::F64)),
+                            Ty::AnyNum => want.filter(|w| w.is_numeric()).or(Some(Prim::I64)),
+                            Ty::Unknown => want,
+                        };
+                        (t, t)
+                    }
+                };
+                let (a2, at) = if matches!(op, UnOp::Conv(_)) {
+                    self.sexp_inner(a, inner_want)
+                } else {
+                    self.sexp(a, inner_want)
+                };
+                let out = if matches!(op, UnOp::Conv(_)) {
+                    out
+                } else {
+                    at.or(out)
+                };
+                (SExp::unary(*op, a2, *sp), out)
+            }
+        }
+    }
+
+    fn int_atom(&self, a: &Atom) -> Atom {
+        self.atom_at(a, Some(Prim::I64))
+    }
+
+    fn int_sexp(&self, e: &SExp) -> SExp {
+        self.sexp(e, Some(Prim::I64)).0
+    }
+
+    fn ty_syn(&self, t: &mut Type) {
+        if let Type::Array(a, _) = t {
+            if let Some(m) = &mut a.mem {
+                if let LmadSyn::Explicit { offset, dims, .. } = &mut m.lmad {
+                    *offset = self.int_sexp(offset);
+                    for (_, s) in dims.iter_mut() {
+                        *s = self.int_sexp(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The element type of the array named `x`, if known.
+    fn elem_of(&self, x: &Ident, types: &HashMap<Name, Prim>) -> Option<Prim> {
+        types.get(&x.name).copied()
+    }
+
+    fn body_with(&mut self, b: &mut Body, arrays: &mut HashMap<Name, Prim>) {
+        for s in &mut b.stms {
+            self.stm(s, arrays);
+        }
+    }
+
+    fn pats(&mut self, ps: &mut [Pat], arrays: &mut HashMap<Name, Prim>) {
+        for p in ps.iter_mut() {
+            self.ty_syn(&mut p.ty);
+            self.bind(p);
+            if let Type::Array(a, _) = &p.ty {
+                arrays.insert(p.name.name.clone(), a.elem);
+            }
+        }
+    }
+
+    fn stm(&mut self, s: &mut Stm, arrays: &mut HashMap<Name, Prim>) {
+        let want = s.pats.first().and_then(|p| p.ty.as_prim());
+        match &mut s.exp.kind {
+            ExpKind::Scalar(e) => *e = self.sexp(e, want).0,
+            ExpKind::Alloc(e, _) => *e = self.int_sexp(e),
+            ExpKind::Index(_, is) => is.iter_mut().for_each(|a| *a = self.int_atom(a)),
+            ExpKind::Slice(_, sl) => {
+                for (o, n) in sl.iter_mut() {
+                    *o = self.int_atom(o);
+                    *n = self.int_atom(n);
+                }
+            }
+            ExpKind::Transpose(_) | ExpKind::Copy(_) | ExpKind::Concat(..) => {}
+            ExpKind::Iota(n) => *n = self.int_atom(n),
+            ExpKind::Replicate(n, v) => {
+                *n = self.int_atom(n);
+                let elem = match &s.pats.first().map(|p| &p.ty) {
+                    Some(Type::Array(a, _)) if a.shape.len() == 1 => Some(a.elem),
+                    _ => None,
+                };
+                *v = self.atom_at(v, elem.or(self.atom_ty(v).default()));
+            }
+            ExpKind::If(_, t, e) => {
+                self.body_with(t, &mut arrays.clone());
+                self.body_with(e, &mut arrays.clone());
+            }
+            ExpKind::Kernel(i, n, b) => {
+                *n = self.int_atom(n);
+                self.env.insert(i.name.clone(), Some(Prim::I64));
+                self.body_with(b, &mut arrays.clone());
+            }
+            ExpKind::Loop(ps, init, form, b) => {
+                for (p, a) in ps.iter().zip(init.iter_mut()) {
+                    *a = self.atom_at(a, p.ty.as_prim().or(self.atom_ty(a).default()));
+                }
+                if let LoopForm::For(i, n) = form {
+                    *n = self.int_atom(n);
+                    self.env.insert(i.name.clone(), Some(Prim::I64));
+                }
+                let mut inner = arrays.clone();
+                self.pats(ps, &mut inner);
+                self.body_with(b, &mut inner);
+            }
+            ExpKind::Update(x, is, v) => {
+                for i in is.iter_mut() {
+                    match i {
+                        UpdIdx::Elem(a) => *a = self.int_atom(a),
+                        UpdIdx::Range(o, n) => {
+                            *o = self.int_atom(o);
+                            *n = self.int_atom(n);
+                        }
+                    }
+                }
+                let elem = self.elem_of(x, arrays);
+                *v = self.atom_at(v, elem);
+            }
+            ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+                let elem = self.elem_of(xs, arrays);
+                *ne = self.atom_at(ne, elem.or(self.atom_ty(ne).default()));
+                if let RedOp::Lambda(l) = op {
+                    let mut inner = arrays.clone();
+                    self.pats(&mut l.params, &mut inner);
+                    self.body_with(&mut l.body, &mut inner);
+                }
+            }
+        }
+        self.pats(&mut s.pats, arrays);
+    }
+
+    // ---------------------------------------------------------------- IMP
+
+    fn imp_var(&self, x: &Ident) -> Option<Prim> {
+        self.env.get(&x.name).copied().flatten()
+    }
+
+    fn stmts(&mut self, ss: &mut [imp::Stmt]) {
+        for s in ss {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &mut imp::Stmt) {
+        use imp::StmtKind as K;
+        match &mut s.kind {
+            K::Skip => {}
+            K::Var(x, t) => {
+                let p = match t {
+                    imp::ImpType::Prim(p) => Some(*p),
+                    imp::ImpType::Mem => None,
+                };
+                self.env.insert(x.name.clone(), p);
+            }
+            K::Assign(x, e) => {
+                if let Some(t) = self.imp_var(x) {
+                    *e = self.sexp(e, Some(t)).0;
+                }
+            }
+            K::Alloc(_, e, _) | K::Assert(_, e) => *e = self.int_sexp(e),
+            K::Read(_, _, i) => *i = self.int_sexp(i),
+            K::Write(_, i, e) => {
+                *i = self.int_sexp(i);
+                *e = self.sexp(e, None).0;
+            }
+            K::If(_, a, b) => {
+                self.stmts(a);
+                self.stmts(b);
+            }
+            K::Kernel(i, n, b) | K::For(i, n, b) => {
+                *n = self.int_sexp(n);
+                self.env.insert(i.name.clone(), Some(Prim::I64));
+                self.stmts(b);
+            }
+            K::While(_, b) => self.stmts(b),
+            K::Reduce(x, r) => {
+                let t = self.imp_var(x);
+                self.red(r, t);
+            }
+            K::Scan(r, _, j) => {
+                let t = self.ty(&r.ne).default();
+                self.red(r, t);
+                *j = self.int_sexp(j);
+            }
+        }
+    }
+
+    fn red(&mut self, r: &mut imp::Red, t: Option<Prim>) {
+        r.ne = self.sexp(&r.ne, t).0;
+        r.count = self.int_sexp(&r.count);
+        if let imp::ImpOp::Lambda(a, b, ss, e) = &mut r.op {
+            self.env.insert(a.name.clone(), t);
+            self.env.insert(b.name.clone(), t);
+            self.stmts(ss);
+            *e = self.sexp(e, t).0;
+        }
+        self.env.insert(r.index.name.clone(), Some(Prim::I64));
+        self.stmts(&mut r.body);
+        r.elem = self.sexp(&r.elem, t).0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::Lang;
+    use crate::parse::parse_program;
+    use crate::print;
+
+    fn elab(src: &str) -> String {
+        let p = parse_program(src, Lang::Fun).expect("parses");
+        crate::check::check_program(&p)
+            .unwrap_or_else(|d| panic!("{}\n{}", d.message, print::program(&p)));
+        print::program(&p)
+    }
+
+    #[test]
+    fn literals_take_their_context_type() {
+        let out = elab("def main (x: f32) (k: i32) = let (y: f32) = x * 2 + 0.5 let (j: i32) = k - 1 in (y, j)");
+        assert!(out.contains("x * 2.0f32 + 0.5f32"), "{out}");
+        assert!(out.contains("k - 1i32"), "{out}");
+    }
+
+    #[test]
+    fn truth_values_are_ints_where_ints_are_expected() {
+        let out = elab("def main (a: int) (b: int) = let (c: int) = a < b let (d: int) = (a < b) + 1 let (e: bool) = a < b && c in (c, d, e)");
+        assert!(out.contains("let (c: int) = i64(a < b)"), "{out}");
+        assert!(out.contains("i64(a < b) + 1"), "{out}");
+        assert!(out.contains("a < b && bool(c)"), "{out}");
+    }
+
+    #[test]
+    fn suffixed_literals_keep_their_type() {
+        let p = parse_program(
+            "def main (x: f32) = let (y: f32) = x * 2.0f64 in (y)",
+            Lang::Fun,
+        )
+        .expect("parses");
+        assert!(crate::check::check_program(&p).is_err());
+    }
+
+    #[test]
+    fn elaboration_is_idempotent() {
+        let src = "def main (xs: [n]f32) (n: int) = let (s: f32) = reduce (+) 0 xs let (t: f32) = s / 2 let (u: int) = n < 3 in (t, u)";
+        let once = elab(src);
+        assert_eq!(elab(&once), once);
+    }
+}
