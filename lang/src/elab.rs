@@ -21,7 +21,8 @@
 //!
 //! It also desugars the surface syntax: a scalar expression written where
 //! the core has an atom or a name (`xs[n - 1 - i]`, `kernel i < n + 1`,
-//! `if a < b then`, `in (x + 1)`) arrives from the parser as a hole `#k`
+//! `if a < b then`, `in (x + 1)`), and an index written as an operand of a
+//! scalar expression (`2 * xs[i]`), arrive from the parser as holes `#k`
 //! ([`crate::parse::HOLE`]); each is bound by a fresh `let` of the
 //! expression's type, placed just before the statement (or the body's
 //! result) that uses it, at the expression's position, so errors still
@@ -36,6 +37,7 @@
 use crate::ast::*;
 use crate::imp;
 use crate::name::Name;
+use crate::parse::Hole;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Elaborates a FUN or FUNMEM program parsed from `src` (the text its
@@ -48,7 +50,7 @@ pub fn program(p: &mut Program, src: Option<&str>) {
 /// As [`program`], where `holes` are the scalar expressions the parser
 /// found in atom positions (the `k`-th stands for the name `#k`); each gets
 /// a fresh `let`.
-pub fn program_with_holes(p: &mut Program, src: Option<&str>, holes: Vec<SExp>) {
+pub fn program_with_holes(p: &mut Program, src: Option<&str>, holes: Vec<Hole>) {
     let mut used = HashSet::default();
     if !holes.is_empty() {
         // Fresh names must differ from every name the program writes.
@@ -99,7 +101,7 @@ struct Elab<'s> {
     /// Names are never shadowed where visible, so one map serves.
     env: HashMap<Name, Option<Prim>>,
     /// The parser's holes, each taken when it is bound.
-    holes: Vec<Option<SExp>>,
+    holes: Vec<Option<Hole>>,
     /// Names the source writes (fresh names avoid them).
     used: HashSet<String>,
     /// Counter for fresh names.
@@ -473,11 +475,21 @@ impl Elab<'_> {
                 at(self, v, elem, lets);
             }
             ExpKind::Reduce(_, ne, _) | ExpKind::Scan(_, ne, _) => at(self, ne, elem, lets),
-            ExpKind::Scalar(_)
-            | ExpKind::Alloc(..)
-            | ExpKind::Transpose(_)
-            | ExpKind::Copy(_)
-            | ExpKind::Concat(..) => {}
+            ExpKind::Scalar(e) | ExpKind::Alloc(e, _) => self.fill_sexp(e, arrays, lets),
+            ExpKind::Transpose(_) | ExpKind::Copy(_) | ExpKind::Concat(..) => {}
+        }
+    }
+
+    /// Binds the holes inside a scalar expression (indices written in it).
+    fn fill_sexp(&mut self, e: &mut SExp, arrays: &mut HashMap<Name, Prim>, lets: &mut Vec<Stm>) {
+        match e {
+            SExp::Atom(Atom::Var(x)) if is_hole(x) => *x = self.bind_hole(x, None, arrays, lets),
+            SExp::Atom(_) => {}
+            SExp::Bin(_, a, b, _) => {
+                self.fill_sexp(a, arrays, lets);
+                self.fill_sexp(b, arrays, lets);
+            }
+            SExp::Un(_, a, _) => self.fill_sexp(a, arrays, lets),
         }
     }
 
@@ -492,18 +504,29 @@ impl Elab<'_> {
         lets: &mut Vec<Stm>,
     ) -> Ident {
         let k: Option<usize> = x.name.as_str()[1..].parse().ok();
-        let Some(e) = k.and_then(|k| self.holes.get_mut(k)).and_then(Option::take) else {
+        let Some(h) = k.and_then(|k| self.holes.get_mut(k)).and_then(Option::take) else {
             return x.clone();
         };
-        let mut t = match self.ty(&e) {
-            Ty::Rigid(p) => p,
-            Ty::AnyNum => want.filter(|w| w.is_numeric()).unwrap_or(Prim::I64),
-            Ty::AnyFloat => want.filter(|w| w.is_float()).unwrap_or(Prim::F64),
-            Ty::Unknown => want.unwrap_or(Prim::I64),
+        let (kind, span, t) = match h {
+            Hole::Exp(mut e) => {
+                // Indices written inside it are bound first.
+                self.fill_sexp(&mut e, arrays, lets);
+                let t = self.hole_type(&e, want);
+                let span = e.span();
+                (ExpKind::Scalar(e), span, t)
+            }
+            Hole::Index(a, mut idx, span) => {
+                for i in idx.iter_mut() {
+                    if let Atom::Var(y) = i {
+                        if is_hole(y) {
+                            *y = self.bind_hole(y, Some(Prim::I64), arrays, lets);
+                        }
+                    }
+                }
+                let t = arrays.get(&a.name).copied().unwrap_or(Prim::I64);
+                (ExpKind::Index(a, idx), span, t)
+            }
         };
-        if t == Prim::Bool && want.is_some_and(Prim::is_int) {
-            t = want.unwrap_or(Prim::I64);
-        }
         let name = loop {
             let cand = format!("t{}", self.next);
             self.next += 1;
@@ -514,7 +537,6 @@ impl Elab<'_> {
                 };
             }
         };
-        let span = e.span();
         let mut s = Stm {
             pats: vec![Pat {
                 name: name.clone(),
@@ -522,15 +544,26 @@ impl Elab<'_> {
                 unique: false,
                 span,
             }],
-            exp: Exp {
-                kind: ExpKind::Scalar(e),
-                span,
-            },
+            exp: Exp { kind, span },
             span,
         };
         self.stm(&mut s, arrays);
         lets.push(s);
         name
+    }
+
+    /// The type of a hole's expression where its context wants `want`.
+    fn hole_type(&self, e: &SExp, want: Option<Prim>) -> Prim {
+        let mut t = match self.ty(e) {
+            Ty::Rigid(p) => p,
+            Ty::AnyNum => want.filter(|w| w.is_numeric()).unwrap_or(Prim::I64),
+            Ty::AnyFloat => want.filter(|w| w.is_float()).unwrap_or(Prim::F64),
+            Ty::Unknown => want.unwrap_or(Prim::I64),
+        };
+        if t == Prim::Bool && want.is_some_and(Prim::is_int) {
+            t = want.unwrap_or(Prim::I64);
+        }
+        t
     }
 
     fn pats(&mut self, ps: &mut [Pat], arrays: &mut HashMap<Name, Prim>) {
@@ -746,6 +779,18 @@ mod tests {
         let p = parse_program(bad, Lang::Fun).expect("parses");
         let d = crate::check::check_program(&p).expect_err("ill typed");
         assert_eq!(&bad[d.span.start..d.span.end], "n + x");
+    }
+
+    #[test]
+    fn indices_may_be_operands() {
+        let out = elab("def main (n: int) (xs: [n]f32) (ys: [n]int) =\n  let (zs: [n]f32) = kernel i < n do\n    let (z: f32) = 2 * xs[i] + xs[ys[i] % n] * 0.5\n    in (z)\n  let (w: f32) = xs[0]\n  in (zs, w, xs[n - 1])");
+        for want in [
+            "let (t0: f32) = xs[i]\n    let (t1: int) = ys[i]\n    let (t2: int) = t1 % n\n    let (t3: f32) = xs[t2]\n    let (z: f32) = 2.0f32 * t0 + t3 * 0.5f32",
+            "let (w: f32) = xs[0]\n",
+            "let (t4: int) = n - 1\n  let (t5: f32) = xs[t4]\n  in (zs, w, t5)",
+        ] {
+            assert!(out.contains(want), "{want:?} not in\n{out}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! built, so that printers, checkers and interpreters, which do recurse,
 //! cannot overflow the stack on any input.
 
-use crate::ast::{Atom, BinOp, Ident, Lang, Program, SExp};
+use crate::ast::{Atom, BinOp, ExpKind, Ident, Lang, Program, SExp};
 use crate::diag::{Diagnostic, Phase};
 use crate::imp;
 use crate::span::Span;
@@ -137,7 +137,7 @@ pub fn parse_program_raw(text: &str, lang: Lang) -> Result<Program, Diagnostic> 
 }
 
 /// The tree as parsed, with its holes.
-fn parse_surface(text: &str, lang: Lang) -> Result<(Program, Vec<SExp>), Diagnostic> {
+fn parse_surface(text: &str, lang: Lang) -> Result<(Program, Vec<Hole>), Diagnostic> {
     let mut min = Vec::new();
     let mut holes = Vec::new();
     let p = FUN_PARSER
@@ -151,8 +151,17 @@ fn parse_surface(text: &str, lang: Lang) -> Result<(Program, Vec<SExp>), Diagnos
 /// written where the core has an atom. No program can write a name with it.
 pub const HOLE: char = '#';
 
+/// What a hole stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hole {
+    /// A scalar expression written where the core has an atom or a name.
+    Exp(SExp),
+    /// An index `x[i, ...]` written inside a scalar expression.
+    Index(Ident, Vec<Atom>, Span),
+}
+
 /// `e` as an atom: itself if it is one, else a hole `#k` for it.
-pub(crate) fn hole(holes: &mut Vec<SExp>, e: SExp) -> Atom {
+pub(crate) fn hole(holes: &mut Vec<Hole>, e: SExp) -> Atom {
     match e {
         SExp::Atom(a) => a,
         e => Atom::Var(hole_ident(holes, e)),
@@ -160,13 +169,38 @@ pub(crate) fn hole(holes: &mut Vec<SExp>, e: SExp) -> Atom {
 }
 
 /// A hole for `e`.
-pub(crate) fn hole_ident(holes: &mut Vec<SExp>, e: SExp) -> Ident {
+pub(crate) fn hole_ident(holes: &mut Vec<Hole>, e: SExp) -> Ident {
     let span = e.span();
-    holes.push(e);
+    new_hole(holes, Hole::Exp(e), span)
+}
+
+/// A hole for the index `x[idx]` at `span`, as a scalar expression.
+pub(crate) fn hole_index(holes: &mut Vec<Hole>, x: Ident, idx: Vec<Atom>, span: Span) -> SExp {
+    SExp::Atom(Atom::Var(new_hole(holes, Hole::Index(x, idx, span), span)))
+}
+
+fn new_hole(holes: &mut Vec<Hole>, h: Hole, span: Span) -> Ident {
+    holes.push(h);
     Ident {
         name: crate::Name::new(&format!("{HOLE}{}", holes.len() - 1)),
         span,
     }
+}
+
+/// The statement form of `e`: an index when e is just the index hole made
+/// last (`let (y: f32) = xs[i]`), a scalar expression otherwise.
+pub(crate) fn exp_of_sexp(holes: &mut Vec<Hole>, e: SExp) -> ExpKind {
+    if let SExp::Atom(Atom::Var(x)) = &e {
+        let last = format!("{HOLE}{}", holes.len().wrapping_sub(1));
+        if x.name.as_str() == last {
+            if let Some(Hole::Index(..)) = holes.last() {
+                if let Some(Hole::Index(a, idx, _)) = holes.pop() {
+                    return ExpKind::Index(a, idx);
+                }
+            }
+        }
+    }
+    ExpKind::Scalar(e)
 }
 
 /// A literal 2^63 is only an i64 with a minus sign in front.
