@@ -200,9 +200,13 @@ impl Const {
 
     /// Prints the constant without a type suffix where the type needs none
     /// in a program (`i64` integers), with one otherwise.
+    /// A NaN whose sign bit is set prints as `-f32.nan` (a data file has
+    /// no such literal, but a program keeps every bit of its constants).
     pub fn program_text(self) -> String {
         match self {
             Const::I64(k) => k.to_string(),
+            Const::F32(b) if self.is_nan() && b >> 31 == 1 => "-f32.nan".into(),
+            Const::F64(b) if self.is_nan() && b >> 63 == 1 => "-f64.nan".into(),
             c => c.to_string(),
         }
     }

@@ -18,10 +18,45 @@ fn ident() -> impl Strategy<Value = Ident> {
     .prop_map(Ident::synthetic)
 }
 
+fn constant() -> impl Strategy<Value = Const> {
+    prop_oneof![
+        (0i32..i32::MAX).prop_map(Const::I32),
+        prop::bool::ANY.prop_map(Const::Bool),
+        (0u32..1 << 24).prop_map(|k| Const::f32(k as f32 / 64.0)),
+        (0.0f64..1e300).prop_map(Const::f64),
+        prop::sample::select(vec![
+            Const::f32(f32::NAN),
+            Const::f32(f32::INFINITY),
+            Const::f64(f64::NAN),
+            Const::f64(f64::INFINITY),
+            Const::f32(1e-7),
+            Const::f64(5e-324),
+        ]),
+    ]
+}
+
 fn atom() -> impl Strategy<Value = Atom> {
     prop_oneof![
-        ident().prop_map(Atom::Var),
-        (0i64..1000).prop_map(|k| Atom::Int(k, S))
+        3 => ident().prop_map(Atom::Var),
+        3 => (0i64..1000).prop_map(|k| Atom::Int(k, S)),
+        1 => constant().prop_map(|c| Atom::Const(c, S)),
+    ]
+}
+
+fn prim() -> impl Strategy<Value = Prim> {
+    prop::sample::select(Prim::ALL.to_vec())
+}
+
+fn unop() -> impl Strategy<Value = UnOp> {
+    prop_oneof![
+        Just(UnOp::Not),
+        prim().prop_map(UnOp::Conv),
+        prop::sample::select(
+            UnOp::FUNCTIONS
+                .iter()
+                .map(|(_, op)| *op)
+                .collect::<Vec<_>>()
+        ),
     ]
 }
 
@@ -36,10 +71,13 @@ fn sexp() -> impl Strategy<Value = SExp> {
         prop_oneof![
             (ops, inner.clone(), inner.clone()).prop_map(|(op, a, b)| SExp::bin(op, a, b)),
             // A negated literal is written as the literal itself.
-            (prop::bool::ANY, inner).prop_map(|(neg, e)| match (neg, e) {
+            (prop::bool::ANY, unop(), inner).prop_map(|(neg, op, e)| match (neg, e) {
                 (true, SExp::Atom(Atom::Int(k, _))) => SExp::int(k.wrapping_neg()),
+                (true, SExp::Atom(Atom::Const(c, _))) if c.negated().is_some() => {
+                    SExp::Atom(Atom::Const(c.negated().unwrap_or(c), S))
+                }
                 (true, e) => SExp::Un(UnOp::Neg, Box::new(e), S),
-                (false, e) => SExp::Un(UnOp::Not, Box::new(e), S),
+                (false, e) => SExp::Un(op, Box::new(e), S),
             }),
         ]
     })
@@ -62,11 +100,11 @@ fn ty(lang: Lang) -> BoxedStrategy<Type> {
     let shape = prop::collection::vec(atom(), 1..4);
     match lang {
         Lang::Fun => prop_oneof![
-            Just(Type::int(S)),
-            shape.prop_map(|shape| Type::Array(
+            prim().prop_map(|p| Type::Prim(p, S)),
+            (shape, prim()).prop_map(|(shape, elem)| Type::Array(
                 ArrayType {
                     shape,
-                    elem: Prim::I64,
+                    elem,
                     mem: None
                 },
                 S
@@ -74,12 +112,12 @@ fn ty(lang: Lang) -> BoxedStrategy<Type> {
         ]
         .boxed(),
         Lang::FunMem => prop_oneof![
-            Just(Type::int(S)),
+            prim().prop_map(|p| Type::Prim(p, S)),
             Just(Type::Mem(S)),
-            (shape, ident(), lmad()).prop_map(|(shape, block, lmad)| Type::Array(
+            (shape, prim(), ident(), lmad()).prop_map(|(shape, elem, block, lmad)| Type::Array(
                 ArrayType {
                     shape,
-                    elem: Prim::I64,
+                    elem,
                     mem: Some(MemAnn { block, lmad })
                 },
                 S
@@ -107,13 +145,24 @@ fn simple_exp(lang: Lang) -> BoxedStrategy<ExpKind> {
         ident().prop_map(ExpKind::Transpose),
         atom().prop_map(ExpKind::Iota),
         ident().prop_map(ExpKind::Copy),
+        (red_bin(), atom(), ident(), prop::bool::ANY).prop_map(|(op, ne, xs, scan)| if scan {
+            ExpKind::Scan(op, ne, xs)
+        } else {
+            ExpKind::Reduce(op, ne, xs)
+        }),
     ];
     match lang {
         Lang::Fun => base.boxed(),
-        Lang::FunMem => {
-            prop_oneof![base, sexp().prop_map(|e| ExpKind::Alloc(e, Prim::I64))].boxed()
-        }
+        Lang::FunMem => prop_oneof![
+            base,
+            (sexp(), prim()).prop_map(|(e, t)| ExpKind::Alloc(e, t))
+        ]
+        .boxed(),
     }
+}
+
+fn red_bin() -> impl Strategy<Value = RedOp> {
+    prop::sample::select(RedOp::BUILTIN.to_vec()).prop_map(|op| RedOp::Bin(op, S))
 }
 
 fn body(lang: Lang, depth: u32) -> BoxedStrategy<Body> {
@@ -124,6 +173,9 @@ fn body(lang: Lang, depth: u32) -> BoxedStrategy<Body> {
             4 => simple_exp(lang),
             1 => (ident(), body(lang, depth - 1), body(lang, depth - 1)).prop_map(|(c, t, e)| ExpKind::If(c, t, e)),
             1 => (ident(), atom(), body(lang, depth - 1)).prop_map(|(i, n, b)| ExpKind::Kernel(i, n, b)),
+            1 => (pat(lang), pat(lang), body(lang, depth - 1), atom(), ident()).prop_map(|(a, b, body, ne, xs)| {
+                ExpKind::Reduce(RedOp::Lambda(Box::new(Lambda { params: vec![a, b], body, span: S })), ne, xs)
+            }),
         ]
         .boxed()
     };
@@ -163,7 +215,7 @@ fn arr_decl() -> impl Strategy<Value = imp::ArrDecl> {
         lmad(),
     )
         .prop_map(|(name, shape, block, lmad)| imp::ArrDecl {
-            elem: Prim::I64,
+            elem: Prim::F32,
             name,
             shape,
             block,
@@ -176,16 +228,15 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
     use imp::StmtKind as K;
     let simple = prop_oneof![
         Just(K::Skip),
-        (ident(), prop::bool::ANY).prop_map(|(x, m)| K::Var(
+        (ident(), prop::option::of(prim())).prop_map(|(x, m)| K::Var(
             x,
-            if m {
-                imp::ImpType::Mem
-            } else {
-                imp::ImpType::INT
+            match m {
+                None => imp::ImpType::Mem,
+                Some(p) => imp::ImpType::Prim(p),
             }
         )),
         (ident(), sexp()).prop_map(|(x, e)| K::Assign(x, e)),
-        (ident(), sexp()).prop_map(|(x, e)| K::Alloc(x, e, Prim::I64)),
+        (ident(), sexp(), prim()).prop_map(|(x, e, t)| K::Alloc(x, e, t)),
         (ident(), ident(), sexp()).prop_map(|(x, m, e)| K::Read(x, m, e)),
         (ident(), sexp(), sexp()).prop_map(|(m, i, e)| K::Write(m, i, e)),
         (prop::bool::ANY, sexp()).prop_map(|(slice, e)| K::Assert(
@@ -204,15 +255,32 @@ fn stmts(depth: u32) -> BoxedStrategy<Vec<imp::Stmt>> {
             4 => simple,
             1 => (ident(), stmts(depth - 1), stmts(depth - 1)).prop_map(|(c, t, e)| K::If(c, t, e)),
             1 => (ident(), sexp(), stmts(depth - 1)).prop_map(|(i, n, b)| K::Kernel(i, n, b)),
+            1 => (imp_op(depth - 1), sexp(), ident(), sexp(), stmts(depth - 1), sexp(), prop::option::of((ident(), sexp())), ident())
+                .prop_map(|(op, ne, index, count, body, elem, scan, x)| {
+                    let red = Box::new(imp::Red { op, ne, index, count, body, elem });
+                    match scan {
+                        Some((m, j)) => K::Scan(red, m, j),
+                        None => K::Reduce(x, red),
+                    }
+                }),
         ]
         .boxed()
     };
     prop::collection::vec(kind.prop_map(|kind| imp::Stmt { kind, span: S }), 1..4).boxed()
 }
 
+fn imp_op(depth: u32) -> BoxedStrategy<imp::ImpOp> {
+    prop_oneof![
+        prop::sample::select(RedOp::BUILTIN.to_vec()).prop_map(imp::ImpOp::Bin),
+        (ident(), ident(), stmts(depth), sexp())
+            .prop_map(|(a, b, s, e)| imp::ImpOp::Lambda(a, b, s, e)),
+    ]
+    .boxed()
+}
+
 fn imp_program() -> impl Strategy<Value = imp::Program> {
     let param = prop_oneof![
-        ident().prop_map(|x| imp::Param::Scalar(x, Prim::I64, S)),
+        (ident(), prim()).prop_map(|(x, t)| imp::Param::Scalar(x, t, S)),
         arr_decl().prop_map(imp::Param::Array)
     ];
     let result = prop_oneof![
