@@ -129,7 +129,7 @@ pub struct RedInfo {
 }
 
 /// Elements per work-item in a tile of a parallel scan's last stage.
-pub const SCAN_TILE: usize = 4;
+pub const SCAN_TILE: usize = 8;
 
 /// A statement of the host part.
 #[derive(Clone, Debug)]
