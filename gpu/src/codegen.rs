@@ -182,9 +182,9 @@ pub struct Site {
 /// What a failed check means.
 #[derive(Clone, Debug)]
 pub enum SiteKind {
-    /// A read or write of block `m` at an offset (value 1) outside its size
-    /// (value 2).
-    Bounds { block: Name, write: bool },
+    /// A read or write of an element of `size` bytes of block `m` at an
+    /// offset (value 1, in elements) outside the block (value 2, its bytes).
+    Bounds { block: Name, write: bool, size: u64 },
     /// A division or remainder (value 1 is the dividend) by zero.
     DivByZero,
     /// A nested kernel with a negative bound (value 1).
@@ -204,9 +204,10 @@ impl Site {
     /// The message for the values the failed check recorded.
     pub fn message(&self, a: i64, b: i64) -> String {
         match &self.what {
-            SiteKind::Bounds { block, write } => format!(
-                "{} out of bounds in a kernel: offset {a} of block `{block}` of {b} bytes",
-                if *write { "write" } else { "read" }
+            SiteKind::Bounds { block, write, size } => format!(
+                "{} out of bounds in a kernel: offset {a} of block `{block}` of size {} ({b} bytes)",
+                if *write { "write" } else { "read" },
+                b / (*size).max(1) as i64
             ),
             SiteKind::DivByZero => format!("division by zero in a kernel: {a} / 0"),
             SiteKind::NegativeBound => {
@@ -654,7 +655,9 @@ impl Gen {
                 StmtKind::Reduce(x, r) => {
                     HostStmt::Reduce(x.name.clone(), self.host_red(r, None, s.span)?)
                 }
-                StmtKind::Scan(r, m, j) => HostStmt::Scan(self.host_red(r, Some((m, j)), s.span)?),
+                StmtKind::Scan(r, m, j) => {
+                    HostStmt::Scan(self.host_red(r, Some((m, j)), s.span)?)
+                }
                 // E-IMP-FOR / E-IMP-WHILE on the host: the driver runs
                 // the loop and launches its kernels in each iteration.
                 StmtKind::For(i, n, b) => {
@@ -682,9 +685,7 @@ impl Gen {
                     }
                     _ => HostStmt::Assign(x.name.clone(), e.clone(), s.span),
                 },
-                StmtKind::Alloc(x, e, t) => {
-                    HostStmt::Alloc(x.name.clone(), e.clone(), *t, s.span)
-                }
+                StmtKind::Alloc(x, e, t) => HostStmt::Alloc(x.name.clone(), e.clone(), *t, s.span),
                 StmtKind::Read(x, m, e) => {
                     HostStmt::Read(x.name.clone(), m.name.clone(), e.clone(), s.span)
                 }
@@ -962,10 +963,10 @@ impl Gen {
     ) -> String {
         let (cm, nm) = (self.c(m), self.size_of(m));
         let block = m.clone();
-        let site = self.site(rule, span, SiteKind::Bounds { block, write });
+        let size = t.size();
+        let site = self.site(rule, span, SiteKind::Bounds { block, write, size });
         // Element `at` of size s is inside a block of n bytes when
         // 0 <= at < n / s.
-        let size = t.size();
         self.line(&format!(
             "if (!FM_IN({at}, {nm} / {size})) FM_FAIL({site}, {at}, {nm});"
         ));
@@ -1072,7 +1073,16 @@ impl Gen {
 
     /// The C statement `dst = a op b` for the operator of `r` (a lambda is
     /// the function `op_fn`, called with `ctx` first).
-    fn combine(&self, r: &Red, t: Prim, op_fn: &str, ctx: &str, dst: &str, a: &str, b: &str) -> String {
+    fn combine(
+        &self,
+        r: &Red,
+        t: Prim,
+        op_fn: &str,
+        ctx: &str,
+        dst: &str,
+        a: &str,
+        b: &str,
+    ) -> String {
         match &r.op {
             ImpOp::Bin(op) => format!("{dst} = {};", binop_code(*op, t, a, b)),
             ImpOp::Lambda(..) => format!(
@@ -1257,7 +1267,11 @@ impl Gen {
             kp.push("__global long *fm_err".to_string());
             kp.push("__global long *fm_count".to_string());
             self.out.push('\n');
-            let _ = writeln!(self.out, "// {stage:?} stage of the {}", if scan { "scan" } else { "reduce" });
+            let _ = writeln!(
+                self.out,
+                "// {stage:?} stage of the {}",
+                if scan { "scan" } else { "reduce" }
+            );
             let _ = writeln!(
                 self.out,
                 "__kernel __attribute__((reqd_work_group_size(FM_GROUP, 1, 1)))\nvoid {name}({}) {{",
@@ -1271,7 +1285,8 @@ impl Gen {
             self.div_checks(&[&r.ne], rule, span);
             let ne = self.expr(&r.ne);
             self.line(&format!("const {ct} fm_ne = {ne};"));
-            let comb = |g: &Gen, dst: &str, a: &str, b: &str| g.combine(r, t, &op_fn, &ctx, dst, a, b);
+            let comb =
+                |g: &Gen, dst: &str, a: &str, b: &str| g.combine(r, t, &op_fn, &ctx, dst, a, b);
             match stage {
                 Stage::Groups | Stage::Finish => {
                     self.line("const long fm_chunk = (fm_n + fm_ng - 1) / fm_ng;");
@@ -1288,10 +1303,17 @@ impl Gen {
                 }
             };
             if stage == Stage::Finish {
-                let site = self.site(WRITE, span, SiteKind::Bounds {
-                    block: target.map(|(m, _)| m.name.clone()).unwrap_or_else(|| Name::from("?")),
-                    write: true,
-                });
+                let site = self.site(
+                    WRITE,
+                    span,
+                    SiteKind::Bounds {
+                        block: target
+                            .map(|(m, _)| m.name.clone())
+                            .unwrap_or_else(|| Name::from("?")),
+                        write: true,
+                        size,
+                    },
+                );
                 let (cm, nm) = match target {
                     Some((m, _)) => (self.c(&m.name), self.size_of(&m.name)),
                     None => ("fm_part".to_string(), "0".to_string()),
@@ -1300,19 +1322,28 @@ impl Gen {
                 self.line(&format!("__local {ct} fm_te[{tile} * FM_GROUP];"));
                 self.line(&format!("__local long fm_tj[{tile} * FM_GROUP];"));
                 self.line(&format!("{ct} fm_carry = FM_AT({ct}, fm_part, fm_g);"));
-                self.line(&format!("for (long fm_base = fm_lo; fm_base < fm_hi; fm_base += {tile} * FM_GROUP) {{"));
+                self.line(&format!(
+                    "for (long fm_base = fm_lo; fm_base < fm_hi; fm_base += {tile} * FM_GROUP) {{"
+                ));
                 self.indent += 1;
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
                 self.line("  const long fm_i = fm_base + fm_k * FM_GROUP + fm_l;");
                 self.line(&format!("  {ct} fm_e = fm_ne; long fm_j = 0;"));
                 let el = elem_of("fm_i");
                 self.line(&format!("  if (fm_i < fm_hi) {el}"));
-                self.line("  fm_te[fm_k * FM_GROUP + fm_l] = fm_e; fm_tj[fm_k * FM_GROUP + fm_l] = fm_j;");
+                self.line(
+                    "  fm_te[fm_k * FM_GROUP + fm_l] = fm_e; fm_tj[fm_k * FM_GROUP + fm_l] = fm_j;",
+                );
                 self.line("}");
                 self.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 self.line(&format!("{ct} fm_acc = fm_ne;"));
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
-                let c = comb(self, "fm_acc", "fm_acc", &format!("fm_te[fm_l * {tile} + fm_k]"));
+                let c = comb(
+                    self,
+                    "fm_acc",
+                    "fm_acc",
+                    &format!("fm_te[fm_l * {tile} + fm_k]"),
+                );
                 self.line(&format!("  {c}"));
                 self.line(&format!("  fm_te[fm_l * {tile} + fm_k] = fm_acc;"));
                 self.line("}");
@@ -1321,7 +1352,12 @@ impl Gen {
                 let c = comb(self, "fm_pre", "fm_carry", "fm_lm[fm_l - 1]");
                 self.line(&format!("if (fm_l > 0) {c}"));
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
-                let c = comb(self, &format!("fm_te[fm_l * {tile} + fm_k]"), "fm_pre", &format!("fm_te[fm_l * {tile} + fm_k]"));
+                let c = comb(
+                    self,
+                    &format!("fm_te[fm_l * {tile} + fm_k]"),
+                    "fm_pre",
+                    &format!("fm_te[fm_l * {tile} + fm_k]"),
+                );
                 self.line(&format!("  {c}"));
                 self.line("}");
                 self.line(&format!("{ct} fm_total = fm_carry;"));
@@ -1362,7 +1398,11 @@ impl Gen {
                     self.line("if (fm_l > 0) fm_pre = fm_lm[fm_l - 1];");
                     self.line("for (long fm_i = fm_a; fm_i < fm_b; fm_i++) {");
                     self.line(&format!("  const {ct} fm_v = FM_AT({ct}, fm_part, fm_i);"));
-                    self.line("  FM_AT(T, fm_part, fm_i) = fm_pre;".replace("(T,", &format!("({ct},")).as_str());
+                    self.line(
+                        "  FM_AT(T, fm_part, fm_i) = fm_pre;"
+                            .replace("(T,", &format!("({ct},"))
+                            .as_str(),
+                    );
                     let c = comb(self, "fm_pre", "fm_pre", "fm_v");
                     self.line(&format!("  {c}"));
                     self.line("}");
@@ -1376,8 +1416,14 @@ impl Gen {
                     self.line("  }");
                     self.line("  barrier(CLK_LOCAL_MEM_FENCE);");
                     self.line("}");
-                    let slot = if stage == Stage::Groups { "fm_g" } else { "fm_n" };
-                    self.line(&format!("if (fm_l == 0) FM_AT({ct}, fm_part, {slot}) = fm_lm[0];"));
+                    let slot = if stage == Stage::Groups {
+                        "fm_g"
+                    } else {
+                        "fm_n"
+                    };
+                    self.line(&format!(
+                        "if (fm_l == 0) FM_AT({ct}, fm_part, {slot}) = fm_lm[0];"
+                    ));
                 }
             }
             self.line(&format!("FM_FLUSH({k});"));
@@ -1729,7 +1775,7 @@ mod tests {
         );
         assert_eq!(c.kernels.len(), 1);
         let k = &c.kernels[0];
-        assert_eq!((k.ints.len(), k.mems.len(), k.loops), (1, 1, true));
+        assert_eq!((k.scalars.len(), k.mems.len(), k.loops), (1, 1, true));
         assert!(c.source.contains("__kernel void k0("), "{}", c.source);
         assert!(c
             .source
@@ -1803,7 +1849,7 @@ mod tests {
         let (k, l) = (&c.kernels[0], &c.kernels[1]);
         // The first is launched in a host loop and has loops inside.
         assert!(k.loops && k.repeated && !l.loops && !l.repeated);
-        assert_eq!(k.ints.len(), 1, "{:?}", k.ints);
+        assert_eq!(k.scalars.len(), 1, "{:?}", k.scalars);
         for text in [
             "for (long v_j = 0; v_j < v_j_iterations; v_j++) {",
             "while (v_s != 0) {",

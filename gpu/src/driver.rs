@@ -26,14 +26,14 @@
 use crate::codegen::{Compiled, HostStmt};
 use crate::device::{DeviceInfo, GpuError};
 use funmem_lang::ast::{Atom, SExp};
+use funmem_lang::ast::{BinOp, UnOp};
 use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::prim::Const;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::prog;
-use funmem_lang::ast::{BinOp, UnOp};
-use funmem_lang::prim::Prim;
 use funmem_semantics::scalar::{binop_t, unop_t, DivByZero};
 use funmem_semantics::value::{ArrayValue, Elems, Value};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -184,7 +184,11 @@ impl Runtime {
         let has_kernels = compiled.iter().flatten().any(|c| !c.kernels.is_empty());
         let program = if has_kernels {
             let fp64 = compiled.iter().flatten().any(|c| c.fp64);
-            Some(build_source(&shared.context, &source, &options(device, fp64)?)?)
+            Some(build_source(
+                &shared.context,
+                &source,
+                &options(device, fp64)?,
+            )?)
         } else {
             None
         };
@@ -657,7 +661,10 @@ impl Host<'_> {
                     return Err(stuck(
                         READ,
                         *span,
-                        format!("read out of bounds: offset {at} of block `{m}` of {len} bytes"),
+                        format!(
+                            "read out of bounds: offset {at} of block `{m}` of size {} ({len} bytes)",
+                            len / size
+                        ),
                     ));
                 }
                 let mut v = vec![0u8; size as usize];
@@ -675,7 +682,8 @@ impl Host<'_> {
                 self.stats.sync_reads += 1;
                 self.stats.d2h_transfers += 1;
                 self.stats.d2h_bytes += size as u64;
-                self.vals.insert(x.clone(), Elems::from_le_bytes(t, &v).get(0));
+                self.vals
+                    .insert(x.clone(), Elems::from_le_bytes(t, &v).get(0));
             }
             HostStmt::Write(m, i, e, span) => {
                 let at = self.eval(i, WRITE, *span)?;
@@ -688,7 +696,10 @@ impl Host<'_> {
                     return Err(stuck(
                         WRITE,
                         *span,
-                        format!("write out of bounds: offset {at} of block `{m}` of {len} bytes"),
+                        format!(
+                            "write out of bounds: offset {at} of block `{m}` of size {} ({len} bytes)",
+                            len / size
+                        ),
                     ));
                 }
                 let mut one = Elems::with_capacity(val.prim(), 1);
@@ -803,7 +814,10 @@ impl Host<'_> {
             ));
         }
         // The heap limit counts 8-byte cells.
-        let cells = match self.limits.charge(self.cells, (n as u64).div_ceil(8), rule, span) {
+        let cells = match self
+            .limits
+            .charge(self.cells, (n as u64).div_ceil(8), rule, span)
+        {
             Ok(cells) => cells,
             Err(e) => {
                 self.check_error()?;
@@ -913,7 +927,10 @@ impl Host<'_> {
         let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
         let group = RED_GROUP;
         let units = self.rt.device.compute_units.max(1) as i64;
-        let groups = (n as u64).div_ceil(group as u64).min(8 * units as u64).max(1) as usize;
+        let groups = (n as u64)
+            .div_ceil(group as u64)
+            .min(8 * units as u64)
+            .max(1) as usize;
         let size = info.elem.size() as usize;
         // SAFETY: a fresh buffer, no host pointer.
         let part = unsafe {
@@ -942,13 +959,10 @@ impl Host<'_> {
         let mut v = vec![0u8; size];
         // SAFETY: partial `groups` is inside the buffer.
         unsafe {
-            self.rt.shared.queue.enqueue_read_buffer(
-                &part,
-                CL_BLOCKING,
-                groups * size,
-                &mut v,
-                &[],
-            )
+            self.rt
+                .shared
+                .queue
+                .enqueue_read_buffer(&part, CL_BLOCKING, groups * size, &mut v, &[])
         }
         .map_err(|e| GpuError::cl("reading the result of a reduce", e))?;
         self.stats.sync_reads += 1;
@@ -1140,10 +1154,20 @@ impl Host<'_> {
                     let v =
                         prog::input_of(inputs, k, want, name, t.name(), *span).map_err(program)?;
                     let &Value::Scalar(c) = v else {
-                        return Err(program(prog::mismatch(name, t.name(), &v.type_name(), *span)));
+                        return Err(program(prog::mismatch(
+                            name,
+                            t.name(),
+                            &v.type_name(),
+                            *span,
+                        )));
                     };
                     if c.prim() != *t {
-                        return Err(program(prog::mismatch(name, t.name(), &v.type_name(), *span)));
+                        return Err(program(prog::mismatch(
+                            name,
+                            t.name(),
+                            &v.type_name(),
+                            *span,
+                        )));
                     }
                     self.vals.insert(x.name.clone(), c);
                 }
