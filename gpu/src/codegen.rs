@@ -1028,6 +1028,31 @@ impl Gen {
     }
 }
 
+/// The operator of a host-level `reduce` or `scan` as C: a builtin
+/// operator inline, a lambda as the function `op_fn` called with the
+/// context arguments `ctx` first.
+struct Combine<'a> {
+    red: &'a Red,
+    t: Prim,
+    op_fn: &'a str,
+    ctx: &'a str,
+}
+
+impl Combine<'_> {
+    /// The C statement `dst = a op b`.
+    fn code(&self, dst: &str, a: &str, b: &str) -> String {
+        match &self.red.op {
+            ImpOp::Bin(op) => format!("{dst} = {};", binop_code(*op, self.t, a, b)),
+            ImpOp::Lambda(..) => format!(
+                "{{ {} fm_o = {a}; {}({}, {a}, {b}, &fm_o); {dst} = fm_o; }}",
+                ctype(self.t),
+                self.op_fn,
+                self.ctx
+            ),
+        }
+    }
+}
+
 /// `reduce` and `scan`: sequential in a work-item, parallel kernels on the
 /// host level.
 impl Gen {
@@ -1069,27 +1094,6 @@ impl Gen {
             args.push(self.size_of(m));
         }
         args
-    }
-
-    /// The C statement `dst = a op b` for the operator of `r` (a lambda is
-    /// the function `op_fn`, called with `ctx` first).
-    fn combine(
-        &self,
-        r: &Red,
-        t: Prim,
-        op_fn: &str,
-        ctx: &str,
-        dst: &str,
-        a: &str,
-        b: &str,
-    ) -> String {
-        match &r.op {
-            ImpOp::Bin(op) => format!("{dst} = {};", binop_code(*op, t, a, b)),
-            ImpOp::Lambda(..) => format!(
-                "{{ {} fm_o = {a}; {op_fn}({ctx}, {a}, {b}, &fm_o); {dst} = fm_o; }}",
-                ctype(t)
-            ),
-        }
     }
 
     /// A `reduce` (result in `x`) or `scan` (into block `m` at `j`) inside a
@@ -1285,8 +1289,12 @@ impl Gen {
             self.div_checks(&[&r.ne], rule, span);
             let ne = self.expr(&r.ne);
             self.line(&format!("const {ct} fm_ne = {ne};"));
-            let comb =
-                |g: &Gen, dst: &str, a: &str, b: &str| g.combine(r, t, &op_fn, &ctx, dst, a, b);
+            let comb = Combine {
+                red: r,
+                t,
+                op_fn: &op_fn,
+                ctx: &ctx,
+            };
             match stage {
                 Stage::Groups | Stage::Finish => {
                     self.line("const long fm_chunk = (fm_n + fm_ng - 1) / fm_ng;");
@@ -1338,22 +1346,16 @@ impl Gen {
                 self.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 self.line(&format!("{ct} fm_acc = fm_ne;"));
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
-                let c = comb(
-                    self,
-                    "fm_acc",
-                    "fm_acc",
-                    &format!("fm_te[fm_l * {tile} + fm_k]"),
-                );
+                let c = comb.code("fm_acc", "fm_acc", &format!("fm_te[fm_l * {tile} + fm_k]"));
                 self.line(&format!("  {c}"));
                 self.line(&format!("  fm_te[fm_l * {tile} + fm_k] = fm_acc;"));
                 self.line("}");
                 self.local_scan(ct, &comb);
                 self.line(&format!("{ct} fm_pre = fm_carry;"));
-                let c = comb(self, "fm_pre", "fm_carry", "fm_lm[fm_l - 1]");
+                let c = comb.code("fm_pre", "fm_carry", "fm_lm[fm_l - 1]");
                 self.line(&format!("if (fm_l > 0) {c}"));
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
-                let c = comb(
-                    self,
+                let c = comb.code(
                     &format!("fm_te[fm_l * {tile} + fm_k]"),
                     "fm_pre",
                     &format!("fm_te[fm_l * {tile} + fm_k]"),
@@ -1361,7 +1363,7 @@ impl Gen {
                 self.line(&format!("  {c}"));
                 self.line("}");
                 self.line(&format!("{ct} fm_total = fm_carry;"));
-                let c = comb(self, "fm_total", "fm_carry", "fm_lm[FM_GROUP - 1]");
+                let c = comb.code("fm_total", "fm_carry", "fm_lm[FM_GROUP - 1]");
                 self.line(&c);
                 self.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
@@ -1379,7 +1381,7 @@ impl Gen {
                 // Each work-item's share, then the group's in order.
                 self.line(&format!("{ct} fm_acc = fm_ne;"));
                 let el = elem_of("fm_i");
-                let c = comb(self, "fm_acc", "fm_acc", "fm_e");
+                let c = comb.code("fm_acc", "fm_acc", "fm_e");
                 if commutative && stage == Stage::Groups {
                     self.line("for (long fm_i = fm_lo + fm_l; fm_i < fm_hi; fm_i += FM_GROUP) {");
                 } else {
@@ -1403,7 +1405,7 @@ impl Gen {
                             .replace("(T,", &format!("({ct},"))
                             .as_str(),
                     );
-                    let c = comb(self, "fm_pre", "fm_pre", "fm_v");
+                    let c = comb.code("fm_pre", "fm_pre", "fm_v");
                     self.line(&format!("  {c}"));
                     self.line("}");
                 } else {
@@ -1411,7 +1413,7 @@ impl Gen {
                     self.line("barrier(CLK_LOCAL_MEM_FENCE);");
                     self.line("for (int fm_s = 1; fm_s < FM_GROUP; fm_s <<= 1) {");
                     self.line("  if ((fm_l & (2 * fm_s - 1)) == 0) {");
-                    let c = comb(self, "fm_lm[fm_l]", "fm_lm[fm_l]", "fm_lm[fm_l + fm_s]");
+                    let c = comb.code("fm_lm[fm_l]", "fm_lm[fm_l]", "fm_lm[fm_l + fm_s]");
                     self.line(&format!("    {c}"));
                     self.line("  }");
                     self.line("  barrier(CLK_LOCAL_MEM_FENCE);");
@@ -1456,8 +1458,8 @@ impl Gen {
     /// An inclusive scan of `fm_acc` over the work-group, in order, into
     /// `fm_lm` (Hillis and Steele: each step combines a value with the
     /// one `fm_d` places before it, the earlier on the left).
-    fn local_scan(&mut self, ct: &str, comb: &dyn Fn(&Gen, &str, &str, &str) -> String) {
-        let c = comb(self, "fm_v", "fm_lm[fm_l - fm_d]", "fm_v");
+    fn local_scan(&mut self, ct: &str, comb: &Combine) {
+        let c = comb.code("fm_v", "fm_lm[fm_l - fm_d]", "fm_v");
         self.line("fm_lm[fm_l] = fm_acc;");
         self.line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.line("for (int fm_d = 1; fm_d < FM_GROUP; fm_d <<= 1) {");
