@@ -128,6 +128,10 @@ pub struct RedInfo {
     pub span: Span,
 }
 
+/// Elements a work-item loads per step in the first stage of a parallel
+/// `reduce` or `scan` with a builtin operator (a power of two).
+pub const UNROLL: usize = 4;
+
 /// Elements per work-item in a tile of a parallel scan's last stage.
 pub const SCAN_TILE: usize = 8;
 
@@ -1383,7 +1387,45 @@ impl Gen {
                 let el = elem_of("fm_i");
                 let c = comb.code("fm_acc", "fm_acc", "fm_e");
                 if commutative && stage == Stage::Groups {
-                    self.line("for (long fm_i = fm_lo + fm_l; fm_i < fm_hi; fm_i += FM_GROUP) {");
+                    // UNROLL elements a step, each into its own
+                    // accumulator, so that their loads are in flight
+                    // together and no one addition waits for another.
+                    let u = UNROLL;
+                    let accs: Vec<String> = (0..u).map(|k| format!("fm_a{k}")).collect();
+                    self.line(&format!(
+                        "{ct} {};",
+                        accs.iter()
+                            .map(|a| format!("{a} = fm_ne"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    self.line("long fm_i = fm_lo + fm_l;");
+                    self.line(&format!(
+                        "for (; fm_i + {} * FM_GROUP < fm_hi; fm_i += {u} * FM_GROUP) {{",
+                        u - 1
+                    ));
+                    self.line("  long fm_j = 0;");
+                    for k in 0..u {
+                        self.line(&format!("  {ct} fm_e{k} = fm_ne;"));
+                        let el = elem_of(&format!("fm_i + {k} * FM_GROUP"))
+                            .replace("&fm_e,", &format!("&fm_e{k},"));
+                        self.line(&format!("  {el}"));
+                    }
+                    for k in 0..u {
+                        let c = comb.code(&accs[k], &accs[k], &format!("fm_e{k}"));
+                        self.line(&format!("  {c}"));
+                    }
+                    self.line("}");
+                    let mut step = 1;
+                    while step < u {
+                        for k in (0..u).step_by(2 * step) {
+                            let c = comb.code(&accs[k], &accs[k], &accs[k + step]);
+                            self.line(&c);
+                        }
+                        step *= 2;
+                    }
+                    self.line("fm_acc = fm_a0;");
+                    self.line("for (; fm_i < fm_hi; fm_i += FM_GROUP) {");
                 } else {
                     self.line("const long fm_cs = (fm_hi - fm_lo + FM_GROUP - 1) / FM_GROUP;");
                     self.line("const long fm_a = min(fm_lo + fm_l * fm_cs, fm_hi), fm_b = min(fm_a + fm_cs, fm_hi);");
@@ -1894,6 +1936,51 @@ mod tests {
             "//  done",
         ] {
             assert!(printed.contains(text), "{text}: {printed}");
+        }
+    }
+
+    #[test]
+    fn typed_constants_operators_and_conversions() {
+        assert_eq!(const_literal(Const::I32(i32::MIN)), "(-2147483647 - 1)");
+        assert_eq!(const_literal(Const::f32(1.5)), "as_float(0x3fc00000U)");
+        assert_eq!(
+            const_literal(Const::f64(f64::NAN)),
+            format!("as_double(0x{:016x}UL)", f64::NAN.to_bits())
+        );
+        assert_eq!(const_literal(Const::Bool(true)), "((uchar)1)");
+        assert_eq!(
+            binop_code(BinOp::Add, Prim::I32, "a", "b"),
+            "fm_add32(a, b)"
+        );
+        assert_eq!(binop_code(BinOp::Rem, Prim::F64, "a", "b"), "fmod(a, b)");
+        assert_eq!(binop_code(BinOp::Max, Prim::F32, "a", "b"), "fmax(a, b)");
+        assert_eq!(
+            binop_code(BinOp::Lt, Prim::F32, "a", "b"),
+            "((uchar)(a < b))"
+        );
+        assert_eq!(
+            convert_code(Prim::F32, Prim::I32, "x"),
+            "convert_int_sat_rtz(x)"
+        );
+        assert_eq!(convert_code(Prim::I64, Prim::I32, "x"), "as_int((uint)(x))");
+        assert_eq!(
+            convert_code(Prim::F64, Prim::Bool, "x"),
+            "((uchar)((x) != 0))"
+        );
+        // A typed read, write and an f64 program asking for fp64.
+        let c = source(
+            "def main (n: i64) (xs: [n]f64 @ xm -> R(n)) =
+               var rm: mem; rm <- alloc n i32;
+               kernel i < n do var x: f64; x <- xm[i]; rm[i] <- i32(x) done
+             out (r: [n]i32 @ rm -> R(n))",
+        );
+        assert!(c.fp64);
+        for text in [
+            "if (!FM_IN(v_i, v_xm_n / 8))",
+            "v_x = FM_AT(double, v_xm, v_i); FM_READ(8);",
+            "FM_AT(int, v_rm, v_i) = convert_int_sat_rtz(v_x); FM_WRITE(4);",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
         }
     }
 
