@@ -1411,8 +1411,8 @@ impl Gen {
                             .replace("&fm_e,", &format!("&fm_e{k},"));
                         self.line(&format!("  {el}"));
                     }
-                    for k in 0..u {
-                        let c = comb.code(&accs[k], &accs[k], &format!("fm_e{k}"));
+                    for (k, a) in accs.iter().enumerate() {
+                        let c = comb.code(a, a, &format!("fm_e{k}"));
                         self.line(&format!("  {c}"));
                     }
                     self.line("}");
