@@ -283,6 +283,19 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         r.copy.gbps,
         100.0
     );
+    for red in &r.reductions {
+        println!(
+            "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}   ({} {}: its stages together; bytes read + written)",
+            if red.what.starts_with("scan") { "scan" } else { "reduce" },
+            "",
+            red.ms.median,
+            bytes(red.bytes),
+            red.gbps,
+            percent(red.of_copy),
+            red.elem,
+            red.what
+        );
+    }
     if r.of_copy.is_none() || r.kernels.iter().any(|k| k.of_copy.is_none()) {
         println!(
             "(of copy: shown for kernels that move at least {}; below that a launch's latency, not bandwidth, decides its time)",

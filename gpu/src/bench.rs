@@ -89,6 +89,26 @@ pub struct KernelReport {
 /// "500% of copy").
 pub const MIN_RATIO_BYTES: u64 = 16 << 20;
 
+/// A host-level `reduce` or `scan`: the kernels of its stages together.
+/// Its bytes are those its kernels' work-items read and wrote: a reduce
+/// reads its elements once; a scan reads them twice (once to sum each
+/// group's share, once to scan it) and writes them once.
+#[derive(Clone, Debug, Serialize)]
+pub struct RedReport {
+    /// `reduce` or `scan`, and the statement's line.
+    pub what: String,
+    /// The element type.
+    pub elem: String,
+    /// Its time per run (all its kernels).
+    pub ms: Summary,
+    /// Bytes read and written per run.
+    pub bytes: u64,
+    /// Bytes over median time, in GB/s.
+    pub gbps: f64,
+    /// `gbps` over the copy kernel's.
+    pub of_copy: Option<f64>,
+}
+
 /// The copy kernel's figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct CopyReport {
@@ -120,6 +140,8 @@ pub struct BenchReport {
     pub of_copy: Option<f64>,
     /// Each kernel.
     pub kernels: Vec<KernelReport>,
+    /// Each host-level `reduce` and `scan`, all its kernels together.
+    pub reductions: Vec<RedReport>,
     /// The copy kernel over the same bytes.
     pub copy: CopyReport,
     /// Memory and transfers of one run.
@@ -139,7 +161,7 @@ pub fn bench(
     opts: BenchOptions,
 ) -> Result<BenchReport, GpuError> {
     let (_, counted) = rt.run(inputs, opts.limits, true)?;
-    let accesses = counted.accesses.clone().unwrap_or_default();
+    let accesses = counted.access_bytes.clone().unwrap_or_default();
     for _ in 0..opts.warmup {
         rt.run(inputs, opts.limits, false)?;
     }
@@ -148,7 +170,7 @@ pub fn bench(
         runs.push(rt.run(inputs, opts.limits, false)?.1);
     }
     let kernel_bytes: Vec<u64> = (0..rt.compiled().kernels.len())
-        .map(|k| accesses.get(k).map_or(0, |(r, w)| 8 * (r + w)))
+        .map(|k| accesses.get(k).map_or(0, |(r, w)| r + w))
         .collect();
     let bytes: u64 = kernel_bytes.iter().sum();
     let max_alloc = rt.device().max_alloc.max(16);
@@ -182,6 +204,33 @@ pub fn bench(
             }
         })
         .collect();
+    let reductions = rt
+        .compiled()
+        .reds
+        .iter()
+        .map(|r| {
+            let ns: Vec<u64> = runs
+                .iter()
+                .map(|run| r.kernels.iter().map(|&k| run.kernel_ns[k]).sum())
+                .collect();
+            let ms = Summary::of_ns(&ns);
+            let b: u64 = r.kernels.iter().map(|&k| kernel_bytes[k]).sum();
+            let g = gbps(b, ms.median);
+            RedReport {
+                what: format!(
+                    "{} (bytes {}..{})",
+                    if r.scan { "scan" } else { "reduce" },
+                    r.span.start,
+                    r.span.end
+                ),
+                elem: r.elem.name().to_string(),
+                ms,
+                bytes: b,
+                gbps: g,
+                of_copy: of_copy(b, g),
+            }
+        })
+        .collect();
     let total = gbps(bytes, kernel_ms.median);
     Ok(BenchReport {
         device: rt.device().label(),
@@ -192,6 +241,7 @@ pub fn bench(
         gbps: total,
         of_copy: of_copy(bytes, total),
         kernels,
+        reductions,
         copy,
         run: last,
     })

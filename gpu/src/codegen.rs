@@ -38,7 +38,10 @@
 
 use funmem_lang::ast::{Atom, BinOp, SExp, UnOp};
 use funmem_lang::diag::{Diagnostic, Phase};
-use funmem_lang::imp::{Check, ImpType, Param, Program, Result as ImpResult, Stmt, StmtKind};
+use funmem_lang::imp::{
+    Check, ImpOp, ImpType, Param, Program, Red, Result as ImpResult, Stmt, StmtKind,
+};
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::{Name, Span};
 use funmem_transforms::names::Names;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -60,6 +63,10 @@ pub struct Compiled {
     pub sites: Vec<Site>,
     /// The IMP program (its parameters and results).
     pub program: Program,
+    /// The host-level `reduce` and `scan` statements.
+    pub reds: Vec<RedInfo>,
+    /// Whether the source uses `double` (and so needs `cl_khr_fp64`).
+    pub fp64: bool,
 }
 
 /// One OpenCL kernel: a top-level IMP kernel.
@@ -71,8 +78,9 @@ pub struct KernelInfo {
     pub index: Name,
     /// The number of iterations (evaluated on the host).
     pub bound: SExp,
-    /// Free `int` variables, passed by value, in argument order.
-    pub ints: Vec<Name>,
+    /// Free scalar variables and their types, passed by value, in argument
+    /// order.
+    pub scalars: Vec<(Name, Prim)>,
     /// Free blocks, passed as buffer and size, in argument order.
     pub mems: Vec<Name>,
     /// Whether the body has nested kernels or loops (and so spends fuel).
@@ -82,7 +90,50 @@ pub struct KernelInfo {
     pub repeated: bool,
     /// The IMP kernel statement.
     pub span: Span,
+    /// For a stage of a parallel `reduce` or `scan`: the statement (an
+    /// index of [`Compiled::reds`]) and the stage.
+    pub stage: Option<(usize, Stage)>,
 }
+
+/// A stage of a parallel `reduce` or `scan` on the host level. Each kernel
+/// takes `fm_n`, the fuel, the free scalars and blocks, then a buffer of
+/// partial results, the error buffer and the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Over `G` work-groups of `FM_GROUP`: group `g` reduces its contiguous
+    /// share of the `fm_n` elements into partial `g`.
+    Groups,
+    /// One work-group over the `fm_n = G` partials: a `reduce` combines them
+    /// into partial `G`; a `scan` replaces them by their exclusive prefixes.
+    Combine,
+    /// (`scan`) Over the same `G` work-groups: each scans its share in
+    /// tiles, starting from its exclusive prefix, and writes every prefix.
+    Finish,
+}
+
+/// A `reduce` or `scan` statement run on the host level as parallel kernels.
+#[derive(Clone, Debug)]
+pub struct RedInfo {
+    /// A `scan` (else a `reduce`).
+    pub scan: bool,
+    /// The element type.
+    pub elem: Prim,
+    /// The number of elements (evaluated on the host).
+    pub count: SExp,
+    /// The neutral element (evaluated on the host for an empty reduce).
+    pub ne: SExp,
+    /// Its kernels, in launch order (indexes of [`Compiled::kernels`]).
+    pub kernels: Vec<usize>,
+    /// The statement.
+    pub span: Span,
+}
+
+/// Elements a work-item loads per step in the first stage of a parallel
+/// `reduce` or `scan` with a builtin operator (a power of two).
+pub const UNROLL: usize = 4;
+
+/// Elements per work-item in a tile of a parallel scan's last stage.
+pub const SCAN_TILE: usize = 8;
 
 /// A statement of the host part.
 #[derive(Clone, Debug)]
@@ -93,14 +144,19 @@ pub enum HostStmt {
     Assign(Name, SExp, Span),
     /// `m <- m'` for blocks.
     AssignMem(Name, Name),
-    /// `m <- alloc se`: a device buffer.
-    Alloc(Name, SExp, Span),
+    /// `m <- alloc se t`: a device buffer of se elements of type t.
+    Alloc(Name, SExp, Prim, Span),
     /// `x <- m[se]`: a synchronous device-to-host transfer.
     Read(Name, Name, SExp, Span),
     /// `m[se] <- se`: a host-to-device transfer.
     Write(Name, SExp, SExp, Span),
     /// `if x then .. else ..`.
     If(Name, Vec<HostStmt>, Vec<HostStmt>),
+    /// `x <- reduce ...` as parallel kernels ([`Compiled::reds`]); the
+    /// result is one synchronous device-to-host read.
+    Reduce(Name, usize),
+    /// `scan ...` as parallel kernels ([`Compiled::reds`]).
+    Scan(usize),
     /// `for i < se do .. done`, run on the host (E-IMP-FOR): se once, then
     /// the body for i = 0 .. se-1.
     For(Name, SExp, Vec<HostStmt>, Span),
@@ -130,9 +186,9 @@ pub struct Site {
 /// What a failed check means.
 #[derive(Clone, Debug)]
 pub enum SiteKind {
-    /// A read or write of block `m` at an offset (value 1) outside its size
-    /// (value 2).
-    Bounds { block: Name, write: bool },
+    /// A read or write of an element of `size` bytes of block `m` at an
+    /// offset (value 1, in elements) outside the block (value 2, its bytes).
+    Bounds { block: Name, write: bool, size: u64 },
     /// A division or remainder (value 1 is the dividend) by zero.
     DivByZero,
     /// A nested kernel with a negative bound (value 1).
@@ -152,9 +208,10 @@ impl Site {
     /// The message for the values the failed check recorded.
     pub fn message(&self, a: i64, b: i64) -> String {
         match &self.what {
-            SiteKind::Bounds { block, write } => format!(
-                "{} out of bounds in a kernel: offset {a} of block `{block}` of size {b}",
-                if *write { "write" } else { "read" }
+            SiteKind::Bounds { block, write, size } => format!(
+                "{} out of bounds in a kernel: offset {a} of block `{block}` of size {} ({b} bytes)",
+                if *write { "write" } else { "read" },
+                b / (*size).max(1) as i64
             ),
             SiteKind::DivByZero => format!("division by zero in a kernel: {a} / 0"),
             SiteKind::NegativeBound => {
@@ -179,13 +236,24 @@ const FOR: &str = "E-IMP-FOR";
 const WHILE: &str = "E-IMP-WHILE";
 const ASSIGN_INT: &str = "E-IMP-ASSIGN-INT";
 const ASSERT: &str = "E-IMP-ASSERT";
+const REDUCE: &str = "E-IMP-REDUCE";
+const SCAN: &str = "E-IMP-SCAN";
 
 /// The prelude of every generated program: wrapping arithmetic, checks and
 /// the optional access counters (built with `-D FM_COUNT`).
 const PRELUDE: &str = r#"// Generated by funmem from IMP (funmem lower --to opencl).
-// Integers are 64-bit two's complement: + - * wrap, / and % truncate toward
-// zero. Every block access is checked against the block's size; a failed
-// check records its site in fm_err and ends the work-item.
+// Integers are two's complement (i32 `int`, i64 `long`): + - * wrap, / and %
+// truncate toward zero; floats are IEEE (`float`, `double`) with no
+// contraction; bools are `uchar` 0 or 1. Blocks are bytes; every access is
+// checked against the block's size; a failed check records its site in
+// fm_err and ends the work-item.
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef FM_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifndef FM_GROUP
+#define FM_GROUP 256
+#endif
 
 long fm_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
 long fm_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
@@ -193,6 +261,12 @@ long fm_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
 long fm_neg(long a) { return (long)(0UL - (ulong)a); }
 long fm_div(long a, long b) { return b == -1 ? fm_neg(a) : (b == 0 ? 0 : a / b); }
 long fm_rem(long a, long b) { return (b == -1 || b == 0) ? 0 : a % b; }
+int fm_add32(int a, int b) { return as_int((uint)a + (uint)b); }
+int fm_sub32(int a, int b) { return as_int((uint)a - (uint)b); }
+int fm_mul32(int a, int b) { return as_int((uint)a * (uint)b); }
+int fm_neg32(int a) { return as_int(0U - (uint)a); }
+int fm_div32(int a, int b) { return b == -1 ? fm_neg32(a) : (b == 0 ? 0 : a / b); }
+int fm_rem32(int a, int b) { return (b == -1 || b == 0) ? 0 : a % b; }
 
 // The first failing work-item records its site and two values.
 void fm_fail(__global long *fm_err, int site, long a, long b) {
@@ -204,17 +278,18 @@ void fm_fail(__global long *fm_err, int site, long a, long b) {
 
 #define FM_FAIL(site, a, b) do { fm_fail(fm_err, (site), (a), (b)); return; } while (0)
 #define FM_IN(a, n) ((ulong)(a) < (ulong)(n))
+#define FM_AT(T, m, i) (((__global T *)(m))[i])
 
+// Counters: accesses and bytes read, accesses and bytes written.
+#define FM_COUNTERS long fm_rw[4] = {0, 0, 0, 0}
 #ifdef FM_COUNT
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#define FM_COUNTERS long fm_reads = 0, fm_writes = 0
-#define FM_READ fm_reads++
-#define FM_WRITE fm_writes++
-#define FM_FLUSH(k) do { atom_add(&fm_count[2 * (k)], fm_reads); atom_add(&fm_count[2 * (k) + 1], fm_writes); } while (0)
+#define FM_READ(s) (fm_rw[0]++, fm_rw[1] += (s))
+#define FM_WRITE(s) (fm_rw[2]++, fm_rw[3] += (s))
+#define FM_FLUSH(k) do { for (int fm_c = 0; fm_c < 4; fm_c++) atom_add(&fm_count[4 * (k) + fm_c], fm_rw[fm_c]); } while (0)
 #else
-#define FM_COUNTERS
-#define FM_READ
-#define FM_WRITE
+#define FM_READ(s)
+#define FM_WRITE(s)
 #define FM_FLUSH(k)
 #endif
 "#;
@@ -269,13 +344,6 @@ pub fn compile(p: &Program) -> Result<Compiled, Diagnostic> {
 /// As [`compile`], with every kernel's name starting with `prefix`, so that
 /// several programs can share one OpenCL program.
 pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagnostic> {
-    if let Some(at) = transient_unsupported(p) {
-        return Err(Diagnostic::new(
-            Phase::Transform,
-            at,
-            "TRANSIENT: element types other than i64, reduce and scan are not compiled to OpenCL yet",
-        ));
-    }
     let mut g = Gen {
         prefix: prefix.to_string(),
         names: CNames::new(),
@@ -286,6 +354,7 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
         types: HashMap::new(),
         indent: 0,
         host_loops: 0,
+        reds: Vec::new(),
     };
     // Every program name first, so that derived names avoid them all.
     let mut all = BTreeSet::new();
@@ -311,7 +380,8 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
     }
     g.out.push_str(PRELUDE);
     let host = g.host(&p.body)?;
-    let dying = last_uses(&host, &g.kernels, p);
+    let dying = last_uses(&host, &g.kernels, &g.reds, p);
+    let fp64 = g.out.contains("double");
     Ok(Compiled {
         source: g.out,
         kernels: g.kernels,
@@ -319,6 +389,8 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
         dying,
         sites: g.sites,
         program: p.clone(),
+        reds: g.reds,
+        fp64,
     })
 }
 
@@ -327,12 +399,13 @@ pub fn compile_with_prefix(p: &Program, prefix: &str) -> Result<Compiled, Diagno
 fn mem_uses_defs(
     s: &HostStmt,
     kernels: &[KernelInfo],
+    reds: &[RedInfo],
     uses: &mut BTreeSet<Name>,
     defs: &mut BTreeSet<Name>,
 ) {
     match s {
         // A declaration holds no block yet.
-        HostStmt::Alloc(x, _, _) => {
+        HostStmt::Alloc(x, _, _, _) => {
             defs.insert(x.clone());
         }
         HostStmt::AssignMem(x, y) => {
@@ -344,15 +417,20 @@ fn mem_uses_defs(
         }
         HostStmt::If(_, a, b) => {
             for t in a.iter().chain(b) {
-                mem_uses_defs(t, kernels, uses, defs);
+                mem_uses_defs(t, kernels, reds, uses, defs);
             }
         }
         HostStmt::For(_, _, b, _) | HostStmt::While(_, b, _) => {
             for t in b {
-                mem_uses_defs(t, kernels, uses, defs);
+                mem_uses_defs(t, kernels, reds, uses, defs);
             }
         }
         HostStmt::Launch(k) => uses.extend(kernels[*k].mems.iter().cloned()),
+        HostStmt::Reduce(_, r) | HostStmt::Scan(r) => {
+            for k in &reds[*r].kernels {
+                uses.extend(kernels[*k].mems.iter().cloned());
+            }
+        }
         HostStmt::Var(..) | HostStmt::Assign(..) | HostStmt::Assert(..) => {}
     }
 }
@@ -362,7 +440,12 @@ fn mem_uses_defs(
 /// uses. An `if` counts as one statement whose definitions may not happen,
 /// so it kills nothing; so does a loop (its body may run no time, and what
 /// an iteration uses may have been defined by the one before).
-fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<Name>> {
+fn last_uses(
+    host: &[HostStmt],
+    kernels: &[KernelInfo],
+    reds: &[RedInfo],
+    p: &Program,
+) -> Vec<Vec<Name>> {
     let mut live: BTreeSet<Name> = p
         .results
         .iter()
@@ -374,7 +457,7 @@ fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<
     let mut dying = vec![Vec::new(); host.len()];
     for (j, s) in host.iter().enumerate().rev() {
         let (mut uses, mut defs) = (BTreeSet::new(), BTreeSet::new());
-        mem_uses_defs(s, kernels, &mut uses, &mut defs);
+        mem_uses_defs(s, kernels, reds, &mut uses, &mut defs);
         dying[j] = uses
             .union(&defs)
             .filter(|x| !live.contains(*x))
@@ -396,7 +479,15 @@ fn last_uses(host: &[HostStmt], kernels: &[KernelInfo], p: &Program) -> Vec<Vec<
 fn collect_names(ss: &[Stmt], out: &mut BTreeSet<Name>) {
     for s in ss {
         match &s.kind {
-            StmtKind::Reduce(..) | StmtKind::Scan(..) => {}
+            StmtKind::Reduce(_, r) | StmtKind::Scan(r, _, _) => {
+                out.insert(r.index.name.clone());
+                collect_names(&r.body, out);
+                if let ImpOp::Lambda(a, b, body, _) = &r.op {
+                    out.insert(a.name.clone());
+                    out.insert(b.name.clone());
+                    collect_names(body, out);
+                }
+            }
             StmtKind::Var(x, _) => {
                 out.insert(x.name.clone());
             }
@@ -440,7 +531,14 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
             StmtKind::Var(x, _) => {
                 bound.insert(x.name.clone());
             }
-            StmtKind::Reduce(..) | StmtKind::Scan(..) => {}
+            StmtKind::Reduce(x, r) => {
+                name(&x.name, bound, free);
+                red_free(r, None, bound, free);
+            }
+            StmtKind::Scan(r, m, j) => {
+                name(&m.name, bound, free);
+                red_free(r, Some(j), bound, free);
+            }
             StmtKind::Assign(x, e) | StmtKind::Alloc(x, e, _) => {
                 name(&x.name, bound, free);
                 sexp(e, bound, free);
@@ -473,6 +571,35 @@ fn free_vars(ss: &[Stmt], bound: &mut HashSet<Name>, free: &mut BTreeSet<Name>) 
     }
 }
 
+/// Free variables of a `reduce` or `scan` (with its index expression `j`):
+/// the count, the neutral element, and the iteration's and the operator's
+/// code, each in its own scope.
+fn red_free(r: &Red, j: Option<&SExp>, bound: &HashSet<Name>, free: &mut BTreeSet<Name>) {
+    let add = |e: &SExp, bound: &HashSet<Name>, free: &mut BTreeSet<Name>| {
+        e.for_each_var(&mut |x| {
+            if !bound.contains(&x.name) {
+                free.insert(x.name.clone());
+            }
+        })
+    };
+    add(&r.count, bound, free);
+    add(&r.ne, bound, free);
+    let mut inner = bound.clone();
+    inner.insert(r.index.name.clone());
+    free_vars(&r.body, &mut inner, free);
+    add(&r.elem, &inner, free);
+    if let Some(j) = j {
+        add(j, &inner, free);
+    }
+    if let ImpOp::Lambda(a, b, body, e) = &r.op {
+        let mut inner = bound.clone();
+        inner.insert(a.name.clone());
+        inner.insert(b.name.clone());
+        free_vars(body, &mut inner, free);
+        add(e, &inner, free);
+    }
+}
+
 struct Gen {
     /// Starts every kernel name.
     prefix: String,
@@ -487,6 +614,7 @@ struct Gen {
     indent: usize,
     /// How many host loops the statement being translated is in.
     host_loops: usize,
+    reds: Vec<RedInfo>,
 }
 
 impl Gen {
@@ -528,12 +656,11 @@ impl Gen {
         let mut out = Vec::new();
         for s in ss {
             out.push(match &s.kind {
-                StmtKind::Reduce(..) | StmtKind::Scan(..) => {
-                    return Err(Diagnostic::new(
-                        Phase::Transform,
-                        s.span,
-                        "TRANSIENT: reduce and scan are not compiled yet",
-                    ))
+                StmtKind::Reduce(x, r) => {
+                    HostStmt::Reduce(x.name.clone(), self.host_red(r, None, s.span)?)
+                }
+                StmtKind::Scan(r, m, j) => {
+                    HostStmt::Scan(self.host_red(r, Some((m, j)), s.span)?)
                 }
                 // E-IMP-FOR / E-IMP-WHILE on the host: the driver runs
                 // the loop and launches its kernels in each iteration.
@@ -562,7 +689,7 @@ impl Gen {
                     }
                     _ => HostStmt::Assign(x.name.clone(), e.clone(), s.span),
                 },
-                StmtKind::Alloc(x, e, _) => HostStmt::Alloc(x.name.clone(), e.clone(), s.span),
+                StmtKind::Alloc(x, e, t) => HostStmt::Alloc(x.name.clone(), e.clone(), *t, s.span),
                 StmtKind::Read(x, m, e) => {
                     HostStmt::Read(x.name.clone(), m.name.clone(), e.clone(), s.span)
                 }
@@ -591,13 +718,7 @@ impl Gen {
         let mut bound_names = HashSet::from([index.clone()]);
         let mut free = BTreeSet::new();
         free_vars(body, &mut bound_names, &mut free);
-        let (mut ints, mut mems) = (Vec::new(), Vec::new());
-        for x in free {
-            match self.types.get(&x) {
-                Some(ImpType::Mem) => mems.push(x),
-                _ => ints.push(x),
-            }
-        }
+        let (scalars, mems) = self.split_free(free);
         let loops = has_loop(body);
         let repeated = self.host_loops > 0;
         let name = format!("{}k{k}", self.prefix);
@@ -605,14 +726,7 @@ impl Gen {
         if loops {
             args.push("long fm_fuel".to_string());
         }
-        for x in &ints {
-            args.push(format!("long {}", self.c(x)));
-        }
-        for m in &mems {
-            let (c, n) = (self.c(m), self.size_of(m));
-            args.push(format!("__global long *{c}"));
-            args.push(format!("long {n}"));
-        }
+        args.extend(self.free_params(&scalars, &mems));
         args.push("__global long *fm_err".to_string());
         args.push("__global long *fm_count".to_string());
         let i = self.c(index);
@@ -620,6 +734,7 @@ impl Gen {
         let _ = writeln!(self.out, "// kernel {} < {}", index, print_sexp(bound));
         let _ = writeln!(self.out, "__kernel void {name}({}) {{", args.join(", "));
         self.indent = 1;
+        self.types.insert(index.clone(), ImpType::INT);
         self.line(&format!("const long {i} = (long)get_global_id(0);"));
         self.line(&format!("if ({i} >= fm_iterations) return;"));
         if repeated {
@@ -635,11 +750,12 @@ impl Gen {
             name,
             index: index.clone(),
             bound: bound.clone(),
-            ints,
+            scalars,
             mems,
             loops,
             repeated,
             span,
+            stage: None,
         });
         Ok(k)
     }
@@ -671,6 +787,10 @@ impl Gen {
             walk(e, &mut divs);
         }
         for (l, r) in divs {
+            if !self.ty(&l).is_int() {
+                // Floats divide by zero into an infinity or a NaN.
+                continue;
+            }
             let site = self.site(rule, span, SiteKind::DivByZero);
             let (lc, rc) = (self.expr(&l), self.expr(&r));
             self.line(&format!("if ({rc} == 0) FM_FAIL({site}, {lc}, 0);"));
@@ -698,6 +818,7 @@ impl Gen {
         let bound = self.expr(n);
         let neg = negative_fails.then(|| self.site(rule, span, SiteKind::NegativeBound));
         let fuel = self.site(rule, span, SiteKind::Fuel);
+        self.types.insert(i.name.clone(), ImpType::INT);
         self.line(&format!("// {word} {} < {}", i.name, print_sexp(n)));
         self.line("{");
         self.indent += 1;
@@ -718,13 +839,8 @@ impl Gen {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
-            StmtKind::Reduce(..) | StmtKind::Scan(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
-                    s.span,
-                    "TRANSIENT: reduce and scan are not compiled yet",
-                ))
-            }
+            StmtKind::Reduce(x, r) => self.seq_red(Some(&x.name), r, None, s.span)?,
+            StmtKind::Scan(r, m, j) => self.seq_red(None, r, Some((&m.name, j)), s.span)?,
             // E-IMP-FOR in a kernel: the bound once, then a C loop that
             // spends the work-item's fuel; a negative bound runs nothing.
             StmtKind::For(i, n, body) => {
@@ -767,15 +883,15 @@ impl Gen {
                     val(1)
                 ));
             }
-            StmtKind::Var(x, ImpType::Prim(_)) => {
-                self.types.insert(x.name.clone(), ImpType::INT);
+            StmtKind::Var(x, ImpType::Prim(t)) => {
+                self.types.insert(x.name.clone(), ImpType::Prim(*t));
                 let c = self.c(&x.name);
-                self.line(&format!("long {c} = 0;"));
+                self.line(&format!("{} {c} = 0;", ctype(*t)));
             }
             StmtKind::Var(x, ImpType::Mem) => {
                 self.types.insert(x.name.clone(), ImpType::Mem);
                 let (c, n) = (self.c(&x.name), self.size_of(&x.name));
-                self.line(&format!("__global long *{c} = 0;"));
+                self.line(&format!("__global uchar *{c} = 0;"));
                 self.line(&format!("long {n} = 0;"));
             }
             StmtKind::Assign(x, e) => {
@@ -795,17 +911,27 @@ impl Gen {
             StmtKind::Read(x, m, e) => {
                 self.div_checks(&[e], READ, s.span);
                 let at = self.address(e);
-                let cm = self.bounds_check(READ, s.span, &m.name, &at, false);
+                let t = match self.types.get(&x.name) {
+                    Some(ImpType::Prim(t)) => *t,
+                    _ => Prim::I64,
+                };
+                let cm = self.bounds_check(READ, s.span, &m.name, &at, false, t);
                 let c = self.c(&x.name);
-                self.line(&format!("{c} = {cm}[{at}]; FM_READ;"));
+                let v = load(t, &cm, &at);
+                self.line(&format!("{c} = {v}; FM_READ({});", t.size()));
                 self.close_address(e);
             }
             StmtKind::Write(m, i, v) => {
                 self.div_checks(&[i, v], WRITE, s.span);
                 let at = self.address(i);
-                let cm = self.bounds_check(WRITE, s.span, &m.name, &at, true);
+                let t = self.ty(v);
+                let cm = self.bounds_check(WRITE, s.span, &m.name, &at, true, t);
                 let val = self.expr(v);
-                self.line(&format!("{cm}[{at}] = {val}; FM_WRITE;"));
+                self.line(&format!(
+                    "FM_AT({}, {cm}, {at}) = {val}; FM_WRITE({});",
+                    ctype(t),
+                    t.size()
+                ));
                 self.close_address(i);
             }
             StmtKind::If(c, a, b) => {
@@ -837,12 +963,16 @@ impl Gen {
         m: &Name,
         at: &str,
         write: bool,
+        t: Prim,
     ) -> String {
         let (cm, nm) = (self.c(m), self.size_of(m));
         let block = m.clone();
-        let site = self.site(rule, span, SiteKind::Bounds { block, write });
+        let size = t.size();
+        let site = self.site(rule, span, SiteKind::Bounds { block, write, size });
+        // Element `at` of size s is inside a block of n bytes when
+        // 0 <= at < n / s.
         self.line(&format!(
-            "if (!FM_IN({at}, {nm})) FM_FAIL({site}, {at}, {nm});"
+            "if (!FM_IN({at}, {nm} / {size})) FM_FAIL({site}, {at}, {nm});"
         ));
         cm
     }
@@ -870,36 +1000,626 @@ impl Gen {
         }
     }
 
+    /// The element type of a scalar expression (the program is typed;
+    /// an unknown variable counts as `i64`).
+    fn ty(&self, e: &SExp) -> Prim {
+        let types = &self.types;
+        funmem_lang::check::sexp_type(e, &|x| {
+            Ok(match types.get(&x.name) {
+                Some(ImpType::Prim(p)) => *p,
+                _ => Prim::I64,
+            })
+        })
+        .unwrap_or(Prim::I64)
+    }
+
     fn expr(&mut self, e: &SExp) -> String {
         match e {
             SExp::Atom(Atom::Int(k, _)) => literal(*k),
-            SExp::Atom(Atom::Const(c, _)) => literal(c.to_bits() as i64),
+            SExp::Atom(Atom::Const(c, _)) => const_literal(*c),
             SExp::Atom(Atom::Var(x)) => self.c(&x.name),
-            SExp::Un(UnOp::Neg, e, _) => format!("fm_neg({})", self.expr(e)),
-            SExp::Un(UnOp::Not, e, _) => format!("(long)!({})", self.expr(e)),
-            SExp::Un(UnOp::Abs, e, _) => format!("abs({})", self.expr(e)),
-            SExp::Un(_, e, _) => self.expr(e),
+            SExp::Un(op, a, _) => {
+                let t = self.ty(a);
+                let v = self.expr(a);
+                unop_code(*op, t, &v)
+            }
             SExp::Bin(op, l, r, _) => {
+                let t = self.ty(l);
                 let (a, b) = (self.expr(l), self.expr(r));
-                match op {
-                    BinOp::Add => format!("fm_add({a}, {b})"),
-                    BinOp::Sub => format!("fm_sub({a}, {b})"),
-                    BinOp::Mul => format!("fm_mul({a}, {b})"),
-                    BinOp::Div => format!("fm_div({a}, {b})"),
-                    BinOp::Rem => format!("fm_rem({a}, {b})"),
-                    BinOp::Min => format!("min({a}, {b})"),
-                    BinOp::Max => format!("max({a}, {b})"),
-                    BinOp::Lt => format!("(long)({a} < {b})"),
-                    BinOp::Le => format!("(long)({a} <= {b})"),
-                    BinOp::Gt => format!("(long)({a} > {b})"),
-                    BinOp::Ge => format!("(long)({a} >= {b})"),
-                    BinOp::Eq => format!("(long)({a} == {b})"),
-                    BinOp::Ne => format!("(long)({a} != {b})"),
-                    BinOp::And => format!("(long)({a} != 0 && {b} != 0)"),
-                    BinOp::Or => format!("(long)({a} != 0 || {b} != 0)"),
-                }
+                binop_code(*op, t, &a, &b)
             }
         }
+    }
+}
+
+/// The operator of a host-level `reduce` or `scan` as C: a builtin
+/// operator inline, a lambda as the function `op_fn` called with the
+/// context arguments `ctx` first.
+struct Combine<'a> {
+    red: &'a Red,
+    t: Prim,
+    op_fn: &'a str,
+    ctx: &'a str,
+}
+
+impl Combine<'_> {
+    /// The C statement `dst = a op b`.
+    fn code(&self, dst: &str, a: &str, b: &str) -> String {
+        match &self.red.op {
+            ImpOp::Bin(op) => format!("{dst} = {};", binop_code(*op, self.t, a, b)),
+            ImpOp::Lambda(..) => format!(
+                "{{ {} fm_o = {a}; {}({}, {a}, {b}, &fm_o); {dst} = fm_o; }}",
+                ctype(self.t),
+                self.op_fn,
+                self.ctx
+            ),
+        }
+    }
+}
+
+/// `reduce` and `scan`: sequential in a work-item, parallel kernels on the
+/// host level.
+impl Gen {
+    /// Free variables split into typed scalars and blocks.
+    fn split_free(&self, free: BTreeSet<Name>) -> (Vec<(Name, Prim)>, Vec<Name>) {
+        let (mut scalars, mut mems) = (Vec::new(), Vec::new());
+        for x in free {
+            match self.types.get(&x) {
+                Some(ImpType::Mem) => mems.push(x),
+                Some(ImpType::Prim(t)) => scalars.push((x, *t)),
+                None => scalars.push((x, Prim::I64)),
+            }
+        }
+        (scalars, mems)
+    }
+
+    /// C parameters for free scalars and blocks (a block is its bytes and
+    /// its size in bytes).
+    fn free_params(&mut self, scalars: &[(Name, Prim)], mems: &[Name]) -> Vec<String> {
+        let mut args = Vec::new();
+        for (x, t) in scalars {
+            args.push(format!("{} {}", ctype(*t), self.c(x)));
+        }
+        for m in mems {
+            let (c, n) = (self.c(m), self.size_of(m));
+            args.push(format!("__global uchar *{c}"));
+            args.push(format!("long {n}"));
+        }
+        args
+    }
+
+    fn free_args(&mut self, scalars: &[(Name, Prim)], mems: &[Name]) -> Vec<String> {
+        let mut args = Vec::new();
+        for (x, _) in scalars {
+            args.push(self.c(x));
+        }
+        for m in mems {
+            args.push(self.c(m));
+            args.push(self.size_of(m));
+        }
+        args
+    }
+
+    /// A `reduce` (result in `x`) or `scan` (into block `m` at `j`) inside a
+    /// work-item: a C loop over the iterations in order, each spending fuel
+    /// (E-IMP-REDUCE, E-IMP-SCAN).
+    fn seq_red(
+        &mut self,
+        x: Option<&Name>,
+        r: &Red,
+        target: Option<(&Name, &SExp)>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let rule = if target.is_some() { SCAN } else { REDUCE };
+        let t = self.ty(&r.ne);
+        let ct = ctype(t);
+        self.div_checks(&[&r.count, &r.ne], rule, span);
+        let acc = self.names.fresh("fm_acc");
+        let cn = self.names.fresh("fm_count");
+        let ci = self.c(&r.index.name);
+        let (count, ne) = (self.expr(&r.count), self.expr(&r.ne));
+        let fuel = self.site(rule, span, SiteKind::Fuel);
+        self.line(&format!(
+            "// {} over {} < {}",
+            if target.is_some() { "scan" } else { "reduce" },
+            r.index.name,
+            print_sexp(&r.count)
+        ));
+        self.line("{");
+        self.indent += 1;
+        self.line(&format!("{ct} {acc} = {ne};"));
+        self.line(&format!("const long {cn} = {count};"));
+        self.line(&format!("for (long {ci} = 0; {ci} < {cn}; {ci}++) {{"));
+        self.indent += 1;
+        self.types.insert(r.index.name.clone(), ImpType::INT);
+        self.line(&format!("if (--fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"));
+        self.body(&r.body)?;
+        self.div_checks(&[&r.elem], rule, span);
+        let e = self.expr(&r.elem);
+        match &r.op {
+            ImpOp::Bin(op) => {
+                let v = binop_code(*op, t, &acc, &format!("({e})"));
+                self.line(&format!("{acc} = {v};"));
+            }
+            ImpOp::Lambda(a, b, body, res) => {
+                self.line("{");
+                self.indent += 1;
+                self.line(&format!("const {ct} fm_e = {e};"));
+                self.types.insert(a.name.clone(), ImpType::Prim(t));
+                self.types.insert(b.name.clone(), ImpType::Prim(t));
+                let (ca, cb) = (self.c(&a.name), self.c(&b.name));
+                self.line(&format!("{ct} {ca} = {acc};"));
+                self.line(&format!("{ct} {cb} = fm_e;"));
+                self.body(body)?;
+                self.div_checks(&[res], rule, span);
+                let v = self.expr(res);
+                self.line(&format!("{acc} = {v};"));
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        if let Some((m, j)) = target {
+            self.div_checks(&[j], rule, span);
+            let at = self.address(j);
+            let cm = self.bounds_check(WRITE, span, m, &at, true, t);
+            self.line(&format!(
+                "FM_AT({ct}, {cm}, {at}) = {acc}; FM_WRITE({});",
+                t.size()
+            ));
+            self.close_address(j);
+        }
+        self.indent -= 1;
+        self.line("}");
+        if let Some(x) = x {
+            let cx = self.c(x);
+            self.line(&format!("{cx} = {acc};"));
+        }
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// A host-level `reduce` or `scan` (into block `m` at `j`): the element
+    /// function, the operator's function, and the kernels of its stages.
+    fn host_red(
+        &mut self,
+        r: &Red,
+        target: Option<(&funmem_lang::ast::Ident, &SExp)>,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let scan = target.is_some();
+        let rule = if scan { SCAN } else { REDUCE };
+        let t = self.ty(&r.ne);
+        let ct = ctype(t);
+        let size = t.size();
+        let id = self.reds.len();
+        let mut free = BTreeSet::new();
+        red_free(r, target.map(|(_, j)| j), &HashSet::new(), &mut free);
+        if let Some((m, _)) = target {
+            free.insert(m.name.clone());
+        }
+        let (scalars, mems) = self.split_free(free);
+        let mut params = vec!["long fm_fuel".to_string()];
+        params.extend(self.free_params(&scalars, &mems));
+        params.push("__global long *fm_err".to_string());
+        params.push("long *fm_rw".to_string());
+        let params = params.join(", ");
+        let mut args = vec!["fm_fuel".to_string()];
+        args.extend(self.free_args(&scalars, &mems));
+        args.push("fm_err".to_string());
+        args.push("fm_rw".to_string());
+        let ctx = args.join(", ");
+        let base = format!("{}r{id}", self.prefix);
+        let elem_fn = format!("fm_{base}_elem");
+        let op_fn = format!("fm_{base}_op");
+        // The element of iteration i (and, for a scan, where it goes).
+        self.out.push('\n');
+        let _ = writeln!(
+            self.out,
+            "// the elements of the {} over {} < {}",
+            if scan { "scan" } else { "reduce" },
+            r.index.name,
+            print_sexp(&r.count)
+        );
+        let ci = self.c(&r.index.name);
+        self.types.insert(r.index.name.clone(), ImpType::INT);
+        let _ = writeln!(
+            self.out,
+            "void {elem_fn}({params}, long {ci}, {ct} *fm_e, long *fm_j) {{"
+        );
+        self.indent = 1;
+        self.body(&r.body)?;
+        self.div_checks(&[&r.elem], rule, span);
+        let e = self.expr(&r.elem);
+        self.line(&format!("*fm_e = {e};"));
+        if let Some((_, j)) = target {
+            self.div_checks(&[j], rule, span);
+            let jv = self.expr(j);
+            self.line(&format!("*fm_j = {jv};"));
+        }
+        self.indent = 0;
+        self.out.push_str("}\n");
+        if let ImpOp::Lambda(a, b, body, res) = &r.op {
+            self.types.insert(a.name.clone(), ImpType::Prim(t));
+            self.types.insert(b.name.clone(), ImpType::Prim(t));
+            let (ca, cb) = (self.c(&a.name), self.c(&b.name));
+            let _ = writeln!(
+                self.out,
+                "void {op_fn}({params}, {ct} {ca}, {ct} {cb}, {ct} *fm_o) {{"
+            );
+            self.indent = 1;
+            self.body(body)?;
+            self.div_checks(&[res], rule, span);
+            let v = self.expr(res);
+            self.line(&format!("*fm_o = {v};"));
+            self.indent = 0;
+            self.out.push_str("}\n");
+        }
+        // Builtin operators are commutative: a work-item may take every
+        // FM_GROUP-th element (coalesced reads). A lambda is only
+        // associative: each work-item takes a contiguous run, and runs are
+        // combined in order.
+        let commutative = matches!(r.op, ImpOp::Bin(_));
+        let stages: &[Stage] = if scan {
+            &[Stage::Groups, Stage::Combine, Stage::Finish]
+        } else {
+            &[Stage::Groups, Stage::Combine]
+        };
+        let mut kernels = Vec::new();
+        for &stage in stages {
+            let k = self.kernels.len();
+            let name = format!("{}k{k}", self.prefix);
+            let mut kp = vec!["long fm_n".to_string(), "long fm_fuel".to_string()];
+            kp.extend(self.free_params(&scalars, &mems));
+            kp.push("__global uchar *fm_part".to_string());
+            kp.push("__global long *fm_err".to_string());
+            kp.push("__global long *fm_count".to_string());
+            self.out.push('\n');
+            let _ = writeln!(
+                self.out,
+                "// {stage:?} stage of the {}",
+                if scan { "scan" } else { "reduce" }
+            );
+            let _ = writeln!(
+                self.out,
+                "__kernel __attribute__((reqd_work_group_size(FM_GROUP, 1, 1)))\nvoid {name}({}) {{",
+                kp.join(", ")
+            );
+            self.indent = 1;
+            self.line(&format!("__local {ct} fm_lm[FM_GROUP];"));
+            self.line("FM_COUNTERS;");
+            self.line("const int fm_l = (int)get_local_id(0);");
+            self.line("const long fm_g = (long)get_group_id(0), fm_ng = (long)get_num_groups(0);");
+            self.div_checks(&[&r.ne], rule, span);
+            let ne = self.expr(&r.ne);
+            self.line(&format!("const {ct} fm_ne = {ne};"));
+            let comb = Combine {
+                red: r,
+                t,
+                op_fn: &op_fn,
+                ctx: &ctx,
+            };
+            match stage {
+                Stage::Groups | Stage::Finish => {
+                    self.line("const long fm_chunk = (fm_n + fm_ng - 1) / fm_ng;");
+                    self.line("const long fm_lo = min(fm_g * fm_chunk, fm_n), fm_hi = min(fm_lo + fm_chunk, fm_n);");
+                }
+                Stage::Combine => {
+                    self.line("const long fm_lo = 0, fm_hi = fm_n;");
+                }
+            }
+            let elem_of = |i: &str| -> String {
+                match stage {
+                    Stage::Combine => format!("fm_e = FM_AT({ct}, fm_part, {i});"),
+                    _ => format!("{elem_fn}({ctx}, {i}, &fm_e, &fm_j);"),
+                }
+            };
+            if stage == Stage::Finish {
+                let site = self.site(
+                    WRITE,
+                    span,
+                    SiteKind::Bounds {
+                        block: target
+                            .map(|(m, _)| m.name.clone())
+                            .unwrap_or_else(|| Name::from("?")),
+                        write: true,
+                        size,
+                    },
+                );
+                let (cm, nm) = match target {
+                    Some((m, _)) => (self.c(&m.name), self.size_of(&m.name)),
+                    None => ("fm_part".to_string(), "0".to_string()),
+                };
+                let tile = SCAN_TILE;
+                self.line(&format!("__local {ct} fm_te[{tile} * FM_GROUP];"));
+                self.line(&format!("__local long fm_tj[{tile} * FM_GROUP];"));
+                self.line(&format!("{ct} fm_carry = FM_AT({ct}, fm_part, fm_g);"));
+                self.line(&format!(
+                    "for (long fm_base = fm_lo; fm_base < fm_hi; fm_base += {tile} * FM_GROUP) {{"
+                ));
+                self.indent += 1;
+                self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
+                self.line("  const long fm_i = fm_base + fm_k * FM_GROUP + fm_l;");
+                self.line(&format!("  {ct} fm_e = fm_ne; long fm_j = 0;"));
+                let el = elem_of("fm_i");
+                self.line(&format!("  if (fm_i < fm_hi) {el}"));
+                self.line(
+                    "  fm_te[fm_k * FM_GROUP + fm_l] = fm_e; fm_tj[fm_k * FM_GROUP + fm_l] = fm_j;",
+                );
+                self.line("}");
+                self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+                self.line(&format!("{ct} fm_acc = fm_ne;"));
+                self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
+                let c = comb.code("fm_acc", "fm_acc", &format!("fm_te[fm_l * {tile} + fm_k]"));
+                self.line(&format!("  {c}"));
+                self.line(&format!("  fm_te[fm_l * {tile} + fm_k] = fm_acc;"));
+                self.line("}");
+                self.local_scan(ct, &comb);
+                self.line(&format!("{ct} fm_pre = fm_carry;"));
+                let c = comb.code("fm_pre", "fm_carry", "fm_lm[fm_l - 1]");
+                self.line(&format!("if (fm_l > 0) {c}"));
+                self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
+                let c = comb.code(
+                    &format!("fm_te[fm_l * {tile} + fm_k]"),
+                    "fm_pre",
+                    &format!("fm_te[fm_l * {tile} + fm_k]"),
+                );
+                self.line(&format!("  {c}"));
+                self.line("}");
+                self.line(&format!("{ct} fm_total = fm_carry;"));
+                let c = comb.code("fm_total", "fm_carry", "fm_lm[FM_GROUP - 1]");
+                self.line(&c);
+                self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+                self.line(&format!("for (int fm_k = 0; fm_k < {tile}; fm_k++) {{"));
+                self.line("  const long fm_i = fm_base + fm_k * FM_GROUP + fm_l;");
+                self.line("  const long fm_at = fm_tj[fm_k * FM_GROUP + fm_l];");
+                self.line(&format!(
+                    "  if (fm_i < fm_hi) {{ if (FM_IN(fm_at, {nm} / {size})) {{ FM_AT({ct}, {cm}, fm_at) = fm_te[fm_k * FM_GROUP + fm_l]; FM_WRITE({size}); }} else fm_fail(fm_err, {site}, fm_at, {nm}); }}"
+                ));
+                self.line("}");
+                self.line("fm_carry = fm_total;");
+                self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+                self.indent -= 1;
+                self.line("}");
+            } else {
+                // Each work-item's share, then the group's in order.
+                self.line(&format!("{ct} fm_acc = fm_ne;"));
+                let el = elem_of("fm_i");
+                let c = comb.code("fm_acc", "fm_acc", "fm_e");
+                if commutative && stage == Stage::Groups {
+                    // UNROLL elements a step, each into its own
+                    // accumulator, so that their loads are in flight
+                    // together and no one addition waits for another.
+                    let u = UNROLL;
+                    let accs: Vec<String> = (0..u).map(|k| format!("fm_a{k}")).collect();
+                    self.line(&format!(
+                        "{ct} {};",
+                        accs.iter()
+                            .map(|a| format!("{a} = fm_ne"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    self.line("long fm_i = fm_lo + fm_l;");
+                    self.line(&format!(
+                        "for (; fm_i + {} * FM_GROUP < fm_hi; fm_i += {u} * FM_GROUP) {{",
+                        u - 1
+                    ));
+                    self.line("  long fm_j = 0;");
+                    for k in 0..u {
+                        self.line(&format!("  {ct} fm_e{k} = fm_ne;"));
+                        let el = elem_of(&format!("fm_i + {k} * FM_GROUP"))
+                            .replace("&fm_e,", &format!("&fm_e{k},"));
+                        self.line(&format!("  {el}"));
+                    }
+                    for (k, a) in accs.iter().enumerate() {
+                        let c = comb.code(a, a, &format!("fm_e{k}"));
+                        self.line(&format!("  {c}"));
+                    }
+                    self.line("}");
+                    let mut step = 1;
+                    while step < u {
+                        for k in (0..u).step_by(2 * step) {
+                            let c = comb.code(&accs[k], &accs[k], &accs[k + step]);
+                            self.line(&c);
+                        }
+                        step *= 2;
+                    }
+                    self.line("fm_acc = fm_a0;");
+                    self.line("for (; fm_i < fm_hi; fm_i += FM_GROUP) {");
+                } else {
+                    self.line("const long fm_cs = (fm_hi - fm_lo + FM_GROUP - 1) / FM_GROUP;");
+                    self.line("const long fm_a = min(fm_lo + fm_l * fm_cs, fm_hi), fm_b = min(fm_a + fm_cs, fm_hi);");
+                    self.line("for (long fm_i = fm_a; fm_i < fm_b; fm_i++) {");
+                }
+                self.line(&format!("  {ct} fm_e = fm_ne; long fm_j = 0;"));
+                self.line(&format!("  {el}"));
+                self.line(&format!("  {c}"));
+                self.line("}");
+                if stage == Stage::Combine && scan {
+                    // Exclusive prefixes of the partials, in place.
+                    self.local_scan(ct, &comb);
+                    self.line(&format!("{ct} fm_pre = fm_ne;"));
+                    self.line("if (fm_l > 0) fm_pre = fm_lm[fm_l - 1];");
+                    self.line("for (long fm_i = fm_a; fm_i < fm_b; fm_i++) {");
+                    self.line(&format!("  const {ct} fm_v = FM_AT({ct}, fm_part, fm_i);"));
+                    self.line(
+                        "  FM_AT(T, fm_part, fm_i) = fm_pre;"
+                            .replace("(T,", &format!("({ct},"))
+                            .as_str(),
+                    );
+                    let c = comb.code("fm_pre", "fm_pre", "fm_v");
+                    self.line(&format!("  {c}"));
+                    self.line("}");
+                } else {
+                    self.line("fm_lm[fm_l] = fm_acc;");
+                    self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+                    self.line("for (int fm_s = 1; fm_s < FM_GROUP; fm_s <<= 1) {");
+                    self.line("  if ((fm_l & (2 * fm_s - 1)) == 0) {");
+                    let c = comb.code("fm_lm[fm_l]", "fm_lm[fm_l]", "fm_lm[fm_l + fm_s]");
+                    self.line(&format!("    {c}"));
+                    self.line("  }");
+                    self.line("  barrier(CLK_LOCAL_MEM_FENCE);");
+                    self.line("}");
+                    let slot = if stage == Stage::Groups {
+                        "fm_g"
+                    } else {
+                        "fm_n"
+                    };
+                    self.line(&format!(
+                        "if (fm_l == 0) FM_AT({ct}, fm_part, {slot}) = fm_lm[0];"
+                    ));
+                }
+            }
+            self.line(&format!("FM_FLUSH({k});"));
+            self.indent = 0;
+            self.out.push_str("}\n");
+            self.kernels.push(KernelInfo {
+                name,
+                index: r.index.name.clone(),
+                bound: r.count.clone(),
+                scalars: scalars.clone(),
+                mems: mems.clone(),
+                loops: true,
+                repeated: self.host_loops > 0,
+                span,
+                stage: Some((id, stage)),
+            });
+            kernels.push(k);
+        }
+        self.reds.push(RedInfo {
+            scan,
+            elem: t,
+            count: r.count.clone(),
+            ne: r.ne.clone(),
+            kernels,
+            span,
+        });
+        Ok(id)
+    }
+
+    /// An inclusive scan of `fm_acc` over the work-group, in order, into
+    /// `fm_lm` (Hillis and Steele: each step combines a value with the
+    /// one `fm_d` places before it, the earlier on the left).
+    fn local_scan(&mut self, ct: &str, comb: &Combine) {
+        let c = comb.code("fm_v", "fm_lm[fm_l - fm_d]", "fm_v");
+        self.line("fm_lm[fm_l] = fm_acc;");
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.line("for (int fm_d = 1; fm_d < FM_GROUP; fm_d <<= 1) {");
+        self.line(&format!("  {ct} fm_v = fm_lm[fm_l];"));
+        self.line(&format!("  if (fm_l >= fm_d) {c}"));
+        self.line("  barrier(CLK_LOCAL_MEM_FENCE);");
+        self.line("  fm_lm[fm_l] = fm_v;");
+        self.line("  barrier(CLK_LOCAL_MEM_FENCE);");
+        self.line("}");
+    }
+}
+
+/// The C type of an element type in registers and blocks.
+pub fn ctype(p: Prim) -> &'static str {
+    match p {
+        Prim::Bool => "uchar",
+        Prim::I32 => "int",
+        Prim::I64 => "long",
+        Prim::F32 => "float",
+        Prim::F64 => "double",
+    }
+}
+
+/// A constant as C, bit for bit (floats through their bits, so that NaNs,
+/// infinities and every last bit survive).
+fn const_literal(c: Const) -> String {
+    match c {
+        Const::Bool(b) => format!("((uchar){})", b as u8),
+        Const::I32(k) if k == i32::MIN => "(-2147483647 - 1)".to_string(),
+        Const::I32(k) => format!("({k})"),
+        Const::I64(k) => literal(k),
+        Const::F32(b) => format!("as_float(0x{b:08x}U)"),
+        Const::F64(b) => format!("as_double(0x{b:016x}UL)"),
+    }
+}
+
+/// `op a` on an operand of type `t`, as `funmem_semantics::scalar::unop_t`.
+fn unop_code(op: UnOp, t: Prim, a: &str) -> String {
+    match op {
+        UnOp::Neg => match t {
+            Prim::I64 => format!("fm_neg({a})"),
+            Prim::I32 => format!("fm_neg32({a})"),
+            Prim::Bool => a.to_string(),
+            _ => format!("(-{a})"),
+        },
+        UnOp::Not => format!("(({})!({a}))", ctype(t)),
+        UnOp::Abs => match t {
+            Prim::I64 => format!("((long)abs({a}))"),
+            Prim::I32 => format!("as_int(abs({a}))"),
+            Prim::Bool => a.to_string(),
+            _ => format!("fabs({a})"),
+        },
+        UnOp::Sqrt => format!("sqrt({a})"),
+        UnOp::Exp => format!("exp({a})"),
+        UnOp::Log => format!("log({a})"),
+        UnOp::Floor => format!("floor({a})"),
+        UnOp::Conv(to) => convert_code(t, to, a),
+    }
+}
+
+/// The conversion from `from` to `to`: integers wrap, to `bool` is `!= 0`,
+/// float to integer truncates and saturates (NaN is 0), the rest round to
+/// nearest.
+fn convert_code(from: Prim, to: Prim, a: &str) -> String {
+    match (from, to) {
+        _ if from == to => a.to_string(),
+        (_, Prim::Bool) => format!("((uchar)(({a}) != 0))"),
+        (Prim::F32 | Prim::F64, Prim::I32) => format!("convert_int_sat_rtz({a})"),
+        (Prim::F32 | Prim::F64, Prim::I64) => format!("convert_long_sat_rtz({a})"),
+        (Prim::I64, Prim::I32) => format!("as_int((uint)({a}))"),
+        (_, t) => format!("(({})({a}))", ctype(t)),
+    }
+}
+
+/// `a op b` on operands of type `t`, as `funmem_semantics::scalar::binop_t`
+/// (division by zero is checked before, by `div_checks`).
+fn binop_code(op: BinOp, t: Prim, a: &str, b: &str) -> String {
+    let ct = ctype(t);
+    let float = t.is_float();
+    let w = match t {
+        Prim::I32 => "32",
+        _ => "",
+    };
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem if t.is_int() => {
+            let f = match op {
+                BinOp::Add => "add",
+                BinOp::Sub => "sub",
+                BinOp::Mul => "mul",
+                BinOp::Div => "div",
+                _ => "rem",
+            };
+            format!("fm_{f}{w}({a}, {b})")
+        }
+        BinOp::Rem if float => format!("fmod({a}, {b})"),
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div if float => {
+            format!("({a} {} {b})", op.symbol())
+        }
+        BinOp::Min if float => format!("fmin({a}, {b})"),
+        BinOp::Max if float => format!("fmax({a}, {b})"),
+        BinOp::Min => format!("min({a}, {b})"),
+        BinOp::Max => format!("max({a}, {b})"),
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+            format!("((uchar)({a} {} {b}))", op.symbol())
+        }
+        BinOp::And => format!("(({ct})(({a}) != 0 && ({b}) != 0))"),
+        BinOp::Or => format!("(({ct})(({a}) != 0 || ({b}) != 0))"),
+        // Arithmetic on bools: ruled out by the type checker.
+        _ => format!("(({ct})0)"),
+    }
+}
+
+/// A read of element `at` of type `t` from block `m` (a `bool` is any
+/// non-zero byte).
+fn load(t: Prim, m: &str, at: &str) -> String {
+    match t {
+        Prim::Bool => format!("((uchar)(FM_AT(uchar, {m}, {at}) != 0))"),
+        _ => format!("FM_AT({}, {m}, {at})", ctype(t)),
     }
 }
 
@@ -912,46 +1632,6 @@ fn literal(k: i64) -> String {
     } else {
         format!("{k}L")
     }
-}
-
-/// TRANSIENT(issue 19): the first construct the backend does not compile
-/// yet.
-fn transient_unsupported(p: &Program) -> Option<Span> {
-    fn stmts(ss: &[Stmt]) -> Option<Span> {
-        for s in ss {
-            let bad = match &s.kind {
-                StmtKind::Reduce(..) | StmtKind::Scan(..) => true,
-                StmtKind::Var(_, ImpType::Prim(t)) | StmtKind::Alloc(_, _, t) => {
-                    *t != funmem_lang::prim::Prim::I64
-                }
-                StmtKind::If(_, a, b) => {
-                    if let Some(sp) = stmts(a).or_else(|| stmts(b)) {
-                        return Some(sp);
-                    }
-                    false
-                }
-                StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
-                    if let Some(sp) = stmts(b) {
-                        return Some(sp);
-                    }
-                    false
-                }
-                _ => false,
-            };
-            if bad {
-                return Some(s.span);
-            }
-        }
-        None
-    }
-    for q in &p.params {
-        match q {
-            Param::Scalar(_, t, sp) if *t != funmem_lang::prim::Prim::I64 => return Some(*sp),
-            Param::Array(a) if a.elem != funmem_lang::prim::Prim::I64 => return Some(a.span),
-            _ => {}
-        }
-    }
-    stmts(&p.body)
 }
 
 fn print_sexp(e: &SExp) -> String {
@@ -1052,7 +1732,7 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
             HostStmt::AssignMem(x, y) => {
                 let _ = writeln!(out, "//{pad}{x} <- {y}");
             }
-            HostStmt::Alloc(x, e, _) => {
+            HostStmt::Alloc(x, e, _, _) => {
                 let _ = writeln!(
                     out,
                     "//{pad}{x} <- alloc {}   (device buffer)",
@@ -1094,9 +1774,18 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
                 print_host(b, ks, depth + 1, out);
                 let _ = writeln!(out, "//{pad}done");
             }
+            HostStmt::Reduce(x, r) => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}{x} <- reduce: parallel kernels, then a synchronous read of the result (statement r{r})"
+                );
+            }
+            HostStmt::Scan(r) => {
+                let _ = writeln!(out, "//{pad}scan: parallel kernels (statement r{r})");
+            }
             HostStmt::Launch(k) => {
                 let ki = &ks[*k];
-                let mut args: Vec<String> = ki.ints.iter().map(|x| x.to_string()).collect();
+                let mut args: Vec<String> = ki.scalars.iter().map(|x| x.0.to_string()).collect();
                 args.extend(ki.mems.iter().map(|m| m.to_string()));
                 let _ = writeln!(
                     out,
@@ -1130,7 +1819,7 @@ mod tests {
         );
         assert_eq!(c.kernels.len(), 1);
         let k = &c.kernels[0];
-        assert_eq!((k.ints.len(), k.mems.len(), k.loops), (1, 1, true));
+        assert_eq!((k.scalars.len(), k.mems.len(), k.loops), (1, 1, true));
         assert!(c.source.contains("__kernel void k0("), "{}", c.source);
         assert!(c
             .source
@@ -1204,7 +1893,7 @@ mod tests {
         let (k, l) = (&c.kernels[0], &c.kernels[1]);
         // The first is launched in a host loop and has loops inside.
         assert!(k.loops && k.repeated && !l.loops && !l.repeated);
-        assert_eq!(k.ints.len(), 1, "{:?}", k.ints);
+        assert_eq!(k.scalars.len(), 1, "{:?}", k.scalars);
         for text in [
             "for (long v_j = 0; v_j < v_j_iterations; v_j++) {",
             "while (v_s != 0) {",
@@ -1247,6 +1936,51 @@ mod tests {
             "//  done",
         ] {
             assert!(printed.contains(text), "{text}: {printed}");
+        }
+    }
+
+    #[test]
+    fn typed_constants_operators_and_conversions() {
+        assert_eq!(const_literal(Const::I32(i32::MIN)), "(-2147483647 - 1)");
+        assert_eq!(const_literal(Const::f32(1.5)), "as_float(0x3fc00000U)");
+        assert_eq!(
+            const_literal(Const::f64(f64::NAN)),
+            format!("as_double(0x{:016x}UL)", f64::NAN.to_bits())
+        );
+        assert_eq!(const_literal(Const::Bool(true)), "((uchar)1)");
+        assert_eq!(
+            binop_code(BinOp::Add, Prim::I32, "a", "b"),
+            "fm_add32(a, b)"
+        );
+        assert_eq!(binop_code(BinOp::Rem, Prim::F64, "a", "b"), "fmod(a, b)");
+        assert_eq!(binop_code(BinOp::Max, Prim::F32, "a", "b"), "fmax(a, b)");
+        assert_eq!(
+            binop_code(BinOp::Lt, Prim::F32, "a", "b"),
+            "((uchar)(a < b))"
+        );
+        assert_eq!(
+            convert_code(Prim::F32, Prim::I32, "x"),
+            "convert_int_sat_rtz(x)"
+        );
+        assert_eq!(convert_code(Prim::I64, Prim::I32, "x"), "as_int((uint)(x))");
+        assert_eq!(
+            convert_code(Prim::F64, Prim::Bool, "x"),
+            "((uchar)((x) != 0))"
+        );
+        // A typed read, write and an f64 program asking for fp64.
+        let c = source(
+            "def main (n: i64) (xs: [n]f64 @ xm -> R(n)) =
+               var rm: mem; rm <- alloc n i32;
+               kernel i < n do var x: f64; x <- xm[i]; rm[i] <- i32(x) done
+             out (r: [n]i32 @ rm -> R(n))",
+        );
+        assert!(c.fp64);
+        for text in [
+            "if (!FM_IN(v_i, v_xm_n / 8))",
+            "v_x = FM_AT(double, v_xm, v_i); FM_READ(8);",
+            "FM_AT(int, v_rm, v_i) = convert_int_sat_rtz(v_x); FM_WRITE(4);",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
         }
     }
 

@@ -127,6 +127,8 @@ pub struct DeviceInfo {
     pub max_alloc: u64,
     /// Compute units.
     pub compute_units: u32,
+    /// Whether it has double precision (`cl_khr_fp64`).
+    pub fp64: bool,
     #[serde(skip)]
     pub(crate) id: usize,
 }
@@ -188,6 +190,10 @@ pub fn devices() -> Result<Vec<DeviceInfo>, GpuError> {
                 global_mem: d.global_mem_size().unwrap_or(0),
                 max_alloc: d.max_mem_alloc_size().unwrap_or(0),
                 compute_units: d.max_compute_units().unwrap_or(0),
+                fp64: d
+                    .extensions()
+                    .map(|e| e.contains("cl_khr_fp64"))
+                    .unwrap_or(false),
                 id: id as usize,
             });
         }

@@ -26,15 +26,16 @@
 use crate::codegen::{Compiled, HostStmt};
 use crate::device::{DeviceInfo, GpuError};
 use funmem_lang::ast::{Atom, SExp};
+use funmem_lang::ast::{BinOp, UnOp};
 use funmem_lang::imp::{ArrDecl, ImpType, Param, Result as ImpResult};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::prim::Const;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
-use funmem_semantics::machine;
 use funmem_semantics::prog;
-use funmem_semantics::scalar::{binop, unop, DivByZero};
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_semantics::scalar::{binop_t, unop_t, DivByZero};
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
@@ -42,7 +43,7 @@ use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program as ClProgram;
-use opencl3::types::{cl_long, cl_mem, CL_BLOCKING};
+use opencl3::types::{cl_long, cl_mem, cl_uchar, CL_BLOCKING};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ptr;
@@ -59,6 +60,12 @@ const ASSERT: &str = "E-IMP-ASSERT";
 const TRUE: &str = "E-IMP-TRUE";
 const FOR: &str = "E-IMP-FOR";
 const WHILE: &str = "E-IMP-WHILE";
+const REDUCE: &str = "E-IMP-REDUCE";
+const SCAN: &str = "E-IMP-SCAN";
+
+/// Work-items per group of a reduce or scan stage (the generated code's
+/// `FM_GROUP`).
+const RED_GROUP: usize = 256;
 
 /// The fuel one iteration of a host loop spends: about what launching a
 /// kernel costs, counted in kernel iterations (a launch takes 5 to 100
@@ -109,6 +116,9 @@ pub struct RunStats {
     /// Per kernel: elements read and written by its work-items (only when
     /// the run counted accesses).
     pub accesses: Option<Vec<(u64, u64)>>,
+    /// Per kernel: bytes read and written by its work-items (only when the
+    /// run counted accesses).
+    pub access_bytes: Option<Vec<(u64, u64)>>,
     /// Host wall-clock nanoseconds of the whole run.
     pub wall_ns: u64,
 }
@@ -140,9 +150,9 @@ struct Shared {
     context: Context,
 }
 
-/// A device block: its buffer and its size in elements.
+/// A device block: its buffer and its size in bytes.
 struct Block {
-    buf: Buffer<cl_long>,
+    buf: Buffer<cl_uchar>,
     len: i64,
 }
 
@@ -150,7 +160,7 @@ impl Runtime {
     /// Builds the program's kernels for `device`.
     pub fn new(device: &DeviceInfo, compiled: &Compiled) -> Result<Runtime, GpuError> {
         let shared = Rc::new(Shared::new(device)?);
-        let kernels = build(&shared.context, compiled, "")?;
+        let kernels = build(&shared.context, compiled, &options(device, compiled.fp64)?)?;
         Runtime::with_kernels(device, compiled.clone(), kernels, shared)
     }
 
@@ -173,7 +183,12 @@ impl Runtime {
         let shared = Rc::new(Shared::new(device)?);
         let has_kernels = compiled.iter().flatten().any(|c| !c.kernels.is_empty());
         let program = if has_kernels {
-            Some(build_source(&shared.context, &source, "")?)
+            let fp64 = compiled.iter().flatten().any(|c| c.fp64);
+            Some(build_source(
+                &shared.context,
+                &source,
+                &options(device, fp64)?,
+            )?)
         } else {
             None
         };
@@ -248,13 +263,14 @@ impl Runtime {
         count: bool,
     ) -> Result<(Vec<Value>, RunStats), GpuError> {
         if count && self.counting.is_none() {
-            self.counting = Some(build(&self.shared.context, &self.compiled, "-D FM_COUNT")?);
+            let o = format!("{} -D FM_COUNT", options(&self.device, self.compiled.fp64)?);
+            self.counting = Some(build(&self.shared.context, &self.compiled, &o)?);
         }
         let start = Instant::now();
         let mut h = Host {
             rt: self,
             count,
-            ints: HashMap::new(),
+            vals: HashMap::new(),
             mems: HashMap::new(),
             blocks: Vec::new(),
             holders: Vec::new(),
@@ -278,7 +294,7 @@ impl Runtime {
         h.settle_events();
         let mut stats = std::mem::take(&mut h.stats);
         if let (Some(c), Ok(_)) = (&h.counts, &result) {
-            let mut v = vec![0i64; 2 * stats.kernel_ns.len().max(1)];
+            let mut v = vec![0i64; 4 * stats.kernel_ns.len().max(1)];
             // SAFETY: the buffer has exactly v.len() elements.
             unsafe {
                 h.rt.shared
@@ -287,9 +303,15 @@ impl Runtime {
             }
             .map_err(|e| GpuError::cl("reading the access counters", e))?;
             stats.accesses = Some(
-                v.chunks(2)
+                v.chunks(4)
                     .take(stats.kernel_ns.len())
-                    .map(|c| (c[0] as u64, c[1] as u64))
+                    .map(|c| (c[0] as u64, c[2] as u64))
+                    .collect(),
+            );
+            stats.access_bytes = Some(
+                v.chunks(4)
+                    .take(stats.kernel_ns.len())
+                    .map(|c| (c[1] as u64, c[3] as u64))
                     .collect(),
             );
         }
@@ -308,6 +330,26 @@ impl Shared {
                 .map_err(|e| GpuError::cl("clCreateCommandQueue", e))?;
         Ok(Shared { queue, context })
     }
+}
+
+/// The build options of every generated program: IEEE arithmetic as the
+/// interpreters compute it (no fast or unsafe math, no `mad`; contraction
+/// is off in the prelude), correctly rounded `/` and `sqrt` on `float`, and
+/// `double` where the program uses it (refused on a device without it).
+pub const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
+
+fn options(device: &DeviceInfo, fp64: bool) -> Result<String, GpuError> {
+    let mut o = BUILD_OPTIONS.to_string();
+    if fp64 {
+        if !device.fp64 {
+            return Err(GpuError::Build(format!(
+                "the program uses f64, but the device {} has no double precision (cl_khr_fp64)",
+                device.label()
+            )));
+        }
+        o.push_str(" -D FM_FP64");
+    }
+    Ok(o)
 }
 
 fn build(context: &Context, c: &Compiled, options: &str) -> Result<Vec<Kernel>, GpuError> {
@@ -349,7 +391,8 @@ type InputBlock<'v> = (Name, i64, Vec<(&'v ArrayValue, Lmad<i64>, &'v ArrDecl)>)
 struct Host<'a> {
     rt: &'a Runtime,
     count: bool,
-    ints: HashMap<Name, i64>,
+    /// The host's scalar variables.
+    vals: HashMap<Name, Const>,
     /// Each `mem` variable's block, `None` while unset.
     mems: HashMap<Name, Option<usize>>,
     /// Every block made in this run; `None` once freed.
@@ -373,6 +416,20 @@ struct Host<'a> {
     counts: Option<Buffer<cl_long>>,
 }
 
+/// Sets kernel argument `arg` to a scalar of its C type.
+///
+/// # Safety
+/// `arg` must be a parameter of `c`'s type (`codegen::ctype`).
+unsafe fn set_scalar(kernel: &Kernel, arg: u32, c: Const) -> opencl3::Result<()> {
+    match c {
+        Const::Bool(b) => kernel.set_arg(arg, &(b as u8)),
+        Const::I32(k) => kernel.set_arg(arg, &k),
+        Const::I64(k) => kernel.set_arg(arg, &k),
+        Const::F32(b) => kernel.set_arg(arg, &f32::from_bits(b)),
+        Const::F64(b) => kernel.set_arg(arg, &f64::from_bits(b)),
+    }
+}
+
 fn program(e: EvalError) -> GpuError {
     GpuError::Program(Box::new(e))
 }
@@ -393,7 +450,7 @@ impl Host<'_> {
         let err = self.buffer(3, "the error buffer")?;
         self.err = Some(err);
         if self.count {
-            let n = 2 * self.rt.compiled.kernels.len().max(1);
+            let n = 4 * self.rt.compiled.kernels.len().max(1);
             let c = self.buffer(n, "the access counters")?;
             self.counts = Some(c);
         }
@@ -474,27 +531,50 @@ impl Host<'_> {
 
     // ---- scalars ----
 
+    /// An `i64` expression (a size, an index, a bound).
     fn eval(&self, e: &SExp, rule: &'static str, span: Span) -> Result<i64, GpuError> {
+        Ok(self.eval_c(e, rule, span)?.to_bits() as i64)
+    }
+
+    /// A scalar expression, by the interpreters' typed operators.
+    fn eval_c(&self, e: &SExp, rule: &'static str, span: Span) -> Result<Const, GpuError> {
         match e {
-            SExp::Atom(Atom::Int(k, _)) => Ok(*k),
-            SExp::Atom(Atom::Const(c, _)) => Ok(c.to_bits() as i64),
-            SExp::Atom(Atom::Var(x)) => self.ints.get(&x.name).copied().ok_or_else(|| {
+            SExp::Atom(Atom::Int(k, _)) => Ok(Const::I64(*k)),
+            SExp::Atom(Atom::Const(c, _)) => Ok(*c),
+            SExp::Atom(Atom::Var(x)) => self.vals.get(&x.name).copied().ok_or_else(|| {
                 stuck(
                     rule,
                     x.span,
-                    format!("`{}` is not an `int` variable in scope", x.name),
+                    format!("`{}` is not a scalar variable in scope", x.name),
                 )
             }),
-            SExp::Un(op, e, _) => Ok(unop(*op, self.eval(e, rule, span)?)),
+            SExp::Un(op, e, _) => {
+                let c = self.eval_c(e, rule, span)?;
+                let t = c.prim();
+                let to = match op {
+                    UnOp::Conv(to) => *to,
+                    _ => t,
+                };
+                Ok(Const::from_bits(to, unop_t(*op, t, c.to_bits())))
+            }
             SExp::Bin(op, l, r, _) => {
-                let (a, b) = (self.eval(l, rule, span)?, self.eval(r, rule, span)?);
-                binop(*op, a, b).map_err(|DivByZero| {
-                    stuck(
-                        rule,
-                        span,
-                        format!("division by zero: {a} {} 0", op.symbol()),
-                    )
-                })
+                let (a, b) = (self.eval_c(l, rule, span)?, self.eval_c(r, rule, span)?);
+                let t = a.prim();
+                let to = match op {
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                        Prim::Bool
+                    }
+                    _ => t,
+                };
+                binop_t(*op, t, a.to_bits(), b.to_bits())
+                    .map(|w| Const::from_bits(to, w))
+                    .map_err(|DivByZero| {
+                        stuck(
+                            rule,
+                            span,
+                            format!("division by zero: {a} {} 0", op.symbol()),
+                        )
+                    })
             }
         }
     }
@@ -521,19 +601,19 @@ impl Host<'_> {
 
     fn stmt(&mut self, s: &HostStmt) -> Result<(), GpuError> {
         match s {
-            HostStmt::Var(x, ImpType::Prim(_)) => {
-                self.ints.insert(x.clone(), 0);
+            HostStmt::Var(x, ImpType::Prim(t)) => {
+                self.vals.insert(x.clone(), t.zero());
             }
             HostStmt::Var(x, ImpType::Mem) => self.hold(x, None),
             HostStmt::Assign(x, e, span) => {
-                let v = self.eval(e, ASSIGN_INT, *span)?;
-                self.ints.insert(x.clone(), v);
+                let v = self.eval_c(e, ASSIGN_INT, *span)?;
+                self.vals.insert(x.clone(), v);
             }
             // E-IMP-ASSERT, under the source rule it stands for.
             HostStmt::Assert(c, e, span) => {
-                if self.eval(e, ASSERT, *span)? == 0 {
+                if self.eval_c(e, ASSERT, *span)?.to_bits() == 0 {
                     let vars = e.distinct_vars().into_iter().map(|x| {
-                        let v = self.ints.get(&x.name).copied().unwrap_or(0);
+                        let v = self.vals.get(&x.name).map_or(0, |c| c.to_bits() as i64);
                         (x.name.as_str(), v)
                     });
                     let msg = funmem_semantics::imp::assert_message(
@@ -548,19 +628,20 @@ impl Host<'_> {
                 let b = self.mems.get(y).copied().flatten();
                 self.hold(x, b);
             }
-            HostStmt::Alloc(x, e, span) => {
+            HostStmt::Alloc(x, e, t, span) => {
                 let n = self.eval(e, ALLOC, *span)?;
-                let b = self.allocate(n, ALLOC, *span)?;
+                let bytes = n.saturating_mul(t.size() as i64);
+                let b = self.allocate(bytes, ALLOC, *span)?;
                 let rt = self.rt;
                 let blk = self.blk_mut(b)?;
-                if n > 0 {
-                    // SAFETY: pattern of one i64 over the buffer's n elements.
+                if bytes > 0 {
+                    // SAFETY: pattern of one byte over the buffer's bytes.
                     unsafe {
                         rt.shared.queue.enqueue_fill_buffer(
                             &mut blk.buf,
-                            &[0i64],
+                            &[0u8],
                             0,
-                            8 * n as usize,
+                            bytes as usize,
                             &[],
                         )
                     }
@@ -570,24 +651,29 @@ impl Host<'_> {
             }
             HostStmt::Read(x, m, e, span) => {
                 let at = self.eval(e, READ, *span)?;
+                let t = self.vals.get(x).map_or(Prim::I64, |c| c.prim());
                 let b = self.block(m, READ, *span)?;
                 // A kernel's failure comes first: it happened earlier.
                 self.check_error()?;
                 let len = self.blk(b)?.len;
-                if at < 0 || at >= len {
+                let size = t.size() as i64;
+                if at < 0 || at >= len / size {
                     return Err(stuck(
                         READ,
                         *span,
-                        format!("read out of bounds: offset {at} of block `{m}` of size {len}"),
+                        format!(
+                            "read out of bounds: offset {at} of block `{m}` of size {} ({len} bytes)",
+                            len / size
+                        ),
                     ));
                 }
-                let mut v = [0i64; 1];
-                // SAFETY: at is inside the buffer; one element is read.
+                let mut v = vec![0u8; size as usize];
+                // SAFETY: the element is inside the buffer.
                 unsafe {
                     self.rt.shared.queue.enqueue_read_buffer(
                         &self.blk(b)?.buf,
                         CL_BLOCKING,
-                        8 * at as usize,
+                        (at * size) as usize,
                         &mut v,
                         &[],
                     )
@@ -595,42 +681,57 @@ impl Host<'_> {
                 .map_err(|e| GpuError::cl("a host read of a block", e))?;
                 self.stats.sync_reads += 1;
                 self.stats.d2h_transfers += 1;
-                self.stats.d2h_bytes += 8;
-                self.ints.insert(x.clone(), v[0]);
+                self.stats.d2h_bytes += size as u64;
+                self.vals
+                    .insert(x.clone(), Elems::from_le_bytes(t, &v).get(0));
             }
             HostStmt::Write(m, i, e, span) => {
                 let at = self.eval(i, WRITE, *span)?;
-                let val = self.eval(e, WRITE, *span)?;
+                let val = self.eval_c(e, WRITE, *span)?;
                 let b = self.block(m, WRITE, *span)?;
                 let len = self.blk(b)?.len;
-                if at < 0 || at >= len {
+                let size = val.prim().size() as i64;
+                if at < 0 || at >= len / size {
                     self.check_error()?;
                     return Err(stuck(
                         WRITE,
                         *span,
-                        format!("write out of bounds: offset {at} of block `{m}` of size {len}"),
+                        format!(
+                            "write out of bounds: offset {at} of block `{m}` of size {} ({len} bytes)",
+                            len / size
+                        ),
                     ));
                 }
+                let mut one = Elems::with_capacity(val.prim(), 1);
+                one.push(val);
+                let bytes = one.to_le_bytes();
                 let rt = self.rt;
                 let blk = self.blk_mut(b)?;
-                // SAFETY: at is inside the buffer; one element is written,
-                // and the call blocks, so `val` outlives it.
+                // SAFETY: the element is inside the buffer; the call blocks,
+                // so `bytes` outlives it.
                 unsafe {
                     rt.shared.queue.enqueue_write_buffer(
                         &mut blk.buf,
                         CL_BLOCKING,
-                        8 * at as usize,
-                        &[val],
+                        (at * size) as usize,
+                        &bytes,
                         &[],
                     )
                 }
                 .map_err(|e| GpuError::cl("a host write of a block", e))?;
                 self.stats.host_writes += 1;
                 self.stats.h2d_transfers += 1;
-                self.stats.h2d_bytes += 8;
+                self.stats.h2d_bytes += size as u64;
+            }
+            HostStmt::Reduce(x, r) => {
+                let v = self.red(*r)?;
+                self.vals.insert(x.clone(), v);
+            }
+            HostStmt::Scan(r) => {
+                self.red(*r)?;
             }
             HostStmt::If(c, a, b) => {
-                let v = self.ints.get(c).copied().ok_or_else(|| {
+                let v = self.vals.get(c).map(|c| c.to_bits()).ok_or_else(|| {
                     stuck(
                         TRUE,
                         Span::DUMMY,
@@ -648,13 +749,13 @@ impl Host<'_> {
                 let n = self.eval(n, FOR, *span)?;
                 for j in 0..n.max(0) {
                     self.spend_loop(FOR, *span)?;
-                    self.ints.insert(i.clone(), j);
+                    self.vals.insert(i.clone(), Const::I64(j));
                     self.stmts(body)?;
                 }
             }
             // E-IMP-WHILE: the condition before each iteration.
             HostStmt::While(c, body, span) => loop {
-                let v = self.ints.get(c).copied().ok_or_else(|| {
+                let v = self.vals.get(c).map(|c| c.to_bits()).ok_or_else(|| {
                     stuck(
                         WHILE,
                         *span,
@@ -712,22 +813,35 @@ impl Host<'_> {
                 format!("allocation of a negative size: {n}"),
             ));
         }
-        let cells = match self.limits.charge(self.cells, n as u64, rule, span) {
+        // The heap limit counts 8-byte cells.
+        let cells = match self
+            .limits
+            .charge(self.cells, (n as u64).div_ceil(8), rule, span)
+        {
             Ok(cells) => cells,
             Err(e) => {
                 self.check_error()?;
                 return Err(GpuError::Program(Box::new(e)));
             }
         };
-        let bytes = (n as u64).saturating_mul(8);
+        let bytes = n as u64;
         if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {
             return Err(GpuError::OutOfDeviceMemory(format!(
-                "a block of {n} elements ({bytes} bytes) is larger than the device's largest \
+                "a block of {bytes} bytes is larger than the device's largest \
                  buffer ({} bytes, of {} in all)",
                 self.rt.device.max_alloc, self.rt.device.global_mem
             )));
         }
-        let buf = self.buffer(n as usize, "a block")?;
+        // SAFETY: a fresh buffer of at least one byte, no host pointer.
+        let buf = unsafe {
+            Buffer::<cl_uchar>::create(
+                &self.rt.shared.context,
+                CL_MEM_READ_WRITE,
+                (n as usize).max(8),
+                ptr::null_mut(),
+            )
+        }
+        .map_err(|e| GpuError::cl(format!("creating a block ({n} bytes)"), e))?;
         self.cells = cells;
         self.stats.allocations += 1;
         self.stats.bytes_allocated += bytes;
@@ -767,7 +881,7 @@ impl Host<'_> {
         self.holders[b] = self.holders[b].saturating_sub(1);
         if self.holders[b] == 0 {
             if let Some(blk) = self.blocks[b].take() {
-                self.live_bytes -= 8 * blk.len as u64;
+                self.live_bytes -= blk.len as u64;
                 // Dropping the buffer releases it; OpenCL keeps it until
                 // the commands that use it have finished.
                 drop(blk);
@@ -782,6 +896,81 @@ impl Host<'_> {
                 self.let_go(b);
             }
         }
+    }
+
+    /// A host-level `reduce` or `scan` (E-IMP-REDUCE, E-IMP-SCAN): its
+    /// stages over `G` work-groups, where `G` is enough groups to fill the
+    /// device; a reduce's result is one synchronous read.
+    fn red(&mut self, r: usize) -> Result<Const, GpuError> {
+        let info = &self.rt.compiled.reds[r];
+        let rule = if info.scan { SCAN } else { REDUCE };
+        let n = self.eval(&info.count, rule, info.span)?;
+        let ne = self.eval_c(&info.ne, rule, info.span)?;
+        if n <= 0 {
+            return Ok(ne);
+        }
+        let left = self.limits.fuel.saturating_sub(self.spent);
+        if n as u64 > left {
+            self.check_error()?;
+            return Err(GpuError::Program(Box::new(EvalError {
+                kind: ErrorKind::OutOfFuel,
+                rule,
+                span: info.span,
+                message: format!(
+                    "a {} of {n} elements exceeds the fuel left ({left} of {}; raise it with --fuel)",
+                    if info.scan { "scan" } else { "reduce" },
+                    self.limits.fuel
+                ),
+            })));
+        }
+        self.spent += n as u64;
+        let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
+        let group = RED_GROUP;
+        let units = self.rt.device.compute_units.max(1) as i64;
+        let groups = (n as u64)
+            .div_ceil(group as u64)
+            .min(8 * units as u64)
+            .max(1) as usize;
+        let size = info.elem.size() as usize;
+        // SAFETY: a fresh buffer, no host pointer.
+        let part = unsafe {
+            Buffer::<cl_uchar>::create(
+                &self.rt.shared.context,
+                CL_MEM_READ_WRITE,
+                (groups + 1) * size,
+                ptr::null_mut(),
+            )
+        }
+        .map_err(|e| GpuError::cl("creating the partial results of a reduce", e))?;
+        let kernels = info.kernels.clone();
+        let scan = info.scan;
+        let elem = info.elem;
+        for k in kernels {
+            let stage = self.rt.compiled.kernels[k].stage.map(|s| s.1);
+            let (count, global) = match stage {
+                Some(crate::codegen::Stage::Combine) => (groups as i64, group),
+                _ => (n, groups * group),
+            };
+            self.enqueue(k, count, fuel, Some(part.get()), global, group)?;
+        }
+        if scan {
+            return Ok(ne);
+        }
+        let mut v = vec![0u8; size];
+        // SAFETY: partial `groups` is inside the buffer.
+        unsafe {
+            self.rt
+                .shared
+                .queue
+                .enqueue_read_buffer(&part, CL_BLOCKING, groups * size, &mut v, &[])
+        }
+        .map_err(|e| GpuError::cl("reading the result of a reduce", e))?;
+        self.stats.sync_reads += 1;
+        self.stats.d2h_transfers += 1;
+        self.stats.d2h_bytes += size as u64;
+        // A failure in an element or the operator makes the result stuck.
+        self.check_error()?;
+        Ok(Elems::from_le_bytes(elem, &v).get(0))
     }
 
     fn launch(&mut self, k: usize) -> Result<(), GpuError> {
@@ -821,6 +1010,27 @@ impl Host<'_> {
             })));
         }
         self.spent += n as u64;
+        // Each work-item's share of what was left at the launch.
+        let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
+        let group = self.rt.group;
+        let global = (n as usize).div_ceil(group) * group;
+        self.enqueue(k, n, fuel, None, global, group)
+    }
+
+    /// Sets kernel `k`'s arguments (`n`, the fuel where it takes it, its
+    /// free variables, the partials buffer of a reduce or scan stage, the
+    /// error buffer, the counters) and launches it over `global` work-items
+    /// in groups of `local`.
+    fn enqueue(
+        &mut self,
+        k: usize,
+        n: i64,
+        fuel: i64,
+        part: Option<cl_mem>,
+        global: usize,
+        local: usize,
+    ) -> Result<(), GpuError> {
+        let info = &self.rt.compiled.kernels[k];
         let kernels = match (&self.rt.counting, self.count) {
             (Some(c), true) => c,
             _ => &self.rt.kernels,
@@ -834,20 +1044,18 @@ impl Host<'_> {
             kernel.set_arg(arg, &n).map_err(cl)?;
             arg += 1;
             if info.loops {
-                // Each work-item's share of what was left at the launch.
-                let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
                 kernel.set_arg(arg, &fuel).map_err(cl)?;
                 arg += 1;
             }
-            for x in &info.ints {
-                let v = self.ints.get(x).copied().ok_or_else(|| {
+            for (x, _) in &info.scalars {
+                let v = self.vals.get(x).copied().ok_or_else(|| {
                     stuck(
                         KERNEL,
                         info.span,
-                        format!("`{x}` is not an `int` variable in scope"),
+                        format!("`{x}` is not a scalar variable in scope"),
                     )
                 })?;
-                kernel.set_arg(arg, &v).map_err(cl)?;
+                set_scalar(kernel, arg, v).map_err(cl)?;
                 arg += 1;
             }
             for m in &info.mems {
@@ -863,6 +1071,10 @@ impl Host<'_> {
                 kernel.set_arg(arg + 1, &len).map_err(cl)?;
                 arg += 2;
             }
+            if let Some(part) = part {
+                kernel.set_arg(arg, &part).map_err(cl)?;
+                arg += 1;
+            }
             let err = self
                 .err
                 .as_ref()
@@ -876,9 +1088,7 @@ impl Host<'_> {
                 .unwrap_or(self.rt.dummy.get());
             kernel.set_arg(arg + 1, &count).map_err(cl)?;
         }
-        let group = self.rt.group;
-        let global = (n as usize).div_ceil(group) * group;
-        let (g, l) = ([global], [group]);
+        let (g, l) = ([global], [local]);
         // SAFETY: the kernel's arguments are all set; the sizes outlive the call.
         let ev = unsafe {
             self.rt.shared.queue.enqueue_nd_range_kernel(
@@ -939,13 +1149,27 @@ impl Host<'_> {
         let mut blocks: Vec<InputBlock> = Vec::new();
         for (k, q) in p.params.iter().enumerate() {
             match q {
-                Param::Scalar(x, _, span) => {
+                Param::Scalar(x, t, span) => {
                     let name = x.name.as_str();
-                    let v = prog::input_of(inputs, k, want, name, "int", *span).map_err(program)?;
-                    let &Value::Scalar(Const::I64(i)) = v else {
-                        return Err(program(prog::mismatch(name, "int", &v.type_name(), *span)));
+                    let v =
+                        prog::input_of(inputs, k, want, name, t.name(), *span).map_err(program)?;
+                    let &Value::Scalar(c) = v else {
+                        return Err(program(prog::mismatch(
+                            name,
+                            t.name(),
+                            &v.type_name(),
+                            *span,
+                        )));
                     };
-                    self.ints.insert(x.name.clone(), i);
+                    if c.prim() != *t {
+                        return Err(program(prog::mismatch(
+                            name,
+                            t.name(),
+                            &v.type_name(),
+                            *span,
+                        )));
+                    }
+                    self.vals.insert(x.name.clone(), c);
                 }
                 Param::Array(a) => {
                     let (shape, l) = self.arr_layout(a)?;
@@ -955,7 +1179,13 @@ impl Host<'_> {
                         .map_err(program)?;
                     let (av, need) =
                         prog::array_input(v, name, a.span, &shape, &l).map_err(program)?;
-                    let need = need.unwrap_or(0);
+                    if av.prim() != a.elem {
+                        let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+                        let want = format!("{dims}{}", a.elem.name());
+                        return Err(program(prog::mismatch(name, &want, &v.type_name(), a.span)));
+                    }
+                    // In bytes.
+                    let need = need.unwrap_or(0).saturating_mul(a.elem.size() as i64);
                     match blocks.iter_mut().find(|(m, _, _)| *m == a.block.name) {
                         Some(b) => {
                             b.1 = b.1.max(need);
@@ -973,27 +1203,34 @@ impl Host<'_> {
                 .unwrap_or(Span::DUMMY);
             // The limits first: the block is laid out on the host too.
             let b = self.allocate(size, PROG, span)?;
-            // One array that fills its block row-major goes to the device as
-            // it is; anything else is laid out in a host copy of the block.
-            let whole = match arrays.as_slice() {
-                [(av, l, _)] if prog::contiguous_at(av, l) == Some(0) => {
-                    av.data.as_i64().filter(|d| d.len() as i64 == size)
-                }
-                _ => None,
-            };
-            let laid_out;
-            let data = match whole {
-                Some(d) => d,
-                None => {
-                    let mut d = machine::zeroed(size as u64, PROG, span).map_err(program)?;
-                    for (av, l, a) in &arrays {
-                        prog::lay_out(&mut d, av, l, a.name.name.as_str(), a.span)
-                            .map_err(program)?;
+            // The block's bytes, each array at its LMAD's addresses (in
+            // elements of its own type), little-endian.
+            let mut data = vec![0u8; size.max(0) as usize];
+            for (av, l, a) in &arrays {
+                let es = a.elem.size() as usize;
+                let bytes = av.data.to_le_bytes();
+                let mut k = 0usize;
+                l.for_each_address(|addr| {
+                    let at = usize::try_from(addr).ok().map(|o| o * es);
+                    match at.and_then(|o| data.get_mut(o..o + es)) {
+                        Some(cell) => {
+                            cell.copy_from_slice(&bytes[k * es..(k + 1) * es]);
+                            k += 1;
+                            Ok(())
+                        }
+                        None => Err(EvalError::stuck(
+                            PROG,
+                            a.span,
+                            format!(
+                                "array parameter `{}`: address {addr} outside its block",
+                                a.name.name
+                            ),
+                        )),
                     }
-                    laid_out = d;
-                    &laid_out
-                }
-            };
+                })
+                .map_err(program)?;
+            }
+            let data = &data[..];
             if size > 0 {
                 let rt = self.rt;
                 let blk = self.blk_mut(b)?;
@@ -1005,7 +1242,7 @@ impl Host<'_> {
                 }
                 .map_err(|e| GpuError::cl("copying an input block to the device", e))?;
                 self.stats.h2d_transfers += 1;
-                self.stats.h2d_bytes += 8 * size as u64;
+                self.stats.h2d_bytes += size as u64;
             }
             self.hold(&m, Some(b));
         }
@@ -1016,15 +1253,15 @@ impl Host<'_> {
     /// block is copied to the host once.
     fn results(&mut self) -> Result<Vec<Value>, GpuError> {
         let p = &self.rt.compiled.program;
-        let mut host_copies: HashMap<usize, Vec<i64>> = HashMap::new();
+        let mut host_copies: HashMap<usize, Vec<u8>> = HashMap::new();
         let mut out = Vec::new();
         // Results read back copy at most the heap limit in all.
         let mut copied = 0;
         for r in &p.results {
             match r {
-                ImpResult::Scalar(x) => out.push(Value::Scalar(Const::I64(
-                    self.ints.get(&x.name).copied().unwrap_or_default(),
-                ))),
+                ImpResult::Scalar(x) => out.push(Value::Scalar(
+                    self.vals.get(&x.name).copied().unwrap_or(Const::I64(0)),
+                )),
                 ImpResult::Array(a) => {
                     let (shape, l) = self.arr_layout(a)?;
                     let name = a.name.name.as_str();
@@ -1037,8 +1274,7 @@ impl Host<'_> {
                     let b = self.block(&a.block.name, PROG, a.span)?;
                     if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
                         let blk = self.blk(b)?;
-                        let mut v = machine::zeroed(blk.len.max(0) as u64, PROG, a.span)
-                            .map_err(program)?;
+                        let mut v = vec![0u8; blk.len.max(0) as usize];
                         if !v.is_empty() {
                             // SAFETY: v has exactly the buffer's size.
                             unsafe {
@@ -1052,15 +1288,38 @@ impl Host<'_> {
                             }
                             .map_err(|e| GpuError::cl("copying a result block to the host", e))?;
                             self.stats.d2h_transfers += 1;
-                            self.stats.d2h_bytes += 8 * v.len() as u64;
+                            self.stats.d2h_bytes += v.len() as u64;
                         }
                         slot.insert(v);
                     }
-                    let label = format!("block `{}`", a.block.name);
-                    out.push(
-                        prog::read_back(name, a.span, dims, &l, &host_copies[&b], &label)
-                            .map_err(program)?,
-                    );
+                    let block = &host_copies[&b];
+                    let es = a.elem.size() as usize;
+                    let mut bytes = Vec::with_capacity(dims.1 * es);
+                    l.for_each_address(|addr| {
+                        let at = usize::try_from(addr).ok().map(|o| o * es);
+                        match at.and_then(|o| block.get(o..o + es)) {
+                            Some(cell) => {
+                                bytes.extend_from_slice(cell);
+                                Ok(())
+                            }
+                            None => Err(addr),
+                        }
+                    })
+                    .map_err(|addr| {
+                        stuck(
+                            PROG,
+                            a.span,
+                            format!(
+                                "result `{name}`: read out of bounds: offset {addr} of block `{}`, which has {} bytes",
+                                a.block.name,
+                                block.len()
+                            ),
+                        )
+                    })?;
+                    out.push(Value::Array(ArrayValue {
+                        shape: dims.0,
+                        data: Elems::from_le_bytes(a.elem, &bytes),
+                    }));
                 }
             }
         }

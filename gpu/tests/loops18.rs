@@ -217,7 +217,7 @@ fn an_endless_while_on_the_device_is_stopped_by_fuel() {
         .unwrap()
         .run(&[int(8)], limits(), false)
         .map(|(v, _)| v);
-    assert_eq!(compare(want, got), Agreement::Limit);
+    assert_eq!(compare(want, got, false), Agreement::Limit);
 }
 
 #[test]
