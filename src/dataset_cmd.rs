@@ -78,11 +78,12 @@ pub fn dataset(args: Args) -> Result<ExitCode, ExitCode> {
         eprintln!("funmem dataset: {m}");
         ExitCode::from(EXIT_NOT_A_PROGRAM)
     };
+    let d = DEFAULT_BOUNDS;
     let bounds = Bounds {
-        i32: bounds_of(args.i32_bounds.as_deref(), "i32", (i32::MIN, i32::MAX)).map_err(bad)?,
-        i64: bounds_of(args.i64_bounds.as_deref(), "i64", (i64::MIN, i64::MAX)).map_err(bad)?,
-        f32: bounds_of(args.f32_bounds.as_deref(), "f32", (0.0, 1.0)).map_err(bad)?,
-        f64: bounds_of(args.f64_bounds.as_deref(), "f64", (0.0, 1.0)).map_err(bad)?,
+        i32: bounds_of(args.i32_bounds.as_deref(), "i32", d.i32).map_err(bad)?,
+        i64: bounds_of(args.i64_bounds.as_deref(), "i64", d.i64).map_err(bad)?,
+        f32: bounds_of(args.f32_bounds.as_deref(), "f32", d.f32).map_err(bad)?,
+        f64: bounds_of(args.f64_bounds.as_deref(), "f64", d.f64).map_err(bad)?,
     };
     let orders = if args.generate.is_empty() {
         let mut bytes = Vec::new();
@@ -191,9 +192,14 @@ fn order_of(g: &str) -> Result<Order, String> {
 }
 
 /// SplitMix64: a small, fast generator, deterministic for its seed.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(u64);
 
 impl SplitMix {
+    /// The generator with this seed.
+    pub(crate) fn new(seed: u64) -> SplitMix {
+        SplitMix(seed)
+    }
+
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -228,6 +234,32 @@ fn random(rng: &mut SplitMix, p: Prim, b: &Bounds) -> Const {
             Const::f64((b.f64.0 + (b.f64.1 - b.f64.0) * u).clamp(b.f64.0, b.f64.1))
         }
     }
+}
+
+/// Bounds as `futhark dataset` has them by default: integers over their
+/// whole type, floats in [0, 1].
+const DEFAULT_BOUNDS: Bounds = Bounds {
+    i32: (i32::MIN, i32::MAX),
+    i64: (i64::MIN, i64::MAX),
+    f32: (0.0, 1.0),
+    f64: (0.0, 1.0),
+};
+
+/// A random value of `shape` and `p` with the default bounds (the values of
+/// `random input` test blocks).
+pub(crate) fn random_value(rng: &mut SplitMix, shape: &[usize], p: Prim) -> Value {
+    if shape.is_empty() {
+        return Value::Scalar(random(rng, p, &DEFAULT_BOUNDS));
+    }
+    let n: usize = shape.iter().product();
+    let mut data = funmem_semantics::value::Elems::with_capacity(p, n);
+    for _ in 0..n {
+        data.push(random(rng, p, &DEFAULT_BOUNDS));
+    }
+    Value::Array(funmem_semantics::value::ArrayValue {
+        shape: shape.to_vec(),
+        data,
+    })
 }
 
 /// Writes a binary value of `shape` and `p` with elements from `next`.
