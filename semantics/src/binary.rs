@@ -16,7 +16,7 @@
 
 use crate::textual::{ValueError, MAX_RANK};
 use crate::value::{ArrayValue, Elems, Value};
-use funmem_lang::prim::{Const, Prim};
+use funmem_lang::prim::Prim;
 use std::io::{self, Write};
 
 /// The format version this module reads and writes.
@@ -62,7 +62,10 @@ pub fn decode(bytes: &[u8], start: usize) -> Result<(Value, usize), ValueError> 
         ));
     };
     if head[0] != b'b' {
-        return Err(header_error(start + 1, "a binary value starts with `b`".into()));
+        return Err(header_error(
+            start + 1,
+            "a binary value starts with `b`".into(),
+        ));
     }
     if head[1] != VERSION {
         return Err(header_error(
@@ -121,7 +124,10 @@ pub fn decode(bytes: &[u8], start: usize) -> Result<(Value, usize), ValueError> 
             return Err(ValueError::new(
                 at,
                 at + 1,
-                format!("a bool in a binary value is the byte {}, not 0 or 1", data[k]),
+                format!(
+                    "a bool in a binary value is the byte {}, not 0 or 1",
+                    data[k]
+                ),
             ));
         }
     }
@@ -192,6 +198,7 @@ fn write_elems(out: &mut impl Write, data: &Elems) -> io::Result<()> {
 mod tests {
     use super::*;
     use crate::textual::{parse_values, read_values};
+    use funmem_lang::prim::Const;
 
     fn arr(shape: &[usize], data: Elems) -> Value {
         Value::Array(ArrayValue {
@@ -256,7 +263,10 @@ mod tests {
         assert!(read_values(&u8s).unwrap_err().message.contains("u8"));
         let mut huge = good.clone();
         huge[7..15].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(read_values(&huge).unwrap_err().message.contains("too large"));
+        assert!(read_values(&huge)
+            .unwrap_err()
+            .message
+            .contains("too large"));
         let mut big = good.clone();
         big[7..15].copy_from_slice(&(1u64 << 40).to_le_bytes());
         assert!(read_values(&big).unwrap_err().message.contains("needs"));

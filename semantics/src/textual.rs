@@ -199,16 +199,14 @@ impl Typing {
     fn harden(&mut self, p: Prim, text: &str, start: usize, end: usize) -> Result<(), ValueError> {
         match self.hard {
             Some(h) if h == p => return Ok(()),
-            Some(h) => {
-                return Err(ValueError::new(
-                    start,
-                    end,
-                    format!(
-                        "mixed element types: `{}` has type {p}, but earlier elements have type {h}",
-                        snippet(text)
-                    ),
-                ))
-            }
+            Some(h) => return Err(ValueError::new(
+                start,
+                end,
+                format!(
+                    "mixed element types: `{}` has type {p}, but earlier elements have type {h}",
+                    snippet(text)
+                ),
+            )),
             None => {}
         }
         if let Some(soft) = self.soft {
@@ -569,7 +567,10 @@ impl<'a> Reader<'a> {
                     "expected a number right after `-`, found `{}`",
                     snippet(&self.text(body, end))
                 ))),
-                None => Err(err(format!("expected a value, found `{}`", snippet(&literal)))),
+                None => Err(err(format!(
+                    "expected a value, found `{}`",
+                    snippet(&literal)
+                ))),
             };
         }
         // Numbers: digits, an optional fraction and exponent, an optional
@@ -587,9 +588,15 @@ impl<'a> Reader<'a> {
         } else {
             match type_name(suffix) {
                 Ok(p) if p != Prim::Bool => Some(p),
-                Ok(_) => return Err(err(format!("`{}` has no type: a number cannot be a bool", snippet(&literal)))),
-                Err(_) if Prim::from_name(&String::from_utf8_lossy(suffix)).is_none()
-                    && !UNSUPPORTED.contains(&&*String::from_utf8_lossy(suffix)) =>
+                Ok(_) => {
+                    return Err(err(format!(
+                        "`{}` has no type: a number cannot be a bool",
+                        snippet(&literal)
+                    )))
+                }
+                Err(_)
+                    if Prim::from_name(&String::from_utf8_lossy(suffix)).is_none()
+                        && !UNSUPPORTED.contains(&&*String::from_utf8_lossy(suffix)) =>
                 {
                     return Err(err(format!(
                         "unknown suffix `{}` in the literal `{}`",
@@ -682,8 +689,8 @@ impl<'a> Reader<'a> {
                 Some(c) if c.is_ascii_alphabetic() => {
                     let end = scan_word(self.bytes, at);
                     self.pos = end;
-                    prim = type_name(&self.bytes[at..end])
-                        .map_err(|m| ValueError::new(at, end, m))?;
+                    prim =
+                        type_name(&self.bytes[at..end]).map_err(|m| ValueError::new(at, end, m))?;
                     name_at = (at, end);
                     break;
                 }
@@ -818,7 +825,12 @@ impl<'a> Reader<'a> {
 /// exponent) is a decimal (`Some(true)`), an integer (`Some(false)`) or
 /// malformed (`None`).
 fn number_shape(number: &[u8]) -> Option<bool> {
-    let digits = |i: usize| number[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits = |i: usize| {
+        number[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
     let mut i = digits(0);
     if i == 0 {
         return None;
@@ -1162,11 +1174,11 @@ mod tests {
         assert_eq!(one("true"), typed(Const::Bool(true)));
         assert_eq!(one("false"), typed(Const::Bool(false)));
         assert_eq!(one("-0.0f64"), typed(Const::f64(-0.0)));
+        assert_eq!(one("[1.5f32, 2f32]"), elems(&[2], E::F32(vec![1.5, 2.0])));
         assert_eq!(
-            one("[1.5f32, 2f32]"),
-            elems(&[2], E::F32(vec![1.5, 2.0]))
+            one("[true, false]"),
+            elems(&[2], E::Bool(vec![true, false]))
         );
-        assert_eq!(one("[true, false]"), elems(&[2], E::Bool(vec![true, false])));
         assert_eq!(one("empty([0]f32)"), elems(&[0], E::F32(vec![])));
         assert_eq!(one("empty([2][0]bool)"), elems(&[2, 0], E::Bool(vec![])));
         assert_eq!(
@@ -1179,18 +1191,24 @@ mod tests {
     fn unsuffixed_literals_take_the_values_type() {
         use crate::value::Elems as E;
         assert_eq!(one("[1, 2i32]"), elems(&[2], E::I32(vec![1, 2])));
-        assert_eq!(one("[1.5, 2f32, 3]"), elems(&[3], E::F32(vec![1.5, 2.0, 3.0])));
+        assert_eq!(
+            one("[1.5, 2f32, 3]"),
+            elems(&[3], E::F32(vec![1.5, 2.0, 3.0]))
+        );
         assert_eq!(one("[1, 2.5]"), elems(&[2], E::F64(vec![1.0, 2.5])));
         assert_eq!(one("[[1], [2f64]]"), elems(&[2, 1], E::F64(vec![1.0, 2.0])));
         // The wanted type applies where nothing in the value fixes one.
-        let vs = read_values_for(b"1.5 [1, 2] 3 [1.5] 7 5000000000", &[
-            Prim::F32,
-            Prim::I32,
-            Prim::F64,
-            Prim::I32,
-            Prim::Bool,
-            Prim::I32,
-        ]);
+        let vs = read_values_for(
+            b"1.5 [1, 2] 3 [1.5] 7 5000000000",
+            &[
+                Prim::F32,
+                Prim::I32,
+                Prim::F64,
+                Prim::I32,
+                Prim::Bool,
+                Prim::I32,
+            ],
+        );
         assert_eq!(
             vs,
             Ok(vec![
@@ -1218,9 +1236,19 @@ mod tests {
         );
         fails("[1.5, 2i32]", 6, 10, "cannot be a i32");
         fails("[true, 1]", 7, 8, "`1` is not a value of the type bool");
-        fails("[1i32, 5000000000]", 7, 17, "`5000000000` is out of range for the type i32");
+        fails(
+            "[1i32, 5000000000]",
+            7,
+            17,
+            "`5000000000` is out of range for the type i32",
+        );
         fails("[1i32, 1.5]", 7, 10, "not a value of the type i32");
-        fails("[empty([0]i32), empty([0]f32)]", 16, 29, "mixed element types");
+        fails(
+            "[empty([0]i32), empty([0]f32)]",
+            16,
+            29,
+            "mixed element types",
+        );
         fails("[[1.5f32], [empty([0]f64)]]", 12, 25, "mixed element types");
         let e = fails("1u8", 0, 3, "not supported");
         assert_eq!(
