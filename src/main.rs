@@ -371,8 +371,12 @@ pub(crate) fn read_inputs_for(
     };
     let data = &bytes[skip..];
     funmem_semantics::textual::read_values_for(data, wanted).map_err(|e| {
-        let Ok(text) = std::str::from_utf8(data) else {
-            // Binary data: the position is a byte offset.
+        // Binary data (control bytes or not UTF-8): the position is a byte
+        // offset, not a line and column.
+        let text = std::str::from_utf8(data)
+            .ok()
+            .filter(|_| !data.iter().any(|&b| b < 9));
+        let Some(text) = text else {
             eprintln!("{name}: byte {}: {}", e.start, e.message);
             return ExitCode::from(EXIT_NOT_A_PROGRAM);
         };
