@@ -292,9 +292,8 @@ fn resolve_cases(
             InputFrom::File(f) => format!("case {k} (input @ {f})"),
             InputFrom::Random(_) => format!("case {k} (random input)"),
         };
-        let read = |f: &str| {
-            std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"))
-        };
+        let read =
+            |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"));
         let inputs = match &case.from {
             InputFrom::Inline => read_values_for(case.input.as_bytes(), &wanted)
                 .map_err(|e| format!("bad input: {}", e.message)),

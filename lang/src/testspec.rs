@@ -161,7 +161,10 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                     return Err(bad(i, "expected `random input { TYPES }`".into()));
                 }
                 let (body, next) = braced(&block, k + 5).ok_or_else(|| {
-                    bad(i, "`random input` needs a `{ TYPES }` block, e.g. `{ [100]f32 }`".into())
+                    bad(
+                        i,
+                        "`random input` needs a `{ TYPES }` block, e.g. `{ [100]f32 }`".into(),
+                    )
                 })?;
                 let body_at = block[..next].rfind('{').map_or(i, |b| b + 1);
                 let mut types = Vec::new();
@@ -302,7 +305,9 @@ fn random_type(word: &str) -> Result<(Vec<usize>, Prim), String> {
         rest = r;
     }
     let p = Prim::from_name(rest).ok_or_else(|| {
-        format!("`{word}` is not a type such as `[100]f32` (element types: bool, i32, i64, f32, f64)")
+        format!(
+            "`{word}` is not a type such as `[100]f32` (element types: bool, i32, i64, f32, f64)"
+        )
     })?;
     let n = shape
         .iter()
@@ -396,7 +401,11 @@ mod tests {
         assert_eq!(s.cases[3].expect, Expect::OutputFile("c.out".into()));
         // Errors, positioned.
         let e = parse("-- ==\n-- random input { [10]u8 }\n").unwrap_err();
-        assert!(e.message.contains("`[10]u8` is not a type"), "{}", e.message);
+        assert!(
+            e.message.contains("`[10]u8` is not a type"),
+            "{}",
+            e.message
+        );
         assert_eq!(e.span.start, 24);
         let e = parse("-- ==\n-- random input { [9999999999][9]i64 }\n").unwrap_err();
         assert!(e.message.contains("too many elements"));

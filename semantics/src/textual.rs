@@ -199,14 +199,16 @@ impl Typing {
     fn harden(&mut self, p: Prim, text: &str, start: usize, end: usize) -> Result<(), ValueError> {
         match self.hard {
             Some(h) if h == p => return Ok(()),
-            Some(h) => return Err(ValueError::new(
-                start,
-                end,
-                format!(
+            Some(h) => {
+                return Err(ValueError::new(
+                    start,
+                    end,
+                    format!(
                     "mixed element types: `{}` has type {p}, but earlier elements have type {h}",
                     snippet(text)
                 ),
-            )),
+                ))
+            }
             None => {}
         }
         if let Some(soft) = self.soft {
