@@ -542,7 +542,7 @@ fn cmd_validate(
         return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
     let stages = pipeline(file, &src, &p, &passes, true)?;
-    let inputs = read_inputs(input)?;
+    let inputs = read_inputs_for(input, &input_prims(&p))?;
     let verdicts = funmem_oracle::check::check_stages(&stages, &inputs, limits);
     let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);
     let mut failed = false;

@@ -131,11 +131,33 @@ pub fn decode(bytes: &[u8], start: usize) -> Result<(Value, usize), ValueError> 
             ));
         }
     }
-    let elems = Elems::from_le_bytes(prim, data);
+    let elems = elems_from_le(prim, data);
     if rank == 0 {
         return Ok((Value::Scalar(elems.get(0)), end));
     }
     Ok((Value::Array(ArrayValue { shape, data: elems }), end))
+}
+
+/// The elements of type `p` in the little-endian bytes `data` (whose
+/// length is a multiple of the size): one allocation and a loop that the
+/// compiler turns into wide loads and stores.
+fn elems_from_le(p: Prim, data: &[u8]) -> Elems {
+    fn conv<T, const N: usize>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+        let mut v = Vec::with_capacity(data.len() / N);
+        v.extend(data.chunks_exact(N).map(|c| {
+            let mut a = [0u8; N];
+            a.copy_from_slice(c);
+            f(a)
+        }));
+        v
+    }
+    match p {
+        Prim::Bool => Elems::Bool(data.iter().map(|&b| b != 0).collect()),
+        Prim::I32 => Elems::I32(conv(data, i32::from_le_bytes)),
+        Prim::I64 => Elems::I64(conv(data, i64::from_le_bytes)),
+        Prim::F32 => Elems::F32(conv(data, f32::from_le_bytes)),
+        Prim::F64 => Elems::F64(conv(data, f64::from_le_bytes)),
+    }
 }
 
 /// Writes `v` in the binary format.

@@ -1425,18 +1425,44 @@ mod tests {
 
     // --- Properties -----------------------------------------------------
 
+    /// Any element of any type: floats from all their bits (NaNs,
+    /// infinities, subnormals and -0.0 included).
+    fn const_strategy() -> impl Strategy<Value = Const> {
+        prop_oneof![
+            any::<i64>().prop_map(Const::I64),
+            any::<i32>().prop_map(Const::I32),
+            any::<u32>().prop_map(|b| Const::f32(f32::from_bits(b))),
+            any::<u64>().prop_map(|b| Const::f64(f64::from_bits(b))),
+            any::<bool>().prop_map(Const::Bool),
+        ]
+    }
+
     fn value_strategy() -> impl Strategy<Value = Value> {
-        let int = any::<i64>().prop_map(Value::int);
-        let arr = proptest::collection::vec(0usize..=4, 1..=3).prop_flat_map(|shape| {
-            let n: usize = shape.iter().product();
-            proptest::collection::vec(any::<i64>(), n).prop_map(move |data| {
-                Value::Array(ArrayValue {
-                    shape: shape.clone(),
-                    data: crate::value::Elems::I64(data),
+        let scalar = const_strategy().prop_map(Value::Scalar);
+        let arr = (
+            proptest::collection::vec(0usize..=4, 1..=3),
+            prop::sample::select(Prim::ALL.to_vec()),
+        )
+            .prop_flat_map(|(shape, p)| {
+                let n: usize = shape.iter().product();
+                proptest::collection::vec(const_strategy(), n).prop_map(move |cs| {
+                    // Each element converted to the array's type by its word.
+                    let data = crate::value::Elems::from_words(p, cs.iter().map(|c| c.to_bits()));
+                    Value::Array(ArrayValue {
+                        shape: shape.clone(),
+                        data,
+                    })
                 })
-            })
-        });
-        prop_oneof![int, arr]
+            });
+        prop_oneof![scalar, arr]
+    }
+
+    proptest! {
+        #[test]
+        fn binary_round_trips(vs in proptest::collection::vec(value_strategy(), 0..5)) {
+            let bytes: Vec<u8> = vs.iter().flat_map(crate::binary::encode).collect();
+            prop_assert_eq!(read_values(&bytes), Ok(vs));
+        }
     }
 
     /// Pieces of value texts, mostly well-formed ones.
