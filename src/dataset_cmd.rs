@@ -137,8 +137,11 @@ fn bounds_of<T: std::str::FromStr + PartialOrd + Copy>(
     let (lo, hi) = text.split_once(':').ok_or_else(bad)?;
     let lo: T = lo.trim().parse().map_err(|_| bad())?;
     let hi: T = hi.trim().parse().map_err(|_| bad())?;
-    // `!(lo <= hi)` also refuses NaN bounds.
-    if !(lo <= hi) {
+    // Incomparable bounds (NaN) are refused too.
+    if !matches!(
+        lo.partial_cmp(&hi),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    ) {
         return Err(bad());
     }
     Ok((lo, hi))
