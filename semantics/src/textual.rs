@@ -618,6 +618,13 @@ impl<'a> Reader<'a> {
         // The number with its sign, as Rust's parsers read it.
         let signed = &b[start..body + number.len()];
         let signed = std::str::from_utf8(signed).unwrap_or("");
+        let unscored;
+        let signed = if signed.contains('_') {
+            unscored = signed.replace('_', "");
+            unscored.as_str()
+        } else {
+            signed
+        };
         match suffix {
             Some(p @ (Prim::F32 | Prim::F64)) => {
                 let c = if p == Prim::F32 {
@@ -825,12 +832,15 @@ impl<'a> Reader<'a> {
 
 /// Whether `number` (digits, an optional fraction and an optional
 /// exponent) is a decimal (`Some(true)`), an integer (`Some(false)`) or
-/// malformed (`None`).
+/// malformed (`None`). As in Futhark, `_` may follow any digit (`1_000`).
 fn number_shape(number: &[u8]) -> Option<bool> {
     let digits = |i: usize| {
+        if !number.get(i).is_some_and(u8::is_ascii_digit) {
+            return 0;
+        }
         number[i..]
             .iter()
-            .take_while(|c| c.is_ascii_digit())
+            .take_while(|&&c| c.is_ascii_digit() || c == b'_')
             .count()
     };
     let mut i = digits(0);
@@ -1263,7 +1273,10 @@ mod tests {
         fails("empty([0]int)", 9, 12, "unknown element type `int`");
         fails("1abc", 0, 4, "malformed number `1abc`");
         fails("0x1F", 0, 4, "malformed number");
-        fails("1_000", 0, 5, "malformed number");
+        assert_eq!(one("1_000"), int(1000));
+        assert_eq!(one("-1_0.2_5e1_0f32"), typed(Const::f32(-10.25e10)));
+        fails("_1", 0, 2, "expected a value, found `_1`");
+        fails("1._5", 0, 4, "malformed number");
         fails("2e", 0, 2, "malformed number");
         fails("2.f32", 0, 5, "malformed number");
         fails("1i", 0, 2, "unknown suffix `i`");
