@@ -196,7 +196,14 @@ impl Typing {
 
     /// Fixes the type to `p` (from the typed literal or `empty` at
     /// `start..end`), converting the unsuffixed literals read so far.
-    fn harden(&mut self, p: Prim, text: &str, start: usize, end: usize) -> Result<(), ValueError> {
+    fn harden(
+        &mut self,
+        p: Prim,
+        bytes: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<(), ValueError> {
+        let text = || String::from_utf8_lossy(&bytes[start..end]);
         match self.hard {
             Some(h) if h == p => return Ok(()),
             Some(h) => {
@@ -205,7 +212,7 @@ impl Typing {
                     end,
                     format!(
                     "mixed element types: `{}` has type {p}, but earlier elements have type {h}",
-                    snippet(text)
+                    snippet(&text())
                 ),
                 ))
             }
@@ -220,7 +227,7 @@ impl Typing {
                         format!(
                             "mixed element types: `{}` has type {p}, but an earlier element \
                              without a suffix cannot be a {p}",
-                            snippet(text)
+                            snippet(&text())
                         ),
                     )
                 })?;
@@ -231,10 +238,10 @@ impl Typing {
     }
 
     /// Adds the literal `lit` written as `text` at `start..end`.
-    fn push(&mut self, lit: Lit, text: &str, start: usize, end: usize) -> Result<(), ValueError> {
+    fn push(&mut self, lit: Lit, bytes: &[u8], start: usize, end: usize) -> Result<(), ValueError> {
         let (soft, w) = match lit {
             Lit::Typed(c) => {
-                self.harden(c.prim(), text, start, end)?;
+                self.harden(c.prim(), bytes, start, end)?;
                 self.words.push(c.to_bits());
                 return Ok(());
             }
@@ -258,7 +265,7 @@ impl Typing {
                     end,
                     format!(
                         "`{}` is {what} the type {h} of the other elements",
-                        snippet(text)
+                        snippet(&String::from_utf8_lossy(&bytes[start..end]))
                     ),
                 )
             })?;
@@ -301,7 +308,19 @@ impl Typing {
                 p
             }
         };
-        ElemVec::from_words(p, self.words.drain(..))
+        let words = std::mem::take(&mut self.words);
+        match p {
+            Prim::I64 => ElemVec::I64(words.into_iter().map(|w| w as i64).collect()),
+            Prim::F64 => ElemVec::F64(words.into_iter().map(f64::from_bits).collect()),
+            Prim::I32 => ElemVec::I32(words.into_iter().map(|w| w as i32).collect()),
+            Prim::F32 => ElemVec::F32(
+                words
+                    .into_iter()
+                    .map(|w| f32::from_bits(w as u32))
+                    .collect(),
+            ),
+            Prim::Bool => ElemVec::Bool(words.into_iter().map(|w| w != 0).collect()),
+        }
     }
 }
 
@@ -449,7 +468,6 @@ impl<'a> Reader<'a> {
                     } else {
                         let lit = self.literal()?;
                         let end = self.pos;
-                        let text = self.text(start, end);
                         if depth > 0 {
                             let frame = &mut self.frames[depth - 1];
                             if frame.elems == Elems::Arrays {
@@ -466,7 +484,7 @@ impl<'a> Reader<'a> {
                             frame.elems = Elems::Scalars;
                             frame.count += 1;
                         }
-                        self.typing.push(lit, &text, start, end)?;
+                        self.typing.push(lit, self.bytes, start, end)?;
                         if depth == 0 {
                             let data = self.typing.finish(wanted);
                             return Ok(Some(Value::Scalar(data.get(0))));
@@ -532,6 +550,9 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let negative = b[start] == b'-';
         let body = if negative { start + 1 } else { start };
+        if let Some(lit) = self.plain_integer(negative, body) {
+            return Ok(lit);
+        }
         let end = scan_word(b, body);
         self.pos = end.max(start + 1);
         if end == body {
@@ -542,7 +563,7 @@ impl<'a> Reader<'a> {
             ));
         }
         let word = &b[body..end];
-        let literal = self.text(start, end);
+        let literal = || String::from_utf8_lossy(&b[start..end]);
         let err = |message: String| ValueError::new(start, end, message);
         // Words: booleans and float constants.
         if word[0].is_ascii_alphabetic() || word[0] == b'_' {
@@ -571,7 +592,7 @@ impl<'a> Reader<'a> {
                 ))),
                 None => Err(err(format!(
                     "expected a value, found `{}`",
-                    snippet(&literal)
+                    snippet(&literal())
                 ))),
             };
         }
@@ -583,17 +604,20 @@ impl<'a> Reader<'a> {
             .unwrap_or(word.len());
         let (number, suffix) = word.split_at(suffix_at);
         let Some(decimal) = number_shape(number) else {
-            return Err(err(format!("malformed number `{}`", snippet(&literal))));
+            return Err(err(format!("malformed number `{}`", snippet(&literal()))));
         };
-        let suffix = if suffix.is_empty() {
-            None
-        } else {
-            match type_name(suffix) {
+        let suffix = match suffix {
+            [] => None,
+            b"f32" => Some(Prim::F32),
+            b"f64" => Some(Prim::F64),
+            b"i64" => Some(Prim::I64),
+            b"i32" => Some(Prim::I32),
+            _ => match type_name(suffix) {
                 Ok(p) if p != Prim::Bool => Some(p),
                 Ok(_) => {
                     return Err(err(format!(
                         "`{}` has no type: a number cannot be a bool",
-                        snippet(&literal)
+                        snippet(&literal())
                     )))
                 }
                 Err(_)
@@ -603,17 +627,17 @@ impl<'a> Reader<'a> {
                     return Err(err(format!(
                         "unknown suffix `{}` in the literal `{}`",
                         snippet(&String::from_utf8_lossy(suffix)),
-                        snippet(&literal)
+                        snippet(&literal())
                     )))
                 }
                 Err(_) => {
                     return Err(err(format!(
                         "`{}` has type {}, which is not supported; {SUPPORTED}",
-                        snippet(&literal),
+                        snippet(&literal()),
                         String::from_utf8_lossy(suffix)
                     )))
                 }
-            }
+            },
         };
         // The number with its sign, as Rust's parsers read it.
         let signed = &b[start..body + number.len()];
@@ -633,11 +657,11 @@ impl<'a> Reader<'a> {
                     signed.parse::<f64>().ok().map(Const::f64)
                 };
                 c.map(Lit::Typed)
-                    .ok_or_else(|| err(format!("malformed number `{}`", snippet(&literal))))
+                    .ok_or_else(|| err(format!("malformed number `{}`", snippet(&literal()))))
             }
             Some(p) if decimal => Err(err(format!(
                 "`{}` is not an integer, so it cannot have type {p}",
-                snippet(&literal)
+                snippet(&literal())
             ))),
             Some(p) => {
                 let k = signed.parse::<i64>().ok();
@@ -647,19 +671,64 @@ impl<'a> Reader<'a> {
                         .map(|k| Lit::Typed(Const::I32(k))),
                     _ => k.map(|k| Lit::Typed(Const::I64(k))),
                 };
-                k.ok_or_else(|| err(out_of_range(&literal, p)))
+                k.ok_or_else(|| err(out_of_range(&literal(), p)))
             }
             None if decimal => signed
                 .parse::<f64>()
                 .ok()
                 .map(Lit::Dec)
-                .ok_or_else(|| err(format!("malformed number `{}`", snippet(&literal)))),
+                .ok_or_else(|| err(format!("malformed number `{}`", snippet(&literal())))),
             None => signed
                 .parse::<i64>()
                 .ok()
                 .map(Lit::Int)
-                .ok_or_else(|| err(out_of_range(&literal, Prim::I64))),
+                .ok_or_else(|| err(out_of_range(&literal(), Prim::I64))),
         }
+    }
+
+    /// The common case of an integer without a suffix or with `i64` or
+    /// `i32`, in range, read in one pass (and the position moved past it);
+    /// `None` leaves everything else to [`Reader::literal`].
+    fn plain_integer(&mut self, negative: bool, body: usize) -> Option<Lit> {
+        let b = self.bytes;
+        let mut i = body;
+        let mut magnitude: u64 = 0;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(d))?;
+            i += 1;
+        }
+        if i == body {
+            return None;
+        }
+        let word_char = |k: usize| {
+            b.get(k)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+        };
+        let (suffix, end) = if !word_char(i) {
+            (None, i)
+        } else if b[i..].starts_with(b"i64") && !word_char(i + 3) {
+            (Some(Prim::I64), i + 3)
+        } else if b[i..].starts_with(b"i32") && !word_char(i + 3) {
+            (Some(Prim::I32), i + 3)
+        } else {
+            return None;
+        };
+        let k = if negative {
+            0i64.checked_sub_unsigned(magnitude)?
+        } else {
+            i64::try_from(magnitude).ok()?
+        };
+        let lit = match suffix {
+            None => Lit::Int(k),
+            Some(Prim::I32) => Lit::Typed(Const::I32(i32::try_from(k).ok()?)),
+            Some(_) => Lit::Typed(Const::I64(k)),
+        };
+        self.pos = end;
+        Some(lit)
     }
 
     /// The rest of `empty(...)` after the word `empty` at `start`; leaves
@@ -728,9 +797,8 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
-        let text = self.text(start, self.pos);
         self.typing
-            .harden(prim, &text, name_at.0, name_at.1)
+            .harden(prim, self.bytes, name_at.0, name_at.1)
             .map_err(|mut e| {
                 (e.start, e.end) = (start, self.pos);
                 e
