@@ -549,3 +549,52 @@ fn matches(re: &str, text: &str) -> Result<(), String> {
         Err(e) => Err(format!("bad regex /{re}/: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::prim::Const;
+    use funmem_semantics::value::{ArrayValue, Elems};
+
+    fn f32s(xs: &[f32]) -> Value {
+        Value::Array(ArrayValue {
+            shape: vec![xs.len()],
+            data: Elems::F32(xs.to_vec()),
+        })
+    }
+
+    #[test]
+    fn results_compare_exactly_or_within_the_float_tolerance() {
+        let ints = Value::Array(ArrayValue::vector(vec![1, 2, 3]));
+        assert_eq!(
+            compare(&[ints.clone()], &[ints.clone()], "the test"),
+            Ok(())
+        );
+        let other = Value::Array(ArrayValue::vector(vec![1, 2, 4]));
+        let e = compare(&[ints.clone()], &[other], "the test").unwrap_err();
+        assert!(
+            e.contains("differs at [2]") && e.contains("compared exactly"),
+            "{e}"
+        );
+        // Floats: within the tolerance, and beyond it.
+        let got = f32s(&[1.0, 2.0, f32::NAN]);
+        assert_eq!(
+            compare(&[got.clone()], &[f32s(&[1.001, 2.0, f32::NAN])], "t"),
+            Ok(())
+        );
+        let e = compare(&[got.clone()], &[f32s(&[1.0, 2.1, f32::NAN])], "the test").unwrap_err();
+        assert!(e.contains("result 0 differs at element 1 (row-major): 2.0f32 against 2.1f32, beyond the f32 tolerance"), "{e}");
+        let e = compare(
+            &[Value::Scalar(Const::f64(1.0))],
+            &[Value::Scalar(Const::f64(1.0 + 1e-6))],
+            "the test",
+        )
+        .unwrap_err();
+        assert!(e.contains("beyond the f64 tolerance"), "{e}");
+        // A different type is compared exactly and says so.
+        let e = compare(&[got], &[ints], "the test").unwrap_err();
+        assert!(e.contains("compared exactly: [3]f32 against [3]i64"), "{e}");
+        let e = compare(&[], &[Value::int(1)], "the test").unwrap_err();
+        assert!(e.contains("0 results"), "{e}");
+    }
+}
