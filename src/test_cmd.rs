@@ -567,11 +567,15 @@ mod tests {
     fn results_compare_exactly_or_within_the_float_tolerance() {
         let ints = Value::Array(ArrayValue::vector(vec![1, 2, 3]));
         assert_eq!(
-            compare(&[ints.clone()], &[ints.clone()], "the test"),
+            compare(
+                std::slice::from_ref(&ints),
+                std::slice::from_ref(&ints),
+                "the test"
+            ),
             Ok(())
         );
         let other = Value::Array(ArrayValue::vector(vec![1, 2, 4]));
-        let e = compare(&[ints.clone()], &[other], "the test").unwrap_err();
+        let e = compare(std::slice::from_ref(&ints), &[other], "the test").unwrap_err();
         assert!(
             e.contains("differs at [2]") && e.contains("compared exactly"),
             "{e}"
@@ -579,10 +583,19 @@ mod tests {
         // Floats: within the tolerance, and beyond it.
         let got = f32s(&[1.0, 2.0, f32::NAN]);
         assert_eq!(
-            compare(&[got.clone()], &[f32s(&[1.001, 2.0, f32::NAN])], "t"),
+            compare(
+                std::slice::from_ref(&got),
+                &[f32s(&[1.001, 2.0, f32::NAN])],
+                "t"
+            ),
             Ok(())
         );
-        let e = compare(&[got.clone()], &[f32s(&[1.0, 2.1, f32::NAN])], "the test").unwrap_err();
+        let e = compare(
+            std::slice::from_ref(&got),
+            &[f32s(&[1.0, 2.1, f32::NAN])],
+            "the test",
+        )
+        .unwrap_err();
         assert!(e.contains("result 0 differs at element 1 (row-major): 2.0f32 against 2.1f32, beyond the f32 tolerance"), "{e}");
         let e = compare(
             &[Value::Scalar(Const::f64(1.0))],
