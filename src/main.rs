@@ -2,6 +2,7 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
+mod dataset_cmd;
 mod fuzz_cmd;
 mod gpu_cmd;
 mod prove_cmd;
@@ -87,6 +88,9 @@ enum Command {
         /// `funmem devices`, or part of its platform's or its own name.
         #[arg(long)]
         device: Option<String>,
+        /// Print the results in Futhark's binary data format (docs/data.md).
+        #[arg(long, short = 'b')]
+        binary_output: bool,
     },
     /// Translate a program to a lower language and print it.
     Lower {
@@ -140,6 +144,8 @@ enum Command {
     },
     /// Check random programs through lowering and passes; reduce and save every failure.
     Fuzz(fuzz_cmd::Args),
+    /// Write random data (or convert data) in Futhark's text or binary format, like `futhark dataset`.
+    Dataset(dataset_cmd::Args),
     /// Discharge the proof obligations of obligation files (.obl): a line per obligation with its outcome, prover and time.
     Prove(prove_cmd::Args),
     /// Memory a program needs before and after passes: allocations inside kernels, cells allocated, peak heap.
@@ -202,13 +208,15 @@ fn dispatch(cli: Cli) -> ExitCode {
             stats,
             no_race_check,
             device,
+            binary_output,
         } => {
+            BINARY_OUTPUT.store(binary_output, std::sync::atomic::Ordering::Relaxed);
             if device.is_some() && !matches!(semantics, Some(SemArg::Opencl)) {
                 eprintln!("funmem: --device chooses an OpenCL device; it needs --semantics opencl");
                 return ExitCode::from(EXIT_NOT_A_PROGRAM);
             }
             if let Some(SemArg::Opencl) = semantics {
-                return read_inputs(input.as_deref())
+                return read_inputs_for(input.as_deref(), &wanted_prims(&file))
                     .and_then(|inputs| {
                         gpu_cmd::run(
                             &file,
@@ -253,6 +261,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             max_heap,
         } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
         Command::Fuzz(args) => fuzz_cmd::fuzz(args),
+        Command::Dataset(args) => dataset_cmd::dataset(args),
         Command::Prove(args) => prove_cmd::prove(args),
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
@@ -285,10 +294,60 @@ fn eval_diagnostic(e: &EvalError) -> Diagnostic {
     Diagnostic::new(Phase::Eval, e.span, e.to_string())
 }
 
+/// Whether `run` prints its results in the binary format (`--binary-output`);
+/// set once from the command line, read by [`print_values`].
+static BINARY_OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The element types of the inputs that the program in `file` takes, for
+/// typing unsuffixed literals (`1.5` for an `f32` parameter); none when it
+/// does not load (running it reports why).
+fn wanted_prims(file: &str) -> Vec<funmem_lang::prim::Prim> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return Vec::new();
+    };
+    funmem_lang::front::load(&Source::new(file, text))
+        .map(|p| input_prims(&p))
+        .unwrap_or_default()
+}
+
+/// The element types of a program's inputs, in order.
+pub(crate) fn input_prims(p: &AnyProgram) -> Vec<funmem_lang::prim::Prim> {
+    use funmem_lang::ast::Type;
+    match p {
+        AnyProgram::Fun(p) => p
+            .params
+            .iter()
+            .filter_map(|q| match &q.ty {
+                Type::Prim(t, _) => Some(*t),
+                Type::Array(a, _) => Some(a.elem),
+                Type::Mem(_) => None,
+            })
+            .collect(),
+        AnyProgram::Imp(p) => p
+            .params
+            .iter()
+            .map(|q| match q {
+                funmem_lang::imp::Param::Scalar(_, t, _) => *t,
+                funmem_lang::imp::Param::Array(a) => a.elem,
+            })
+            .collect(),
+    }
+}
+
 /// Reads the inputs from a file or standard input.
 pub(crate) fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
-    let (name, text) = match input {
-        Some(f) => match std::fs::read_to_string(f) {
+    read_inputs_for(input, &[])
+}
+
+/// Reads the inputs, in text or binary format, from a file or standard
+/// input; unsuffixed literals of the `k`-th take the type `wanted[k]` where
+/// they fit it.
+pub(crate) fn read_inputs_for(
+    input: Option<&str>,
+    wanted: &[funmem_lang::prim::Prim],
+) -> Result<Vec<Value>, ExitCode> {
+    let (name, bytes) = match input {
+        Some(f) => match std::fs::read(f) {
             Ok(t) => (f.to_string(), t),
             Err(e) => {
                 eprintln!("{f}: cannot read: {e}");
@@ -296,17 +355,32 @@ pub(crate) fn read_inputs(input: Option<&str>) -> Result<Vec<Value>, ExitCode> {
             }
         },
         None => {
-            let mut t = String::new();
-            if let Err(e) = std::io::stdin().read_to_string(&mut t) {
+            let mut t = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut t) {
                 eprintln!("<stdin>: cannot read: {e}");
                 return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
             }
             ("<stdin>".to_string(), t)
         }
     };
-    let text = funmem_lang::span::without_bom(text);
-    funmem_semantics::textual::parse_values(&text).map_err(|e| {
-        let src = Source::new(name, text.clone());
+    // A byte-order mark is not part of the data.
+    let skip = if bytes.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    };
+    let data = &bytes[skip..];
+    funmem_semantics::textual::read_values_for(data, wanted).map_err(|e| {
+        // Binary data (control bytes or not UTF-8): the position is a byte
+        // offset, not a line and column.
+        let text = std::str::from_utf8(data)
+            .ok()
+            .filter(|_| !data.iter().any(|&b| b < 9));
+        let Some(text) = text else {
+            eprintln!("{name}: byte {}: {}", e.start, e.message);
+            return ExitCode::from(EXIT_NOT_A_PROGRAM);
+        };
+        let src = Source::new(name, text.to_string());
         report(
             &src,
             &Diagnostic::new(
@@ -335,7 +409,7 @@ fn cmd_run(
         // Dispatched to gpu_cmd::run before this.
         Some(SemArg::Opencl) => return Err(ExitCode::from(EXIT_NOT_A_PROGRAM)),
     };
-    let inputs = read_inputs(input)?;
+    let inputs = read_inputs_for(input, &input_prims(&p))?;
     let start = std::time::Instant::now();
     let mut st = Stats::default();
     let result = if stats {
@@ -370,9 +444,16 @@ fn cmd_run(
 pub(crate) fn print_values(values: &[Value]) -> Result<ExitCode, ExitCode> {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let binary = BINARY_OUTPUT.load(std::sync::atomic::Ordering::Relaxed);
     let written = values
         .iter()
-        .try_for_each(|v| writeln!(out, "{v}"))
+        .try_for_each(|v| {
+            if binary {
+                funmem_semantics::binary::write_value(&mut out, v)
+            } else {
+                writeln!(out, "{v}")
+            }
+        })
         .and_then(|()| out.flush());
     written.map(|()| ExitCode::SUCCESS).map_err(|e| {
         eprintln!("funmem: cannot write the results: {e}");
@@ -461,7 +542,7 @@ fn cmd_validate(
         return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
     let stages = pipeline(file, &src, &p, &passes, true)?;
-    let inputs = read_inputs(input)?;
+    let inputs = read_inputs_for(input, &input_prims(&p))?;
     let verdicts = funmem_oracle::check::check_stages(&stages, &inputs, limits);
     let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);
     let mut failed = false;

@@ -3,7 +3,16 @@
 //!
 //! Every input is run under every semantics of the file's layer (FUN:
 //! value; FUNMEM: heap and value; IMP: heap) with race detection on. An
-//! `output` must equal the results exactly; an `error:` regex must match
+//! `output` (inline or `@ FILE`) must equal the results: exactly, except
+//! that float results may differ within the documented tolerance
+//! (`Value::close_to`, docs/data.md); a failure says which comparison
+//! failed. Inputs come inline, from a data file (`input @ FILE`, text or
+//! binary, relative to the program), or are random (`random input {
+//! TYPES }`, with a seed fixed per case): a random case has no expected
+//! output, so every semantics and stage must agree (within the tolerance)
+//! with the source's first semantics, and nothing may go wrong. Unsuffixed
+//! literals of inputs take the types of the program's parameters, those
+//! of outputs the types of the results. An `error:` regex must match
 //! the error (`RULE: message`); a compile-time `error:` must match the
 //! parse or type error. `structure { Name N }` counts constructs in the
 //! program after lowering to FUNMEM and simplifying; `structure gpu-mem`
@@ -24,13 +33,13 @@
 //! so a case that expects a race only needs to finish there.
 
 use funmem_lang::parse::{AnyProgram, Layer};
-use funmem_lang::testspec::{self, Expect, TestSpec};
+use funmem_lang::testspec::{self, Expect, InputFrom, TestSpec};
 use funmem_lang::{count, front, Source};
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
-use funmem_semantics::textual::parse_values;
+use funmem_semantics::textual::read_values_for;
 use funmem_semantics::validity::first_difference;
-use funmem_semantics::value::Value;
+use funmem_semantics::value::{Value, F32_TOLERANCE, F64_TOLERANCE};
 use funmem_transforms::{pass, pipeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -139,8 +148,10 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
         Ok(st) => st,
         Err(e) => return t.check(Err(e), || name.clone()),
     };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let cases = resolve_cases(&name, dir, &program, &spec, t);
     for (label, p) in &stages {
-        run_cases(&name, label, p, &spec, t);
+        run_cases(&name, label, p, &cases, t);
     }
     if let Some(dev) = device {
         let imp = stages
@@ -152,7 +163,7 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
                 AnyProgram::Fun(_) => None,
             });
         if let Some(imp) = imp {
-            run_opencl(&name, imp, dev, &spec, t);
+            run_opencl(&name, imp, dev, &cases, t);
         }
     }
     let counted = stages
@@ -235,43 +246,87 @@ fn continue_with(
         .collect())
 }
 
-fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: &mut Tally) {
-    let layer = funmem_semantics::run::layer_of(program);
+/// A test case made ready to run: its inputs read or generated, what it
+/// must give, and how to name it in reports.
+struct Case {
+    /// `case K (input { ... })`, `case K (input @ FILE)` or `case K (random input)`.
+    label: String,
+    inputs: Vec<Value>,
+    expect: Want,
+}
+
+/// What a case must give.
+enum Want {
+    /// Values in a data text (inline or a file's bytes), read when judged
+    /// so that their unsuffixed literals take the results' types.
+    Data(Vec<u8>),
+    /// Agreement with these results of the source's first semantics (a
+    /// random input).
+    Agree(Vec<Value>),
+    /// An error matching this regex.
+    Error(String),
+    /// Only success.
+    Success,
+}
+
+/// The seed of the `k`-th case's random input: fixed, so that runs are
+/// reproducible, and different per case.
+fn random_seed(k: usize) -> u64 {
+    0x5eed_0000 + k as u64
+}
+
+/// Reads or generates every case's inputs and expectation; a case whose
+/// data cannot be read is a failure and is left out.
+fn resolve_cases(
+    name: &str,
+    dir: &Path,
+    program: &AnyProgram,
+    spec: &TestSpec,
+    t: &mut Tally,
+) -> Vec<Case> {
+    let wanted = crate::input_prims(program);
+    let mut cases = Vec::new();
     for (k, case) in spec.cases.iter().enumerate() {
-        let what = |sem: Semantics| {
-            let stage = if stage == "source" {
-                String::new()
-            } else {
-                format!(" after {stage},")
-            };
-            format!(
-                "{name}: case {k} (input {{ {} }}),{stage} {sem} semantics",
-                case.input
-            )
+        let label = match &case.from {
+            InputFrom::Inline => format!("case {k} (input {{ {} }})", case.input),
+            InputFrom::File(f) => format!("case {k} (input @ {f})"),
+            InputFrom::Random(_) => format!("case {k} (random input)"),
         };
-        let inputs = match parse_values(&case.input) {
-            Ok(v) => v,
-            Err(e) => {
-                t.check(Err(format!("bad input: {}", e.message)), || {
-                    format!("{name}: case {k}")
-                });
+        let read =
+            |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"));
+        let inputs = match &case.from {
+            InputFrom::Inline => read_values_for(case.input.as_bytes(), &wanted)
+                .map_err(|e| format!("bad input: {}", e.message)),
+            InputFrom::File(f) => read(f).and_then(|bytes| {
+                read_values_for(&bytes, &wanted)
+                    .map_err(|e| format!("bad input in {f}: byte {}: {}", e.start, e.message))
+            }),
+            InputFrom::Random(types) => {
+                let mut rng = crate::dataset_cmd::SplitMix::new(random_seed(k));
+                Ok(types
+                    .iter()
+                    .map(|(shape, p)| crate::dataset_cmd::random_value(&mut rng, shape, *p))
+                    .collect())
+            }
+        };
+        let expect = match &case.expect {
+            Expect::Output(o) => Ok(Want::Data(o.clone().into_bytes())),
+            Expect::OutputFile(f) => read(f).map(Want::Data),
+            Expect::Error(re) => Ok(Want::Error(re.clone())),
+            Expect::Success => Ok(Want::Success),
+        };
+        let (inputs, mut expect) = match (inputs, expect) {
+            (Ok(i), Ok(e)) => (i, e),
+            (Err(m), _) | (_, Err(m)) => {
+                t.check(Err(m), || format!("{name}: {label}"));
                 continue;
             }
         };
-        let expected = match &case.expect {
-            Expect::Output(o) => match parse_values(o) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    t.check(Err(format!("bad expected output: {}", e.message)), || {
-                        format!("{name}: case {k}")
-                    });
-                    continue;
-                }
-            },
-            _ => None,
-        };
-        for &sem in Semantics::of(layer) {
-            let Some(result) = run(
+        if let InputFrom::Random(_) = case.from {
+            // The reference: the source's first semantics.
+            let layer = funmem_semantics::run::layer_of(program);
+            let sem = Semantics::of(layer)[0];
+            let result = run(
                 program,
                 sem,
                 &inputs,
@@ -280,10 +335,51 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
                     race_check: true,
                 },
                 &mut NoObserver,
+            );
+            match result {
+                Some(Ok(values)) => expect = Want::Agree(values),
+                Some(Err(e)) => {
+                    t.check(Err(format!("went wrong: {e}")), || {
+                        format!("{name}: {label}, {sem} semantics")
+                    });
+                    continue;
+                }
+                None => {}
+            }
+        }
+        cases.push(Case {
+            label,
+            inputs,
+            expect,
+        });
+    }
+    cases
+}
+
+fn run_cases(name: &str, stage: &str, program: &AnyProgram, cases: &[Case], t: &mut Tally) {
+    let layer = funmem_semantics::run::layer_of(program);
+    for case in cases {
+        let what = |sem: Semantics| {
+            let stage = if stage == "source" {
+                String::new()
+            } else {
+                format!(" after {stage},")
+            };
+            format!("{name}: {},{stage} {sem} semantics", case.label)
+        };
+        for &sem in Semantics::of(layer) {
+            let Some(result) = run(
+                program,
+                sem,
+                &case.inputs,
+                RunOptions {
+                    limits: funmem_semantics::error::Limits::for_this_machine(),
+                    race_check: true,
+                },
+                &mut NoObserver,
             ) else {
                 continue;
             };
-            let want = expected.as_deref().unwrap_or_default();
             // A lowered stage that exceeds a limit the source stays within
             // is inconclusive (limits are not semantics; the layers count
             // differently), unless the case expects that very error.
@@ -291,11 +387,7 @@ fn run_cases(name: &str, stage: &str, program: &AnyProgram, spec: &TestSpec, t: 
                 Err(e) if stage != "source" && e.is_limit() => Some(e.to_string()),
                 _ => None,
             };
-            let ok = judge(
-                &case.expect,
-                want,
-                result.map_err(|e| (e.to_string(), true)),
-            );
+            let ok = judge(&case.expect, result.map_err(|e| (e.to_string(), true)));
             match (ok, limit) {
                 (Err(_), Some(e)) => {
                     t.inconclusive += 1;
@@ -312,7 +404,7 @@ fn run_opencl(
     name: &str,
     imp: &funmem_lang::imp::Program,
     dev: &funmem_gpu::DeviceInfo,
-    spec: &TestSpec,
+    cases: &[Case],
     t: &mut Tally,
 ) {
     let compiled = match funmem_gpu::compile(imp) {
@@ -329,42 +421,25 @@ fn run_opencl(
         Ok(rt) => rt,
         Err(e) => return t.check(Err(format!("OpenCL: {e}")), || name.to_string()),
     };
-    for (k, case) in spec.cases.iter().enumerate() {
-        let what = || {
-            format!(
-                "{name}: case {k} (input {{ {} }}), OpenCL on {}",
-                case.input,
-                dev.label()
-            )
-        };
-        let Ok(inputs) = parse_values(&case.input) else {
-            continue; // reported by the interpreters' runs
-        };
+    for case in cases {
+        let what = || format!("{name}: {}, OpenCL on {}", case.label, dev.label());
         let result = rt.run(
-            &inputs,
+            &case.inputs,
             funmem_semantics::error::Limits::for_device(),
             false,
         );
-        let want = match &case.expect {
-            Expect::Output(o) => match parse_values(o) {
-                Ok(v) => v,
-                Err(_) => continue, // reported by the interpreters' runs
-            },
-            _ => Vec::new(),
-        };
         let ok = match (&case.expect, result) {
             // OpenCL does not detect races: a racy case only has to finish.
-            (Expect::Error(re), Ok(_)) if re.contains("race") => Ok(()),
+            (Want::Error(re), Ok(_)) if re.contains("race") => Ok(()),
             // Over a limit (fuel, heap, device memory): inconclusive, as
             // on the interpreters' lowered stages.
-            (Expect::Output(_) | Expect::Success, Err(e)) if e.is_limit() => {
+            (Want::Data(_) | Want::Agree(_) | Want::Success, Err(e)) if e.is_limit() => {
                 t.inconclusive += 1;
                 println!("INCONCLUSIVE {}: {e} (a resource limit)", what());
                 continue;
             }
             (expect, result) => judge(
                 expect,
-                &want,
                 result
                     .map(|(v, _)| v)
                     .map_err(|e| (e.to_string(), e.is_program_error())),
@@ -377,26 +452,93 @@ fn run_opencl(
 /// A case's outcome against its expectation. `got` is the results, or the
 /// error's text and whether the program went wrong (else the run itself
 /// failed, which no expectation accepts).
-fn judge(
-    expect: &Expect,
-    want: &[Value],
-    got: Result<Vec<Value>, (String, bool)>,
-) -> Result<(), String> {
+fn judge(expect: &Want, got: Result<Vec<Value>, (String, bool)>) -> Result<(), String> {
     match (expect, got) {
-        (Expect::Output(_), Ok(got)) => match first_difference(&got, want) {
-            None => Ok(()),
-            Some(d) => Err(d.describe("the program", "the test")),
-        },
-        (Expect::Success, Ok(_)) => Ok(()),
-        (Expect::Error(re), Ok(got)) => {
+        (Want::Data(bytes), Ok(got)) => {
+            let types: Vec<_> = got.iter().map(Value::prim).collect();
+            let want = read_values_for(bytes, &types)
+                .map_err(|e| format!("bad expected output: byte {}: {}", e.start, e.message))?;
+            compare(&got, &want, "the test")
+        }
+        (Want::Agree(want), Ok(got)) => compare(&got, want, "the source's first semantics"),
+        (Want::Success, Ok(_)) => Ok(()),
+        (Want::Error(re), Ok(got)) => {
             let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
             Err(format!(
                 "gave {}, but an error matching /{re}/ was expected",
                 shown.join(" ")
             ))
         }
-        (Expect::Error(re), Err((e, true))) => matches(re, &e),
+        (Want::Error(re), Err((e, true))) => matches(re, &e),
         (_, Err((e, _))) => Err(format!("failed: {e}")),
+    }
+}
+
+/// Results against expected values: equal, or, for float results, within
+/// the tolerance of [`Value::close_to`]; the failure says which
+/// comparison failed and where.
+fn compare(got: &[Value], want: &[Value], expected: &str) -> Result<(), String> {
+    let Some(d) = first_difference(got, want) else {
+        return Ok(());
+    };
+    if got.len() != want.len() {
+        return Err(d.describe("the program", expected));
+    }
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        if g == w {
+            continue;
+        }
+        let p = w.prim();
+        if !p.is_float() || g.prim() != p || shape(g) != shape(w) {
+            let d = first_difference(&got[k..=k], &want[k..=k]).map_or(String::new(), |d| {
+                d.describe("the program", expected)
+                    .replacen("result 0", &format!("result {k}"), 1)
+            });
+            return Err(format!(
+                "{d} (compared exactly: {} against {})",
+                g.type_name(),
+                w.type_name()
+            ));
+        }
+        if g.close_to(w) {
+            continue;
+        }
+        let tol = if p == funmem_lang::prim::Prim::F32 {
+            F32_TOLERANCE
+        } else {
+            F64_TOLERANCE
+        };
+        // The first element outside the tolerance.
+        let place = match (g, w) {
+            (Value::Array(a), Value::Array(b)) => a
+                .data
+                .iter()
+                .zip(b.data.iter())
+                .position(|(x, y)| {
+                    !funmem_semantics::value::floats_close(p, x.as_f64(), y.as_f64())
+                })
+                .map_or(String::new(), |e| {
+                    format!(
+                        " at element {e} (row-major): {} against {}",
+                        a.data.get(e),
+                        b.data.get(e)
+                    )
+                }),
+            _ => format!(": {g} against {w}"),
+        };
+        return Err(format!(
+            "result {k} differs{place}, beyond the {p} tolerance \
+             (|a - b| <= {tol:e} * max(1, |a|, |b|)) of {expected}"
+        ));
+    }
+    Ok(())
+}
+
+/// An array's shape (empty for a scalar).
+fn shape(v: &Value) -> &[usize] {
+    match v {
+        Value::Array(a) => &a.shape,
+        Value::Scalar(_) => &[],
     }
 }
 
@@ -405,5 +547,67 @@ fn matches(re: &str, text: &str) -> Result<(), String> {
         Ok(r) if r.is_match(text) => Ok(()),
         Ok(_) => Err(format!("error `{text}` does not match /{re}/")),
         Err(e) => Err(format!("bad regex /{re}/: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use funmem_lang::prim::Const;
+    use funmem_semantics::value::{ArrayValue, Elems};
+
+    fn f32s(xs: &[f32]) -> Value {
+        Value::Array(ArrayValue {
+            shape: vec![xs.len()],
+            data: Elems::F32(xs.to_vec()),
+        })
+    }
+
+    #[test]
+    fn results_compare_exactly_or_within_the_float_tolerance() {
+        let ints = Value::Array(ArrayValue::vector(vec![1, 2, 3]));
+        assert_eq!(
+            compare(
+                std::slice::from_ref(&ints),
+                std::slice::from_ref(&ints),
+                "the test"
+            ),
+            Ok(())
+        );
+        let other = Value::Array(ArrayValue::vector(vec![1, 2, 4]));
+        let e = compare(std::slice::from_ref(&ints), &[other], "the test").unwrap_err();
+        assert!(
+            e.contains("differs at [2]") && e.contains("compared exactly"),
+            "{e}"
+        );
+        // Floats: within the tolerance, and beyond it.
+        let got = f32s(&[1.0, 2.0, f32::NAN]);
+        assert_eq!(
+            compare(
+                std::slice::from_ref(&got),
+                &[f32s(&[1.001, 2.0, f32::NAN])],
+                "t"
+            ),
+            Ok(())
+        );
+        let e = compare(
+            std::slice::from_ref(&got),
+            &[f32s(&[1.0, 2.1, f32::NAN])],
+            "the test",
+        )
+        .unwrap_err();
+        assert!(e.contains("result 0 differs at element 1 (row-major): 2.0f32 against 2.1f32, beyond the f32 tolerance"), "{e}");
+        let e = compare(
+            &[Value::Scalar(Const::f64(1.0))],
+            &[Value::Scalar(Const::f64(1.0 + 1e-6))],
+            "the test",
+        )
+        .unwrap_err();
+        assert!(e.contains("beyond the f64 tolerance"), "{e}");
+        // A different type is compared exactly and says so.
+        let e = compare(&[got], &[ints], "the test").unwrap_err();
+        assert!(e.contains("compared exactly: [3]f32 against [3]i64"), "{e}");
+        let e = compare(&[], &[Value::int(1)], "the test").unwrap_err();
+        assert!(e.contains("0 results"), "{e}");
     }
 }

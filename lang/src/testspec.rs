@@ -9,17 +9,26 @@
 //! -- input { 2 [1, 2] }
 //! -- error: out of bounds
 //! -- structure { Alloc 2 }
+//! -- input @ data/big.in
+//! -- output @ data/big.out
+//! -- random input { [100]i64 [100][8]f32 }
 //! ```
 //!
 //! Everything before `-- ==` is the description. After it, each `input`
-//! opens a test case; the `output { ... }` or `error: REGEX` that follows
-//! says what the case must give. An `error:` before any `input` means the
+//! opens a test case: values in braces, `@ FILE` (a data file in text or
+//! binary format, its path relative to the program), or `random input {
+//! TYPES }` (values of those types generated with a seed fixed per case, so
+//! that runs are reproducible). The `output { ... }`, `output @ FILE` or
+//! `error: REGEX` that follows says what the case must give; a random input
+//! has none of its own (Futhark uses them for benchmarks): its semantics
+//! must agree with each other and not go wrong. An `error:` before any `input` means the
 //! program itself must be rejected (a parse or type error) with a message
 //! matching the regex. `structure [PIPELINE] { Name N ... }` counts
 //! constructs. Blocks may span several comment lines. Values are kept as
 //! text here: the semantics crate reads them.
 
 use crate::diag::{Diagnostic, Phase};
+use crate::prim::Prim;
 use crate::span::Span;
 
 /// The parsed test block of a program file.
@@ -38,12 +47,27 @@ pub struct TestSpec {
 /// One `input` with what it must give.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestCase {
-    /// The input values, as text in Futhark's value format.
+    /// The input values, as text in Futhark's value format (empty when
+    /// they come from a file or are random: see `from`).
     pub input: String,
+    /// Where the input values come from.
+    pub from: InputFrom,
     /// What evaluation must give.
     pub expect: Expect,
     /// Where the `input` is (for reports).
     pub span: Span,
+}
+
+/// Where a case's input values come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputFrom {
+    /// `input { ... }`: the text in `TestCase::input`.
+    Inline,
+    /// `input @ FILE`: a data file, relative to the program's folder.
+    File(String),
+    /// `random input { TYPES }`: random values of these shapes and element
+    /// types.
+    Random(Vec<(Vec<usize>, Prim)>),
 }
 
 /// The expected outcome of a test case.
@@ -51,6 +75,8 @@ pub struct TestCase {
 pub enum Expect {
     /// These values, as text.
     Output(String),
+    /// The values in this data file (relative to the program's folder).
+    OutputFile(String),
     /// An error whose message matches this regex.
     Error(String),
     /// Only that evaluation succeeds.
@@ -128,25 +154,69 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
             .unwrap_or(rest.len());
         let word = &rest[..word_len];
         match word {
+            "random" => {
+                let after = i + word_len;
+                let k = after + block[after..].len() - block[after..].trim_start().len();
+                if !block[k..].starts_with("input") {
+                    return Err(bad(i, "expected `random input { TYPES }`".into()));
+                }
+                let (body, next) = braced(&block, k + 5).ok_or_else(|| {
+                    bad(
+                        i,
+                        "`random input` needs a `{ TYPES }` block, e.g. `{ [100]f32 }`".into(),
+                    )
+                })?;
+                let body_at = block[..next].rfind('{').map_or(i, |b| b + 1);
+                let mut types = Vec::new();
+                for (at, word) in words(body) {
+                    let t = random_type(word).map_err(|m| bad(body_at + at, m))?;
+                    types.push(t);
+                }
+                spec.cases.push(TestCase {
+                    input: String::new(),
+                    from: InputFrom::Random(types),
+                    expect: Expect::Success,
+                    span: Span::new(file_pos(i), file_pos(k + 5)),
+                });
+                i = next;
+            }
             "input" | "output" => {
-                let (body, next) = braced(&block, i + word_len)
-                    .ok_or_else(|| bad(i, format!("`{word}` needs a `{{ ... }}` block")))?;
                 let span = Span::new(file_pos(i), file_pos(i + word_len));
+                let after = i + word_len;
+                let k = after + block[after..].len() - block[after..].trim_start().len();
+                let (file, body, next) = if block[k..].starts_with('@') {
+                    let line_end = block[k..].find('\n').map_or(block.len(), |e| k + e);
+                    let path = block[k + 1..line_end].trim();
+                    if path.is_empty() || path.contains(char::is_whitespace) {
+                        return Err(bad(k, format!("`{word} @` needs one file name")));
+                    }
+                    (Some(path.to_string()), String::new(), line_end)
+                } else {
+                    let (body, next) = braced(&block, after).ok_or_else(|| {
+                        bad(i, format!("`{word}` needs a `{{ ... }}` block or `@ FILE`"))
+                    })?;
+                    (None, body.trim().to_string(), next)
+                };
                 if word == "input" {
                     spec.cases.push(TestCase {
-                        input: body.trim().to_string(),
+                        input: body,
+                        from: file.map_or(InputFrom::Inline, InputFrom::File),
                         expect: Expect::Success,
                         span,
                     });
                 } else {
                     match spec.cases.last_mut() {
-                        Some(c) if c.expect == Expect::Success => {
-                            c.expect = Expect::Output(body.trim().to_string())
+                        Some(c)
+                            if c.expect == Expect::Success
+                                && !matches!(c.from, InputFrom::Random(_)) =>
+                        {
+                            c.expect = file.map_or(Expect::Output(body), Expect::OutputFile)
                         }
                         _ => {
                             return Err(bad(
                                 i,
-                                "`output` must follow an `input` that has no expectation yet"
+                                "`output` must follow an `input` that has no expectation yet \
+                                 (a `random input` has none)"
                                     .into(),
                             ))
                         }
@@ -202,11 +272,51 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                     .take_while(|c| !c.is_whitespace())
                     .take(20)
                     .collect();
-                return Err(bad(i, format!("unknown test directive `{shown}`; expected input, output, error:, or structure")));
+                return Err(bad(i, format!("unknown test directive `{shown}`; expected input, random input, output, error:, or structure")));
             }
         }
     }
     Ok(Some(spec))
+}
+
+/// The whitespace-separated words of `text` with their offsets.
+fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_whitespace()
+        .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+}
+
+/// The most elements a random input may have (10^10: 80 GB of `i64`s is
+/// beyond any machine this runs on anyway; the limit only keeps the count
+/// in range).
+const MAX_RANDOM_ELEMENTS: u128 = 10_000_000_000;
+
+/// A type of `random input`: `[d]...[d]t` with t an element type.
+fn random_type(word: &str) -> Result<(Vec<usize>, Prim), String> {
+    let mut rest = word;
+    let mut shape = Vec::new();
+    while let Some(r) = rest.strip_prefix('[') {
+        let (dim, r) = r
+            .split_once(']')
+            .ok_or_else(|| format!("`{word}`: a `[` without its `]`"))?;
+        let d = dim
+            .parse::<usize>()
+            .map_err(|_| format!("`{word}`: `{dim}` is not a dimension (a natural number)"))?;
+        shape.push(d);
+        rest = r;
+    }
+    let p = Prim::from_name(rest).ok_or_else(|| {
+        format!(
+            "`{word}` is not a type such as `[100]f32` (element types: bool, i32, i64, f32, f64)"
+        )
+    })?;
+    let n = shape
+        .iter()
+        .try_fold(1u128, |n, &d| n.checked_mul(d as u128))
+        .unwrap_or(u128::MAX);
+    if n > MAX_RANDOM_ELEMENTS {
+        return Err(format!("`{word}` has too many elements"));
+    }
+    Ok((shape, p))
 }
 
 /// The text between `{` (after optional spaces at `from`) and the next `}`,
@@ -268,5 +378,42 @@ mod tests {
         assert!(parse("-- ==\n-- frobnicate\n").is_err());
         assert!(parse("-- ==\n-- error: (\n").is_err());
         assert!(parse("-- ==\n-- structure { Alloc x }\n").is_err());
+    }
+
+    #[test]
+    fn files_and_random_inputs() {
+        let t = "-- ==\n-- input @ data/a.in\n-- output @ a.out\n-- random input { [100]i64\n--   [2][3]f32 bool }\n-- input @ b.bin\n-- error: bounds\n-- input { 1 } output @ c.out\n";
+        let s = parse(t).unwrap().unwrap();
+        assert_eq!(s.cases.len(), 4);
+        assert_eq!(s.cases[0].from, InputFrom::File("data/a.in".into()));
+        assert_eq!(s.cases[0].expect, Expect::OutputFile("a.out".into()));
+        assert_eq!(
+            s.cases[1].from,
+            InputFrom::Random(vec![
+                (vec![100], Prim::I64),
+                (vec![2, 3], Prim::F32),
+                (vec![], Prim::Bool)
+            ])
+        );
+        assert_eq!(s.cases[1].expect, Expect::Success);
+        assert_eq!(s.cases[2].expect, Expect::Error("bounds".into()));
+        assert_eq!(s.cases[3].from, InputFrom::Inline);
+        assert_eq!(s.cases[3].expect, Expect::OutputFile("c.out".into()));
+        // Errors, positioned.
+        let e = parse("-- ==\n-- random input { [10]u8 }\n").unwrap_err();
+        assert!(
+            e.message.contains("`[10]u8` is not a type"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.span.start, 24);
+        let e = parse("-- ==\n-- random input { [9999999999][9]i64 }\n").unwrap_err();
+        assert!(e.message.contains("too many elements"));
+        assert!(parse("-- ==\n-- random input { [x]i64 }\n").is_err());
+        assert!(parse("-- ==\n-- random { i64 }\n").is_err());
+        let e = parse("-- ==\n-- random input { i64 }\n-- output { 1 }\n").unwrap_err();
+        assert!(e.message.contains("a `random input` has none"));
+        assert!(parse("-- ==\n-- input @\n").is_err());
+        assert!(parse("-- ==\n-- input @ a b\n").is_err());
     }
 }
