@@ -592,6 +592,20 @@ impl std::ops::Neg for &Poly {
     }
 }
 
+/// `op k` on an integer where that is exact: `!`, `abs`, and the integer
+/// conversions; `None` for the float functions.
+fn fold_un(op: UnOp, k: i64) -> Option<i64> {
+    Some(match op {
+        UnOp::Neg => k.wrapping_neg(),
+        UnOp::Not => i64::from(k == 0),
+        UnOp::Abs => k.wrapping_abs(),
+        UnOp::Conv(Prim::I64) => k,
+        UnOp::Conv(Prim::I32) => k as i32 as i64,
+        UnOp::Conv(Prim::Bool) => i64::from(k != 0),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -894,18 +908,4 @@ mod tests {
         );
         assert_eq!(-&x, Poly::neg(&x));
     }
-}
-
-/// `op k` on an integer where that is exact: `!`, `abs`, and the integer
-/// conversions; `None` for the float functions.
-fn fold_un(op: UnOp, k: i64) -> Option<i64> {
-    Some(match op {
-        UnOp::Neg => k.wrapping_neg(),
-        UnOp::Not => i64::from(k == 0),
-        UnOp::Abs => k.wrapping_abs(),
-        UnOp::Conv(Prim::I64) => k,
-        UnOp::Conv(Prim::I32) => k as i32 as i64,
-        UnOp::Conv(Prim::Bool) => i64::from(k != 0),
-        _ => return None,
-    })
 }
