@@ -68,6 +68,7 @@ pub fn run_heap<O: Observer>(
     match result {
         Err(EvalError {
             kind: ErrorKind::Race(mut r),
+            rule: "E-MEM-KERNEL",
             ..
         }) => {
             // Evaluation is deterministic: run again logging the racing
@@ -529,14 +530,13 @@ impl<O: Observer> Machine<'_, O> {
             H::Int(k) => Ok(Value::Scalar(Const::from_bits(t, k as u64))),
             H::Arr(blk, l, t) => {
                 let size = u64::try_from(l.size()).unwrap_or(0);
-                let mut data = machine::charged(
-                    &self.limits,
-                    &mut self.read_back,
-                    size,
-                    size,
-                    "E-MEM-PROG",
-                    span,
-                )?;
+                // Charged as the bytes it reads, in cells, like a block.
+                let cells = machine::cells_of_bytes(size.saturating_mul(t.size() as u64));
+                self.read_back = self
+                    .limits
+                    .charge(self.read_back, cells, "E-MEM-PROG", span)?;
+                let mut data = Vec::new();
+                machine::reserve(&mut data, size, "E-MEM-PROG", span)?;
                 l.for_each_address(|a| {
                     data.push(self.read(blk, a, t, "E-MEM-PROG", span)?);
                     Ok(())
