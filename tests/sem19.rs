@@ -116,9 +116,18 @@ fn overlapping_arrays_of_different_widths_race_in_a_kernel() {
     in (i, x)
   in (a, b)
 ";
-    let e = fails_with("mixed_race.funmem", src, "3", &[], 1, "3:3: E-MEM-KERNEL: data race");
+    let e = fails_with(
+        "mixed_race.funmem",
+        src,
+        "3",
+        &[],
+        1,
+        "3:3: E-MEM-KERNEL: data race",
+    );
     assert!(
-        e.contains("block 0 at offset 12 was written by iteration 1 and then written by iteration 2"),
+        e.contains(
+            "block 0 at offset 12 was written by iteration 1 and then written by iteration 2"
+        ),
         "{e}"
     );
     // Without the third iteration nothing overlaps across iterations.
@@ -142,14 +151,15 @@ fn out_of_bounds_is_any_byte_outside_the_block() {
 ";
     let e = fails_with("oob.funmem", src, "3", &[], 1, "3:3: E-MEM-KERNEL:");
     assert!(
-        e.contains("write of element 1 (i64, bytes 8..16) is out of bounds of block 0, of 12 bytes"),
+        e.contains(
+            "write of element 1 (i64, bytes 8..16) is out of bounds of block 0, of 12 bytes"
+        ),
         "{e}"
     );
     // Two i64s fit in 4 i32s' bytes.
-    let four = src.replace("alloc n i32", "alloc nn i32").replace(
-        "  let (m: mem)",
-        "  let (nn: int) = n + n\n  let (m: mem)",
-    );
+    let four = src
+        .replace("alloc n i32", "alloc nn i32")
+        .replace("  let (m: mem)", "  let (nn: int) = n + n\n  let (m: mem)");
     runs_to("oob2.funmem", &four, "2", &["heap"], "[0i64, 1i64]\n");
 }
 
@@ -159,7 +169,14 @@ fn a_scan_that_writes_where_it_reads_races() {
   let (ys: [n]i64 @ m -> R(n)) = scan (+) 0 xs
   in (ys)
 ";
-    let e = fails_with("scanrace.funmem", src, "3 [1, 2, 3]", &[], 1, "2:3: E-MEM-SCAN:");
+    let e = fails_with(
+        "scanrace.funmem",
+        src,
+        "3 [1, 2, 3]",
+        &[],
+        1,
+        "2:3: E-MEM-SCAN:",
+    );
     assert!(
         e.contains("the scan writes where it reads: byte 0 of block 0"),
         "{e}"
@@ -199,9 +216,22 @@ fn a_stuck_operator_is_stuck_in_the_reduction() {
   let (s: i32) = reduce (\\(a: i32) (b: i32) -> let (c: i32) = a / b in (c)) 100 xs
   in (s)
 ";
-    let e = fails_with("stuck.fun", fun, "3 [5i32, 0i32, 2i32]", &[], 1, "2:3: E-REDUCE:");
+    let e = fails_with(
+        "stuck.fun",
+        fun,
+        "3 [5i32, 0i32, 2i32]",
+        &[],
+        1,
+        "2:3: E-REDUCE:",
+    );
     assert!(e.contains("division by zero"), "{e}");
-    runs_to("stuck_ok.fun", fun, "3 [5i32, 1i32, 2i32]", &["value"], "10i32\n");
+    runs_to(
+        "stuck_ok.fun",
+        fun,
+        "3 [5i32, 1i32, 2i32]",
+        &["value"],
+        "10i32\n",
+    );
     let mem = "def main (n: int) (xs: [n]i32 @ m -> R(n)) (m: mem) =
   let (o: mem) = alloc n i32
   let (s: [n]i32 @ o -> R(n)) = scan (\\(a: i32) (b: i32) -> let (c: i32) = a / b in (c)) 100 xs
@@ -209,7 +239,14 @@ fn a_stuck_operator_is_stuck_in_the_reduction() {
 ";
     let input = "3 [5i32, 0i32, 2i32]";
     fails_with("stuck.funmem", mem, input, &[], 1, "3:3: E-MEM-SCAN:");
-    fails_with("stuck_v.funmem", mem, input, &["--semantics", "value"], 1, "3:3: E-SCAN:");
+    fails_with(
+        "stuck_v.funmem",
+        mem,
+        input,
+        &["--semantics", "value"],
+        1,
+        "3:3: E-SCAN:",
+    );
     runs_to(
         "stuck_ok.funmem",
         mem,
@@ -252,11 +289,31 @@ fn partial_indexing_of_2d_and_3d_arrays_transposed_and_sliced() {
   let (tot: f64) = reduce (+) 0 row
   in (row, col, srow, plane, r3, tot)
 ";
-    runs_to("partial.funmem", mem, INPUT_2D3D, &["heap", "value"], PARTIAL_OUT);
+    runs_to(
+        "partial.funmem",
+        mem,
+        INPUT_2D3D,
+        &["heap", "value"],
+        PARTIAL_OUT,
+    );
     // A row out of bounds is stuck in E-INDEX / E-MEM-INDEX.
     let bad = INPUT_2D3D.replace("]]] 1", "]]] 2");
-    fails_with("partial_oob.fun", fun, &bad, &[], 1, "2:3: E-INDEX: index 2 is out of bounds");
-    fails_with("partial_oob.funmem", mem, &bad, &[], 1, "2:3: E-MEM-INDEX: index 2 is out of bounds");
+    fails_with(
+        "partial_oob.fun",
+        fun,
+        &bad,
+        &[],
+        1,
+        "2:3: E-INDEX: index 2 is out of bounds",
+    );
+    fails_with(
+        "partial_oob.funmem",
+        mem,
+        &bad,
+        &[],
+        1,
+        "2:3: E-MEM-INDEX: index 2 is out of bounds",
+    );
 }
 
 #[test]
@@ -274,7 +331,21 @@ fn the_heap_limit_counts_bytes_in_8_byte_cells() {
     let f = write_temp("limit.funmem", src);
     let o = funmem(&["run", &f, "--max-heap", "9"], "16");
     assert_exit(&o, 0);
-    let e = fails_with("limit.funmem", src, "17", &["--max-heap", "8"], 1, "2:3: E-MEM-ALLOC:");
+    let e = fails_with(
+        "limit.funmem",
+        src,
+        "17",
+        &["--max-heap", "8"],
+        1,
+        "2:3: E-MEM-ALLOC:",
+    );
     assert!(e.contains("allocating 9 cells"), "{e}");
-    fails_with("limit2.funmem", src, "16", &["--max-heap", "8"], 1, "6:3: E-MEM-ALLOC:");
+    fails_with(
+        "limit2.funmem",
+        src,
+        "16",
+        &["--max-heap", "8"],
+        1,
+        "6:3: E-MEM-ALLOC:",
+    );
 }
