@@ -381,7 +381,7 @@ impl<O: Observer> Machine<'_, O> {
             EvalError::stuck(rule, span, format!("allocation of negative size {elems}"))
         })?;
         // Too many bytes to count is over any limit.
-        let bytes = n.checked_mul(t.size() as u64).unwrap_or(u64::MAX);
+        let bytes = n.saturating_mul(t.size());
         let cells = machine::cells_of_bytes(bytes);
         self.cells = self.limits.charge(self.cells, cells, rule, span)?;
         let label = self.blocks.len();
@@ -531,7 +531,7 @@ impl<O: Observer> Machine<'_, O> {
             H::Arr(blk, l, t) => {
                 let size = u64::try_from(l.size()).unwrap_or(0);
                 // Charged as the bytes it reads, in cells, like a block.
-                let cells = machine::cells_of_bytes(size.saturating_mul(t.size() as u64));
+                let cells = machine::cells_of_bytes(size.saturating_mul(t.size()));
                 self.read_back = self
                     .limits
                     .charge(self.read_back, cells, "E-MEM-PROG", span)?;
