@@ -1934,12 +1934,12 @@ mod tests {
         stuck_with(
             run(src, &[Value::Scalar(Const::I64(2)), matrix(2, 1, &[1, 2])]),
             "E-IMP-PROG",
-            &["`xs`", "[2]int", "[2][1]int"],
+            &["`xs`", "[2]int", "[2][1]i64"],
         );
         stuck_with(
             run(src, &[arr(&[2]), arr(&[1, 2])]),
             "E-IMP-PROG",
-            &["`n`", "must be int", "[1]int was given"],
+            &["`n`", "must be int", "[1]i64 was given"],
         );
         stuck_with(
             run(
@@ -1947,7 +1947,7 @@ mod tests {
                 &[Value::Scalar(Const::I64(2)), Value::Scalar(Const::I64(1))],
             ),
             "E-IMP-PROG",
-            &["`xs`", "[2]int", "int was given"],
+            &["`xs`", "[2]int", "i64 was given"],
         );
         let bad = Value::Array(ArrayValue {
             shape: vec![2],
@@ -1961,7 +1961,7 @@ mod tests {
         stuck_with(
             run(src, &[Value::Scalar(Const::I64(-1)), arr(&[])]),
             "E-IMP-PROG",
-            &["[-1]int", "[0]int was given"],
+            &["[-1]int", "[0]i64 was given"],
         );
     }
 
