@@ -58,6 +58,7 @@
 //! over whether races are checked, so that neither costs anything when off.
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
+use crate::machine;
 use crate::observer::{NoObserver, Observer};
 use crate::prog;
 use crate::race::{describe, RaceDetector};
@@ -580,6 +581,12 @@ impl Compiler {
         out
     }
 
+    /// Statements whose declarations stay in scope after them (for a
+    /// `yield` to see): the caller closes the scope.
+    fn open_stmts(&mut self, ss: &[AstStmt]) -> R<Vec<Stmt>> {
+        ss.iter().map(|s| self.stmt(s)).collect()
+    }
+
     /// A `reduce` (to `Some(x)`) or a `scan` (into `m[j]`).
     fn red(&mut self, r: &Red, rule: &'static str, x: Option<&Ident>, m: Option<(&Ident, &SExp)>) -> R<RedCode> {
         let (ne, t) = self.sexp(&r.ne, rule)?;
@@ -590,8 +597,8 @@ impl Compiler {
                 let mark = self.undo.len();
                 let sa = self.declare_int(&a.name, t);
                 let sb = self.declare_int(&b.name, t);
-                let body = self.stmts(ss);
-                let res = self.sexp(&e, rule);
+                let body = self.open_stmts(ss);
+                let res = self.sexp(e, rule);
                 self.close(mark);
                 OpCode::Lambda(sa, sb, body?, res?.0)
             }
@@ -602,7 +609,7 @@ impl Compiler {
         };
         let mark = self.undo.len();
         let index = self.declare_int(&r.index.name, Prim::I64);
-        let body = self.stmts(&r.body);
+        let body = self.open_stmts(&r.body);
         let elem = self.sexp(&r.elem, rule);
         let to = match (to_slot, m) {
             (Some(s), _) => Ok(RedTo::Slot(s)),
@@ -845,38 +852,6 @@ fn store(block: &mut [u8], i: i64, t: Prim, w: u64) -> bool {
     }
 }
 
-/// The heap limit's units: 8 bytes (a cell of the untyped semantics).
-fn cells_of(bytes: u64) -> u64 {
-    bytes.div_ceil(8)
-}
-
-/// A vector of `bytes` zero bytes, or an error at `span` charged to `rule`
-/// when the system refuses the memory (instead of aborting the process).
-/// They come zeroed from the allocator, so untouched pages cost nothing.
-fn zeroed_bytes(bytes: u64, rule: &'static str, span: Span) -> R<Vec<u8>> {
-    let refused = || {
-        stuck(
-            rule,
-            span,
-            format!("the system refused memory for a block of {bytes} bytes; give the run a smaller --max-heap, or it more memory"),
-        )
-    };
-    let n = usize::try_from(bytes).map_err(|_| refused())?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| refused())?;
-    // SAFETY: `layout` has a non-zero size (n > 0 bytes).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-    if ptr.is_null() {
-        return Err(refused());
-    }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout
-    // of `[u8; n]`, which is what a `Vec<u8>` of capacity n uses; all n
-    // bytes are initialised (to zero).
-    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
-}
-
 struct Machine<'a, O> {
     /// The scalar slots' words.
     ints: Vec<u64>,
@@ -1028,28 +1003,25 @@ impl<O: Observer> Machine<'_, O> {
     /// A fresh zero-filled block of `bytes` bytes, counted against the heap
     /// limit in 8-byte cells.
     fn allocate(&mut self, bytes: u64, rule: &'static str, span: Span) -> R<usize> {
-        let cells = cells_of(bytes);
+        let cells = machine::cells_of_bytes(bytes);
         self.heap_used = self.limits.charge(self.heap_used, cells, rule, span)?;
         let label = self.blocks.len();
-        self.blocks.push(zeroed_bytes(bytes, rule, span)?);
+        self.blocks.push(machine::zeroed_bytes(bytes, rule, span)?);
         self.obs.alloc(label, cells);
         Ok(label)
     }
 
-    /// Records an access of `t` at element `i` of block `b` with the race
-    /// detector: every byte it touches.
+    /// Records an access of `t` at element `i` of block `b` (in bounds)
+    /// with the race detector: the bytes it touches.
     #[inline(always)]
     fn race_access(&mut self, b: usize, i: i64, t: Prim, write: bool) -> R<()> {
-        let size = t.size() as i64;
-        let at = i * size;
-        for k in at..at + size {
-            if write {
-                self.race.write(b, k).map_err(race_error)?;
-            } else {
-                self.race.read(b, k).map_err(race_error)?;
-            }
+        let size = t.size() as u8;
+        let at = i * i64::from(size);
+        if write {
+            self.race.write_bytes(b, at, size).map_err(race_error)
+        } else {
+            self.race.read_bytes(b, at, size).map_err(race_error)
         }
-        Ok(())
     }
 
     #[inline(always)]
@@ -1440,7 +1412,7 @@ impl<O: Observer> Machine<'_, O> {
         let (shape, l) = self.arr_layout(a)?;
         let (dims, len) = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)
             .map_err(|e| Box::new(retyped(e, &shape, a.elem)))?;
-        let cells = cells_of((len as u64).saturating_mul(a.elem.size()));
+        let cells = machine::cells_of_bytes((len as u64).saturating_mul(a.elem.size()));
         *copied = self.limits.charge(*copied, cells, PROG, a.span)?;
         let m = a.block;
         let b = self.block_of(m, PROG, a.span)?;
