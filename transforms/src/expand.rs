@@ -267,6 +267,8 @@ struct Found {
     conds: Vec<SExp>,
     /// Inside a loop of the kernel body (which may run no iteration).
     in_loop: bool,
+    /// The element type the size counts (the hoisted block counts it too).
+    elem: Prim,
     span: Span,
 }
 
@@ -656,7 +658,7 @@ impl Expander<'_> {
                         span: Span::DUMMY,
                     }],
                     exp: Exp {
-                        kind: ExpKind::Alloc(total, Prim::I64),
+                        kind: ExpKind::Alloc(total, f.elem),
                         span: f.span,
                     },
                     span: f.span,
@@ -842,11 +844,12 @@ fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
 fn find_allocs(b: &Body, conds: &[SExp], in_loop: bool, out: &mut Vec<Found>) {
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Alloc(se, _) => out.push(Found {
+            ExpKind::Alloc(se, t) => out.push(Found {
                 block: s.pats[0].name.name.clone(),
                 size: se.clone(),
                 conds: conds.to_vec(),
                 in_loop,
+                elem: *t,
                 span: s.span,
             }),
             ExpKind::If(c, b1, b2) => {
