@@ -6,10 +6,10 @@
 //!
 //! | statement              | rule                               |
 //! |------------------------|------------------------------------|
-//! | `var x : int`          | E-IMP-DEC-INT (x ↦ 0)              |
+//! | `var x : t` (a scalar) | E-IMP-DEC-INT (x ↦ 0 of type t)    |
 //! | `var x : mem`          | E-IMP-DEC-MEM (x ↦ ⊥, unset)       |
 //! | `x <- se`              | E-IMP-ASSIGN-INT, E-IMP-ASSIGN-MEM |
-//! | `x <- alloc se`        | E-IMP-ALLOC (a fresh zeroed block) |
+//! | `x <- alloc se t`      | E-IMP-ALLOC (a fresh zeroed block) |
 //! | `x <- m[se]`           | E-IMP-READ                         |
 //! | `m[se] <- se`          | E-IMP-WRITE                        |
 //! | `if x then .. else ..` | E-IMP-TRUE (x ≠ 0), E-IMP-FALSE    |
@@ -17,6 +17,8 @@
 //! | `kernel i < se do ..`  | E-IMP-KERNEL                       |
 //! | `for i < se do ..`     | E-IMP-FOR                          |
 //! | `while x do ..`        | E-IMP-WHILE                        |
+//! | `x <- reduce ..`       | E-IMP-REDUCE                       |
+//! | `scan .. into m[se]`   | E-IMP-SCAN                         |
 //!
 //! and E-IMP-PROG for a whole program: its inputs and its results.
 //!
@@ -41,19 +43,32 @@
 //!   is 0, and reports the source rule it stands for (E-INDEX, E-SLICE)
 //!   with the values of se's variables, so that a lowered program goes
 //!   wrong by the same rule as its source.
-//! - Reads and writes outside `[0, size)` of their block, a block used
-//!   before it is allocated, a negative allocation and division or
-//!   remainder by zero are stuck. Every statement executed costs one unit of
-//!   fuel; every cell allocated (input blocks included) counts against the
-//!   heap limit.
+//! - Scalars are words of their declared element type (the operators are
+//!   [`crate::scalar`]'s). Blocks are bytes: `alloc se t` makes se * size(t)
+//!   zero bytes; `x <- m[se]` reads x's type at byte se * size, `m[se] <-
+//!   e` writes e's type there, little-endian, so arrays of different types
+//!   may share a block. Reads and writes touching any byte outside their
+//!   block, a block used before it is allocated, a negative allocation and
+//!   integer division or remainder by zero are stuck. Every statement
+//!   executed costs one unit of fuel; every block allocated (input blocks
+//!   included) counts against the heap limit in 8-byte cells, rounded up.
+//!   Races are overlaps of at least one byte.
+//! - `x <- reduce op ne for i < n do s yield e done` is the left fold
+//!   ne op e(0) op ... op e(n-1) of the iterations' elements, run in order;
+//!   `scan` writes each prefix at its `into` place. Outside every kernel
+//!   one is a parallel operation for the race detector (its iterations are
+//!   a kernel's; a scan's writes race with its reads where they overlap);
+//!   inside a kernel it is the iteration's sequential code (see
+//!   docs/reductions.md).
 //! - Inputs are given in parameter order; an array parameter's block takes
 //!   no input: it is allocated just large enough for the input arrays that
 //!   live in it and each is laid out by its LMAD. Results are read back by
 //!   their `out` declarations, arrays element by element in row-major order.
 //!
 //! For speed the program is first compiled: every variable becomes a slot
-//! in a flat frame (`i64`s for `int`s, block numbers for `mem`s) and scalar
-//! expressions become small trees over slots, so that evaluation never
+//! in a flat frame (64-bit words for scalars, block numbers for `mem`s) and
+//! scalar expressions become small trees over slots, with `i64` operations
+//! in nodes of their own and other types' resolved once, so that evaluation never
 //! looks a name up. The interpreter is generic over the [`Observer`] and
 //! over whether races are checked, so that neither costs anything when off.
 
