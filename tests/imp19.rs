@@ -191,3 +191,23 @@ fn rows_reduced_in_a_kernel_lower_to_imp() {
         "[6i64, 15i64]\n[6i64, 21i64]",
     );
 }
+
+#[test]
+fn stats_counts_reduces_and_scans() {
+    let src = "def main (n: int) (xss: [n][3]int) =
+  let (sums: [n]int) = kernel i < n do
+      let (r: [3]int) = xss[i]
+      let (s: int) = reduce (+) 0 r
+      in (s)
+  let (pre: [n]int) = scan (+) 0 sums
+  let (t: int) = reduce (\\(a: int) (b: int) -> let (c: int) = a + b in (c)) 0 pre
+  in (t)";
+    let f = write_temp("stats_red.fun", src);
+    let inp = write_temp("stats_red.in", "2 [[1, 2, 3], [4, 5, 6]]");
+    let o = funmem(&["stats", &f, "--input", &inp, "--json"], "");
+    assert_exit(&o, 0);
+    let j: serde_json::Value = serde_json::from_str(&text(&o.stdout)).expect("json");
+    for st in j["stages"].as_array().expect("stages") {
+        assert_eq!((st["reduces"].as_u64(), st["scans"].as_u64()), (Some(2), Some(1)), "{j}");
+    }
+}
