@@ -91,7 +91,11 @@ out (x)";
         "bytes_oob",
         src,
         "1",
-        &["E-IMP-READ", "offset 1 of type i32 (bytes 4..8)", "size 5 bytes"],
+        &[
+            "E-IMP-READ",
+            "offset 1 of type i32 (bytes 4..8)",
+            "size 5 bytes",
+        ],
     );
 }
 
@@ -114,7 +118,12 @@ fn reduce_and_scan_are_left_folds() {
         "3 [3i32, -2i32, 5i32]",
         "6i32\n-4i64\n[5.0f32, 3.0f32, 3.0f32]",
     );
-    imp_gives("reduce_scan_empty", REDUCE_SCAN, "0 empty([0]i32)", "0i32\n0i64\nempty([0]f32)");
+    imp_gives(
+        "reduce_scan_empty",
+        REDUCE_SCAN,
+        "0 empty([0]i32)",
+        "0i32\n0i64\nempty([0]f32)",
+    );
 }
 
 #[test]
@@ -131,7 +140,12 @@ out (xs: [n]int @ xm -> R(n))";
     scan (+) 0 for i < 2 do var e: int; e <- xm[k * 2 + i] yield e into xm[k * 2 + i] done
   done
 out (xs: [n][2]int @ xm -> R(n, 2))";
-    imp_gives("scan_in_kernel", src, "2 [[1, 2], [3, 4]]", "[[1i64, 3i64], [3i64, 7i64]]");
+    imp_gives(
+        "scan_in_kernel",
+        src,
+        "2 [[1, 2], [3, 4]]",
+        "[[1i64, 3i64], [3i64, 7i64]]",
+    );
 }
 
 #[test]
@@ -152,9 +166,16 @@ fn fun_and_imp_agree(name: &str, src: &str, input: &str, want: &str) {
     for passes in ["none", "simplify,expand-gpu"] {
         let o = funmem(&["lower", &f, "--to", "imp", "--passes", passes], "");
         assert_exit(&o, 0);
-        let g = write_temp(&format!("{name}-{}.imp", passes.replace(',', "-")), &text(&o.stdout));
+        let g = write_temp(
+            &format!("{name}-{}.imp", passes.replace(',', "-")),
+            &text(&o.stdout),
+        );
         let (c, out, err) = run(&g, input);
-        assert_eq!((c, out.trim()), (Some(0), want), "{name} (IMP, {passes}): {err}");
+        assert_eq!(
+            (c, out.trim()),
+            (Some(0), want),
+            "{name} (IMP, {passes}): {err}"
+        );
     }
 }
 
@@ -208,6 +229,10 @@ fn stats_counts_reduces_and_scans() {
     assert_exit(&o, 0);
     let j: serde_json::Value = serde_json::from_str(&text(&o.stdout)).expect("json");
     for st in j["stages"].as_array().expect("stages") {
-        assert_eq!((st["reduces"].as_u64(), st["scans"].as_u64()), (Some(2), Some(1)), "{j}");
+        assert_eq!(
+            (st["reduces"].as_u64(), st["scans"].as_u64()),
+            (Some(2), Some(1)),
+            "{j}"
+        );
     }
 }

@@ -603,7 +603,13 @@ impl Compiler {
     }
 
     /// A `reduce` (to `Some(x)`) or a `scan` (into `m[j]`).
-    fn red(&mut self, r: &Red, rule: &'static str, x: Option<&Ident>, m: Option<(&Ident, &SExp)>) -> R<RedCode> {
+    fn red(
+        &mut self,
+        r: &Red,
+        rule: &'static str,
+        x: Option<&Ident>,
+        m: Option<(&Ident, &SExp)>,
+    ) -> R<RedCode> {
         let (ne, t) = self.sexp(&r.ne, rule)?;
         let count = self.index(&r.count, rule)?;
         let op = match &r.op {
@@ -696,7 +702,12 @@ impl Compiler {
             }
             StmtKind::Read(x, m, i) => {
                 let s = self.int(x, READ)?;
-                Kind::Read(s, self.mem(m, READ)?, self.index(i, READ)?, self.int_types[s])
+                Kind::Read(
+                    s,
+                    self.mem(m, READ)?,
+                    self.index(i, READ)?,
+                    self.int_types[s],
+                )
             }
             StmtKind::Write(m, i, v) => {
                 let (v, t) = self.sexp(v, WRITE)?;
@@ -982,7 +993,9 @@ impl<O: Observer> Machine<'_, O> {
             assert_message(
                 a.check,
                 &a.text,
-                a.vars.iter().map(|(n, k)| (n.as_str(), self.ints[*k] as i64)),
+                a.vars
+                    .iter()
+                    .map(|(n, k)| (n.as_str(), self.ints[*k] as i64)),
             ),
         )
     }
@@ -1434,9 +1447,13 @@ impl<O: Observer> Machine<'_, O> {
         let block = &self.blocks[b];
         let t = a.elem;
         let mut words: Vec<u64> = Vec::new();
-        words
-            .try_reserve_exact(len)
-            .map_err(|_| stuck(PROG, a.span, format!("the system refused memory for result `{}`", a.name)))?;
+        words.try_reserve_exact(len).map_err(|_| {
+            stuck(
+                PROG,
+                a.span,
+                format!("the system refused memory for result `{}`", a.name),
+            )
+        })?;
         let got = l.for_each_address(|addr| match load(block, addr, t) {
             Some(w) => {
                 words.push(w);
@@ -1504,7 +1521,10 @@ fn lay_out(block: &mut [u8], av: &ArrayValue, l: &Lmad<i64>, a: &ArrCode) -> R<(
         Err(stuck(
             PROG,
             a.span,
-            format!("array parameter `{}`: address {addr} outside its block", a.name),
+            format!(
+                "array parameter `{}`: address {addr} outside its block",
+                a.name
+            ),
         ))
     })
 }
@@ -2074,7 +2094,13 @@ mod tests {
         stuck_with(
             run(src, &ints(&[2])),
             "E-IMP-PROG",
-            &["`a`", "out of bounds", "offset 2", "block 0", "size 16 bytes"],
+            &[
+                "`a`",
+                "out of bounds",
+                "offset 2",
+                "block 0",
+                "size 16 bytes",
+            ],
         );
         // A stride-0 result bigger than the heap limit is refused.
         let src =
