@@ -673,7 +673,9 @@ impl Elab<'_> {
                     *e = self.sexp(e, Some(t)).0;
                 }
             }
-            K::Alloc(_, e, _) | K::Assert(_, e) => *e = self.int_sexp(e),
+            K::Alloc(_, e, _) => *e = self.int_sexp(e),
+            // A guard's condition is a truth value, as the lowering writes it.
+            K::Assert(_, e) => *e = self.sexp(e, Some(Prim::Bool)).0,
             K::Read(_, _, i) => *i = self.int_sexp(i),
             K::Write(_, i, e) => {
                 *i = self.int_sexp(i);
