@@ -1,8 +1,10 @@
 //! What the machine a run happens on can afford: the default heap limit,
 //! derived from its free memory, and allocation of cells that fails as an
-//! error instead of aborting the process.
+//! error instead of aborting the process; and the byte layout of elements
+//! in heap blocks ([`load`], [`store`]).
 //!
-//! The heap limit counts cells (array elements, 8 bytes each), but a cell
+//! The heap limit counts cells (8 bytes each: an array element of the
+//! value semantics, 8 bytes of a heap block, rounded up per block), but a cell
 //! costs a run more than its 8 bytes: the heap semantics' race detector
 //! keeps shadow records of the cells a kernel touches (16 bytes each, and
 //! its page tables), results are read back into values of their own, and
@@ -22,6 +24,7 @@
 //! error too ([`zeroed`], [`reserve`]).
 
 use crate::error::{ErrorKind, EvalError, Limits};
+use funmem_lang::prim::Prim;
 use funmem_lang::Span;
 use std::sync::OnceLock;
 
@@ -169,6 +172,33 @@ pub fn zeroed(cells: u64, rule: &'static str, span: Span) -> Result<Vec<i64>, Ev
     Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
+/// A block of `bytes` zero bytes, as [`zeroed`] (the error counts the
+/// block in 8-byte cells, rounded up, as the heap limit does).
+pub fn zeroed_bytes(bytes: u64, rule: &'static str, span: Span) -> Result<Vec<u8>, EvalError> {
+    let refuse = || refused(cells_of_bytes(bytes), rule, span);
+    let n = usize::try_from(bytes).map_err(|_| refuse())?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| refuse())?;
+    // SAFETY: `layout` has a non-zero size (n > 0 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(refuse());
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[u8; n]`, which is what a `Vec<u8>` of capacity n uses; all n
+    // bytes are initialised.
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
+/// The heap limit's count of `bytes`: 8-byte cells, rounded up, so that a
+/// block of n `i64`s counts n as it always did.
+#[inline]
+pub fn cells_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
 /// Makes room in `v` for `cells` more elements, or an error as [`zeroed`]'s.
 pub fn reserve(
     v: &mut Vec<i64>,
@@ -196,6 +226,34 @@ pub fn charged(
     let mut v = Vec::new();
     reserve(&mut v, room.min(cells), rule, span)?;
     Ok(v)
+}
+
+/// The word ([`funmem_lang::prim::Const::to_bits`]) of an element of type
+/// `t` in its little-endian bytes (as many as `t.size()`; a `bool` byte is
+/// true when not zero). The heap semantics of FUNMEM and IMP read blocks
+/// with it.
+#[inline(always)]
+pub fn load(t: Prim, b: &[u8]) -> i64 {
+    match (t, b) {
+        (Prim::I64 | Prim::F64, &[a0, a1, a2, a3, a4, a5, a6, a7]) => {
+            i64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7])
+        }
+        (Prim::I32, &[a0, a1, a2, a3]) => i64::from(i32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::F32, &[a0, a1, a2, a3]) => i64::from(u32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::Bool, &[a0]) => i64::from(a0 != 0),
+        _ => 0,
+    }
+}
+
+/// Stores the word `v` of type `t` in its little-endian bytes (as many as
+/// `t.size()`; a `bool` as 0 or 1).
+#[inline(always)]
+pub fn store(t: Prim, b: &mut [u8], v: i64) {
+    match t {
+        Prim::I64 | Prim::F64 => b.copy_from_slice(&v.to_le_bytes()),
+        Prim::I32 | Prim::F32 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        Prim::Bool => b.copy_from_slice(&[u8::from(v & 1 != 0)]),
+    }
 }
 
 #[cfg(test)]
@@ -232,5 +290,23 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::OutOfHeap);
         assert!(e.message.contains("refused"), "{e}");
         assert_eq!(zeroed(3, "E-IOTA", Span::new(0, 1)), Ok(vec![0, 0, 0]));
+        assert_eq!(zeroed_bytes(3, "E-IOTA", Span::new(0, 1)), Ok(vec![0u8; 3]));
+        assert_eq!(cells_of_bytes(9), 2);
+    }
+
+    #[test]
+    fn elements_are_little_endian_words() {
+        let mut b = [0u8; 8];
+        store(Prim::I32, &mut b[4..], -2);
+        assert_eq!(b, [0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff]);
+        assert_eq!(load(Prim::I32, &b[4..]), -2);
+        assert_eq!(load(Prim::F32, &b[4..]), 0xffff_fffe);
+        assert_eq!(load(Prim::I64, &b), -2i64 << 32);
+        store(Prim::Bool, &mut b[..1], 1);
+        assert_eq!(load(Prim::Bool, &b[..1]), 1);
+        assert_eq!(load(Prim::Bool, &b[5..6]), 1);
+        let x = 1.5f64.to_bits() as i64;
+        store(Prim::F64, &mut b, x);
+        assert_eq!(load(Prim::F64, &b), x);
     }
 }
