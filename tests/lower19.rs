@@ -272,3 +272,40 @@ fn census_of_the_fuzz_campaign() {
     let (with, blocks, left, blocks_left, data) = census(0, 2000);
     eprintln!("{with} {blocks} {left} {blocks_left} {data}");
 }
+
+/// `funmem validate` of every stage (validity, agreement with the source,
+/// obligations proved) through both expansions.
+#[test]
+fn validate_typed_and_data_dependent_programs_through_expansion() {
+    let cases = [
+        (
+            "typed",
+            TYPED,
+            "2 [1.0f32, 2.0f32] [[1.0f32, 2.0f32], [3.0f32, 4.0f32]] [3i32, 1i32]",
+        ),
+        ("data", DATA, "3 [2, 1, 8]"),
+        ("nested", NESTED, "2 3 [[1, 2, 3], [2, 4, 1]]"),
+        ("in_loop", IN_LOOP, "3 [2, 1, 3]"),
+    ];
+    for (name, src, input) in cases {
+        let f = write_temp(&format!("v_{name}.fun"), src);
+        for passes in ["simplify,expand-gpu", "simplify,expand-cpu"] {
+            let o = funmem(&["validate", "--passes", passes, &f], input);
+            let out = stdout(&o);
+            assert_exit(&o, 0);
+            assert_eq!(
+                out.matches("valid, agrees with the source").count(),
+                3,
+                "{name} {passes}:\n{out}"
+            );
+            assert!(
+                out.contains("IMP     heap        agrees with the source"),
+                "{name} {passes}:\n{out}"
+            );
+            assert!(!out.contains("unknown"), "{name} {passes}:\n{out}");
+            if name != "typed" {
+                assert!(out.contains("proved by"), "{name} {passes}:\n{out}");
+            }
+        }
+    }
+}
