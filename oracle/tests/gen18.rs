@@ -57,13 +57,14 @@ fn all(share: f64) -> Constructs {
         concat: share,
         replicate: share,
         multi_kernel: share,
+        ..Constructs::NONE
     }
 }
 
 #[test]
 fn shares_are_honoured() {
     const N: u64 = 400;
-    for (k, name) in Constructs::NAMES.iter().enumerate() {
+    for (k, name) in Constructs::NAMES[..5].iter().enumerate() {
         // Only this construct, at share 0 and at share 0.9.
         for share in [0.0, 0.9] {
             let c = Constructs::NONE.parse(&format!("{name}={share}")).unwrap();
