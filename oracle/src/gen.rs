@@ -2182,8 +2182,17 @@ impl Gen<'_> {
         if self.on.types && self.made.conversions == 0 {
             self.act_convert(out);
         }
-        if self.on.row && self.made.row == 0 {
-            self.act_row(out);
+        if self.on.row && self.made.row == 0 && !self.act_row(out) {
+            // No array of rank 2 with a row known to exist: make one.
+            let shape = vec![lit(self.between(1, self.max_size.max(1))), self.size_atom()];
+            if self.can_produce(&shape, self.depth, self.mult) {
+                let x = self.produce(out, &shape);
+                if let Some(i) = self.index_for(out, &shape[0]) {
+                    let ty = Ty::Arr(shape[1..].to_vec());
+                    self.emit(out, "r", ty, ExpKind::Index(ident(&x), vec![i]));
+                    self.made.row += 1;
+                }
+            }
         }
         if self.on.reduce && self.made.reduce == 0 {
             self.act_reduce(out, false);

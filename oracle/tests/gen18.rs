@@ -548,8 +548,8 @@ fn a_campaign_counts_the_constructs_of_its_programs() {
         s.constructs
     };
     let none = count(Constructs::NONE);
-    assert_eq!(none.occurrences, [0; 7]);
+    assert!(none.occurrences.iter().all(|&n| n == 0), "{none:?}");
     let many = count(all(1.0));
-    assert!(many.programs.iter().all(|&p| p > 0), "{many:?}");
+    assert!(many.programs[..7].iter().all(|&p| p > 0), "{many:?}");
     assert!(many.line(40).starts_with("constructs: loop in "));
 }

@@ -1,0 +1,269 @@
+//! The generators and the campaign statistics for element types,
+//! conversions, `reduce`, `scan` (with lambdas) and partial indexing: the
+//! programs are strictly typed and print and parse back to themselves, the
+//! shares of `GenConfig::constructs` hold, `--no-new-constructs` leaves the
+//! new constructs out, and the summary counts them.
+
+use funmem_lang::ast::{ArrayType, Body, ExpKind, Lang, Program, RedOp, SExp, Type, UnOp};
+use funmem_lang::check::check_program;
+use funmem_lang::parse::parse_program;
+use funmem_lang::prim::Prim;
+use funmem_lang::print;
+
+use funmem_oracle::campaign::ConstructStats;
+use funmem_oracle::gen::gen_fun;
+use funmem_oracle::{Case, Constructs, GenConfig, Rng};
+use rand::SeedableRng;
+use std::collections::HashSet;
+
+fn case(seed: u64, cfg: &GenConfig) -> Case {
+    gen_fun(&mut Rng::seed_from_u64(seed), cfg)
+}
+
+fn with(constructs: Constructs, fail_share: f64) -> GenConfig {
+    GenConfig {
+        constructs,
+        fail_share,
+        ..GenConfig::default()
+    }
+}
+
+/// Every construct in every program that draws them.
+fn everything() -> Constructs {
+    Constructs::NONE.parse("all=1").expect("parses")
+}
+
+/// Type-checks and round-trips `n` programs from seed `from` on.
+fn check_many(cfg: &GenConfig, from: u64, n: u64) {
+    for seed in from..from + n {
+        let c = case(seed, cfg);
+        let text = print::program(&c.program);
+        if let Err(d) = check_program(&c.program) {
+            panic!("{cfg:?} seed {seed}: type error: {}\n{text}", d.message);
+        }
+        match parse_program(&text, Lang::Fun) {
+            Ok(p) => assert_eq!(p, c.program, "seed {seed}: round trip changed\n{text}"),
+            Err(d) => panic!("seed {seed}: does not parse: {}\n{text}", d.message),
+        }
+        // One input per parameter, of its element type.
+        assert_eq!(c.inputs.len(), c.program.params.len(), "seed {seed}");
+        for (q, v) in c.program.params.iter().zip(&c.inputs) {
+            let want = match &q.ty {
+                Type::Prim(t, _) => *t,
+                Type::Array(a, _) => a.elem,
+                Type::Mem(_) => panic!("seed {seed}: a mem parameter in FUN"),
+            };
+            assert_eq!(v.prim(), want, "seed {seed}: input of `{}`\n{text}", q.name.name);
+        }
+    }
+}
+
+#[test]
+fn typed_programs_type_check_and_round_trip() {
+    check_many(&with(everything(), 0.3), 0, 1500);
+    check_many(&with(Constructs::default(), 0.5), 10_000, 1500);
+    let small = GenConfig {
+        max_stms: 3,
+        max_depth: 1,
+        max_size: 1,
+        ..with(everything(), 0.0)
+    };
+    check_many(&small, 20_000, 500);
+}
+
+/// 10,000 programs per setting (`--ignored`).
+#[test]
+#[ignore]
+fn soak_typed() {
+    for (k, fail_share) in [0.0, 0.5, 1.0].into_iter().enumerate() {
+        check_many(&with(everything(), fail_share), 100_000 * k as u64, 10_000);
+        check_many(&with(Constructs::default(), fail_share), 500_000 + 100_000 * k as u64, 10_000);
+    }
+}
+
+/// What a program contains of the constructs of issue 19.
+#[derive(Default, Debug)]
+struct Seen {
+    types: HashSet<Prim>,
+    conversions: usize,
+    float_fns: usize,
+    reduce: usize,
+    scan: usize,
+    lambda: usize,
+    reduced_types: HashSet<Prim>,
+}
+
+fn walk_sexp(e: &SExp, s: &mut Seen) {
+    match e {
+        SExp::Atom(_) => {}
+        SExp::Bin(_, l, r, _) => {
+            walk_sexp(l, s);
+            walk_sexp(r, s);
+        }
+        SExp::Un(op, a, _) => {
+            match op {
+                UnOp::Conv(Prim::I64) if matches!(&**a, SExp::Bin(..)) => {}
+                UnOp::Conv(_) => s.conversions += 1,
+                UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor => s.float_fns += 1,
+                _ => {}
+            }
+            walk_sexp(a, s);
+        }
+    }
+}
+
+fn walk(b: &Body, s: &mut Seen) {
+    for st in &b.stms {
+        for q in &st.pats {
+            match &q.ty {
+                Type::Prim(t, _) => s.types.insert(*t),
+                Type::Array(a, _) => s.types.insert(a.elem),
+                Type::Mem(_) => false,
+            };
+        }
+        match &st.exp.kind {
+            ExpKind::Scalar(e) => walk_sexp(e, s),
+            ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => {
+                if matches!(st.exp.kind, ExpKind::Reduce(..)) {
+                    s.reduce += 1;
+                } else {
+                    s.scan += 1;
+                }
+                if let Some(Type::Prim(t, _) | Type::Array(ArrayType { elem: t, .. }, _)) =
+                    st.pats.first().map(|q| &q.ty)
+                {
+                    s.reduced_types.insert(*t);
+                }
+                if let RedOp::Lambda(l) = op {
+                    s.lambda += 1;
+                    walk(&l.body, s);
+                }
+            }
+            ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => walk(b, s),
+            ExpKind::If(_, t, e) => {
+                walk(t, s);
+                walk(e, s);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn seen(p: &Program) -> Seen {
+    let mut s = Seen::default();
+    for q in &p.params {
+        match &q.ty {
+            Type::Prim(t, _) => s.types.insert(*t),
+            Type::Array(a, _) => s.types.insert(a.elem),
+            Type::Mem(_) => false,
+        };
+    }
+    walk(&p.body, &mut s);
+    s
+}
+
+/// The partial indexes of a program, as the campaign counts them.
+fn rows(p: &Program) -> u64 {
+    let mut c = ConstructStats::default();
+    c.add_program(p);
+    c.occurrences[12]
+}
+
+#[test]
+fn every_type_and_form_appears() {
+    let cfg = with(everything(), 0.1);
+    let mut all = Seen::default();
+    let mut row = 0;
+    for seed in 0..600 {
+        let p = case(seed, &cfg).program;
+        let s = seen(&p);
+        all.types.extend(s.types);
+        all.reduced_types.extend(s.reduced_types);
+        all.conversions += s.conversions;
+        all.float_fns += s.float_fns;
+        all.reduce += s.reduce;
+        all.scan += s.scan;
+        all.lambda += s.lambda;
+        row += rows(&p);
+    }
+    for t in Prim::ALL {
+        assert!(all.types.contains(&t), "no {t} in {all:?}");
+        assert!(all.reduced_types.contains(&t), "no reduce/scan over {t}: {all:?}");
+    }
+    assert!(all.conversions > 100 && all.float_fns > 50, "{all:?}");
+    assert!(all.reduce > 100 && all.scan > 100 && all.lambda > 50, "{all:?}");
+    assert!(row > 100, "{row} partial indexes");
+}
+
+#[test]
+fn shares_are_honoured() {
+    const N: u64 = 300;
+    for name in ["types", "reduce", "scan", "index-row"] {
+        for share in [0.0, 0.5, 1.0] {
+            let c = Constructs::NONE.parse(&format!("{name}={share}")).unwrap();
+            let cfg = with(c, 0.1);
+            let mut having = 0u64;
+            for seed in 0..N {
+                let p = case(seed, &cfg).program;
+                let s = seen(&p);
+                let has = match name {
+                    "types" => s.types.iter().any(|&t| t != Prim::I64),
+                    "reduce" => s.reduce > 0,
+                    "scan" => s.scan > 0,
+                    _ => rows(&p) > 0,
+                };
+                having += u64::from(has);
+            }
+            let want = share * N as f64;
+            // Forced when drawn, unless nothing fits (no 1-D or 2-D array).
+            assert!(
+                having as f64 <= want + 0.1 * N as f64 && having as f64 >= 0.75 * want - 0.1 * N as f64,
+                "{name}={share}: {having} of {N}"
+            );
+            if share == 0.0 {
+                assert_eq!(having, 0, "{name}=0");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_new_constructs_means_none_of_them() {
+    let cfg = with(Constructs::NONE, 0.3);
+    for seed in 0..500 {
+        let p = case(seed, &cfg).program;
+        let s = seen(&p);
+        assert!(
+            s.types.iter().all(|&t| t == Prim::I64 || t == Prim::Bool)
+                && s.conversions == 0
+                && s.reduce + s.scan == 0
+                && rows(&p) == 0,
+            "seed {seed}: {s:?}\n{}",
+            print::program(&p)
+        );
+        // Booleans only from comparisons that become ints right away.
+        assert!(!s.types.contains(&Prim::Bool), "seed {seed}");
+    }
+}
+
+#[test]
+fn the_summary_counts_the_new_constructs() {
+    let cfg = with(everything(), 0.1);
+    let mut stats = ConstructStats::default();
+    for seed in 0..100 {
+        stats.add_program(&case(seed, &cfg).program);
+    }
+    let line = stats.line(100);
+    for name in ["non-i64 type", "conversion", "reduce", "scan", "lambda", "row index"] {
+        assert!(line.contains(&format!("{name} in ")), "{line}");
+    }
+    assert!(stats.programs[7..].iter().all(|&n| n > 0), "{line}");
+    // A summary saved with fewer counts merges.
+    let mut old = ConstructStats {
+        programs: vec![1; 7],
+        occurrences: vec![2; 7],
+    };
+    old.merge(&stats);
+    assert_eq!(old.programs[0], stats.programs[0] + 1);
+    assert_eq!(old.programs[12], stats.programs[12]);
+}
