@@ -298,25 +298,26 @@ fn clip(s: &str) -> String {
     }
 }
 
+/// Appends `c` to elements of its type, by our own code (one arm per
+/// type, no word representation); a constant of another type is left out
+/// (rows are checked before they are built, so none is).
+pub(crate) fn push(out: &mut Elems, c: Const) {
+    match (out, c) {
+        (Elems::Bool(v), Const::Bool(b)) => v.push(b),
+        (Elems::I32(v), Const::I32(k)) => v.push(k),
+        (Elems::I64(v), Const::I64(k)) => v.push(k),
+        (Elems::F32(v), Const::F32(b)) => v.push(f32::from_bits(b)),
+        (Elems::F64(v), Const::F64(b)) => v.push(f64::from_bits(b)),
+        _ => {}
+    }
+}
+
 /// A nested value as a flat [`Value`] (row-major elements and the shape).
 pub fn to_value(v: &RVal) -> Value {
     fn flatten(v: &RVal, out: &mut Elems) {
         match v {
             RVal::Scalar(c) => push(out, *c),
             RVal::Arr(a) => a.rows.iter().for_each(|r| flatten(r, out)),
-        }
-    }
-    // Our own conversion: one arm per type, no word representation.
-    fn push(out: &mut Elems, c: Const) {
-        match (out, c) {
-            (Elems::Bool(v), Const::Bool(b)) => v.push(b),
-            (Elems::I32(v), Const::I32(k)) => v.push(k),
-            (Elems::I64(v), Const::I64(k)) => v.push(k),
-            (Elems::F32(v), Const::F32(b)) => v.push(f32::from_bits(b)),
-            (Elems::F64(v), Const::F64(b)) => v.push(f64::from_bits(b)),
-            // A row of another type: never built (rows are checked), and
-            // left out rather than converted.
-            _ => {}
         }
     }
     match v {
@@ -378,7 +379,7 @@ fn zero(t: Prim) -> Const {
 }
 
 /// An input's elements, read by our own code (one arm per type).
-fn elems_of(e: &Elems) -> Vec<Const> {
+pub(crate) fn elems_of(e: &Elems) -> Vec<Const> {
     match e {
         Elems::Bool(v) => v.iter().map(|&b| Const::Bool(b)).collect(),
         Elems::I32(v) => v.iter().map(|&k| Const::I32(k)).collect(),
@@ -1118,7 +1119,7 @@ macro_rules! float_binop {
 }
 
 /// `a op b`, by the rules of docs/language.md; both operands of one type.
-fn binop(op: BinOp, a: Const, b: Const) -> R<Const> {
+pub(crate) fn binop(op: BinOp, a: Const, b: Const) -> R<Const> {
     match (a, b) {
         (Const::I64(x), Const::I64(y)) => int_binop!(op, x, y, i64, Const::I64),
         (Const::I32(x), Const::I32(y)) => int_binop!(op, x, y, i32, Const::I32),
@@ -1152,7 +1153,7 @@ fn binop(op: BinOp, a: Const, b: Const) -> R<Const> {
 }
 
 /// `op a`, by the rules of docs/language.md.
-fn unop(op: UnOp, a: Const) -> R<Const> {
+pub(crate) fn unop(op: UnOp, a: Const) -> R<Const> {
     let wrong = || stuck(format!("`{op:?}` of the {} {a}", a.prim()));
     Ok(match (op, a) {
         (UnOp::Conv(t), _) => convert(a, t),
