@@ -11,34 +11,47 @@
 //! the interpreters' rules match on it as the paper's rules match on syntax.
 
 use crate::error::EvalError;
-use crate::scalar::{binop, unop, DivByZero};
+use crate::scalar::{binop, binop_t, unop_t, DivByZero};
 use funmem_lang::ast::{self, BinOp, ExpKind, UnOp};
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use std::collections::HashMap;
 
 /// A slot in the frame.
 pub type Slot = u32;
 
-/// A scalar expression over slots.
+/// A scalar expression over slots. Scalars are words
+/// ([`funmem_lang::prim::Const::to_bits`], held as `i64`); each operator
+/// knows the type of its operands, fixed at resolve time from the
+/// binders' declared types, so evaluation never looks at a type tag.
 #[derive(Clone, Debug)]
 pub enum SE {
-    /// A literal.
+    /// A literal's word.
     Const(i64),
-    /// The integer in a slot.
+    /// The word in a slot.
     Slot(Slot),
-    /// `a op b`.
-    Bin(BinOp, Box<SE>, Box<SE>),
-    /// `op a`.
-    Un(UnOp, Box<SE>),
+    /// `a op b`, both operands of the given type.
+    Bin(BinOp, Prim, Box<SE>, Box<SE>),
+    /// `op a`, the operand of the given type.
+    Un(UnOp, Prim, Box<SE>),
 }
 
 /// An atom over slots.
 #[derive(Clone, Copy, Debug)]
 pub enum AtomC {
-    /// A literal.
+    /// A literal's word.
     Const(i64),
-    /// The integer in a slot.
+    /// The word in a slot.
     Slot(Slot),
+}
+
+/// The operator of a `reduce` or `scan`, resolved.
+#[derive(Clone, Debug)]
+pub enum RedC {
+    /// A built-in binary operator on elements of the type.
+    Bin(BinOp, Prim),
+    /// A lambda: its two parameters' slots and its body (one result).
+    Lambda(Slot, Slot, Box<Block>),
 }
 
 /// An LMAD over slots: offset and (elements, stride) per dimension.
@@ -53,12 +66,15 @@ pub struct LmadC {
 /// A type over slots.
 #[derive(Clone, Debug)]
 pub enum TyC {
-    /// `int`.
-    Int,
+    /// A scalar of an element type.
+    Prim(Prim),
     /// `mem`.
     Mem,
-    /// An array: its shape and, in FUNMEM, its block's slot and LMAD.
+    /// An array: its element type, shape and, in FUNMEM, its block's slot
+    /// and LMAD.
     Array {
+        /// The element type.
+        elem: Prim,
         /// Sizes, outermost first.
         shape: Vec<AtomC>,
         /// The block's slot and the LMAD.
@@ -81,6 +97,8 @@ pub struct PatC {
 #[derive(Clone, Debug)]
 pub enum Op {
     Scalar(SE),
+    /// `x[i, ...]`: an element, or with fewer indices than x's rank the
+    /// sub-array (partial indexing).
     Index(Slot, Vec<AtomC>),
     Slice(Slot, Vec<(AtomC, AtomC)>),
     Transpose(Slot),
@@ -88,7 +106,12 @@ pub enum Op {
     Kernel(Slot, AtomC, Block),
     Iota(AtomC),
     Copy(Slot),
-    Alloc(SE),
+    /// `alloc se t`: se elements of type t.
+    Alloc(SE, Prim),
+    /// `reduce op ne xs`: the operator, ne, xs and the element type.
+    Reduce(RedC, AtomC, Slot, Prim),
+    /// `scan op ne xs`: as [`Op::Reduce`].
+    Scan(RedC, AtomC, Slot, Prim),
     /// `loop p̄ = (ā) form do b`: the parameters (bound in the body's
     /// scope), their initial values (resolved outside), how it runs, the
     /// body, and for each initial value whether this is the last use of
@@ -106,10 +129,6 @@ pub enum Op {
     Concat(Slot, Slot),
     /// `replicate n v`.
     Replicate(AtomC, AtomC),
-    /// TRANSIENT(issue 19): a construct the interpreters do not run yet
-    /// (element types other than i64, reduce, scan); evaluating it is an
-    /// error naming it.
-    Unsupported(&'static str),
 }
 
 /// How a loop runs, resolved.
@@ -178,6 +197,16 @@ pub struct Code {
     pub body: Block,
     /// Frame size.
     pub slots: usize,
+    /// Each slot's scalar type (an array's element type), for reading
+    /// words back as values.
+    pub prims: Vec<Prim>,
+}
+
+impl Code {
+    /// The scalar type of slot `k` (i64 when unknown).
+    pub fn prim(&self, k: Slot) -> Prim {
+        self.prims.get(k as usize).copied().unwrap_or(Prim::I64)
+    }
 }
 
 /// Resolves a type-checked FUN or FUNMEM program.
@@ -189,6 +218,7 @@ pub fn resolve(p: &ast::Program) -> Code {
     let mut r = Resolver {
         scopes: vec![HashMap::new()],
         next: 0,
+        prims: Vec::new(),
     };
     let params = p.params.iter().map(|q| r.bind_pat(q)).collect::<Vec<_>>();
     // Parameter types may name any parameter: resolve them after binding all.
@@ -198,16 +228,22 @@ pub fn resolve(p: &ast::Program) -> Code {
         .map(|(slot, q)| r.pat(slot, q))
         .collect();
     let body = r.block(&p.body, Some(0));
+    let mut prims = r.prims;
+    prims.resize(r.next as usize + 1, Prim::I64);
     Code {
         params,
         body,
         slots: r.next as usize + 1,
+        prims,
     }
 }
 
 struct Resolver {
     scopes: Vec<HashMap<Name, Slot>>,
     next: Slot,
+    /// Each slot's scalar type (an array's element type; i64 for indices,
+    /// blocks and unset slots).
+    prims: Vec<Prim>,
 }
 
 impl Resolver {
@@ -236,7 +272,52 @@ impl Resolver {
     }
 
     fn bind_pat(&mut self, p: &ast::Pat) -> Slot {
-        self.bind(&p.name.name)
+        let k = self.bind(&p.name.name);
+        let t = match &p.ty {
+            ast::Type::Prim(t, _) => *t,
+            ast::Type::Array(a, _) => a.elem,
+            ast::Type::Mem(_) => Prim::I64,
+        };
+        self.set_prim(k, t);
+        k
+    }
+
+    fn set_prim(&mut self, k: Slot, t: Prim) {
+        let k = k as usize;
+        if self.prims.len() <= k {
+            self.prims.resize(k + 1, Prim::I64);
+        }
+        self.prims[k] = t;
+    }
+
+    fn prim_of(&self, k: Slot) -> Prim {
+        self.prims.get(k as usize).copied().unwrap_or(Prim::I64)
+    }
+
+    fn atom_prim(&mut self, a: &ast::Atom) -> Prim {
+        match a {
+            ast::Atom::Int(..) => Prim::I64,
+            ast::Atom::Const(c, _) => c.prim(),
+            ast::Atom::Var(x) => {
+                let k = self.lookup(&x.name);
+                self.prim_of(k)
+            }
+        }
+    }
+
+    fn redop(&mut self, op: &ast::RedOp, elem: Prim) -> RedC {
+        match op {
+            ast::RedOp::Bin(b, _) => RedC::Bin(*b, elem),
+            ast::RedOp::Lambda(l) => {
+                self.scopes.push(HashMap::new());
+                let slots: Vec<Slot> = l.params.iter().map(|p| self.bind_pat(p)).collect();
+                let b = self.block(&l.body, None);
+                self.scopes.pop();
+                let a = slots.first().copied().unwrap_or(0);
+                let c = slots.get(1).copied().unwrap_or(a);
+                RedC::Lambda(a, c, Box::new(b))
+            }
+        }
     }
 
     fn pat(&mut self, slot: Slot, p: &ast::Pat) -> PatC {
@@ -250,27 +331,52 @@ impl Resolver {
     fn atom(&mut self, a: &ast::Atom) -> AtomC {
         match a {
             ast::Atom::Int(k, _) => AtomC::Const(*k),
-            // TRANSIENT(issue 19): constants as their words.
             ast::Atom::Const(c, _) => AtomC::Const(c.to_bits() as i64),
             ast::Atom::Var(x) => AtomC::Slot(self.lookup(&x.name)),
         }
     }
 
     fn se(&mut self, e: &ast::SExp) -> SE {
+        self.typed_se(e).0
+    }
+
+    /// A scalar expression and its type.
+    fn typed_se(&mut self, e: &ast::SExp) -> (SE, Prim) {
         match e {
-            ast::SExp::Atom(ast::Atom::Int(k, _)) => SE::Const(*k),
-            ast::SExp::Atom(ast::Atom::Const(c, _)) => SE::Const(c.to_bits() as i64),
-            ast::SExp::Atom(ast::Atom::Var(x)) => SE::Slot(self.lookup(&x.name)),
-            ast::SExp::Bin(op, a, b, _) => SE::Bin(*op, Box::new(self.se(a)), Box::new(self.se(b))),
-            ast::SExp::Un(op, a, _) => SE::Un(*op, Box::new(self.se(a))),
+            ast::SExp::Atom(ast::Atom::Int(k, _)) => (SE::Const(*k), Prim::I64),
+            ast::SExp::Atom(ast::Atom::Const(c, _)) => (SE::Const(c.to_bits() as i64), c.prim()),
+            ast::SExp::Atom(ast::Atom::Var(x)) => {
+                let k = self.lookup(&x.name);
+                (SE::Slot(k), self.prim_of(k))
+            }
+            ast::SExp::Bin(op, a, b, _) => {
+                let (a, t) = self.typed_se(a);
+                let (b, _) = self.typed_se(b);
+                let r = match op {
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                        Prim::Bool
+                    }
+                    _ => t,
+                };
+                (SE::Bin(*op, t, Box::new(a), Box::new(b)), r)
+            }
+            ast::SExp::Un(op, a, _) => {
+                let (a, t) = self.typed_se(a);
+                let r = match op {
+                    UnOp::Conv(to) => *to,
+                    _ => t,
+                };
+                (SE::Un(*op, t, Box::new(a)), r)
+            }
         }
     }
 
     fn ty(&mut self, t: &ast::Type) -> TyC {
         match t {
-            ast::Type::Prim(..) => TyC::Int,
+            ast::Type::Prim(t, _) => TyC::Prim(*t),
             ast::Type::Mem(_) => TyC::Mem,
             ast::Type::Array(a, _) => TyC::Array {
+                elem: a.elem,
                 shape: a.shape.iter().map(|s| self.atom(s)).collect(),
                 mem: a.mem.as_ref().map(|m| {
                     let block = self.lookup(&m.block.name);
@@ -314,9 +420,18 @@ impl Resolver {
         };
         let op = match &s.exp.kind {
             ExpKind::Scalar(e) => Op::Scalar(self.se(e)),
-            ExpKind::Alloc(e, _) => Op::Alloc(self.se(e)),
-            ExpKind::Reduce(..) => Op::Unsupported("reduce"),
-            ExpKind::Scan(..) => Op::Unsupported("scan"),
+            ExpKind::Alloc(e, t) => Op::Alloc(self.se(e), *t),
+            ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+                let t = self.atom_prim(ne);
+                let ne = self.atom(ne);
+                let xs = var(self, xs);
+                let op = self.redop(op, t);
+                if matches!(s.exp.kind, ExpKind::Reduce(..)) {
+                    Op::Reduce(op, ne, xs, t)
+                } else {
+                    Op::Scan(op, ne, xs, t)
+                }
+            }
             ExpKind::Index(x, idx) => {
                 let x = var(self, x);
                 Op::Index(x, idx.iter().map(|a| self.atom(a)).collect())
@@ -341,6 +456,7 @@ impl Resolver {
                 let n = self.atom(n);
                 self.scopes.push(HashMap::new());
                 let i = self.bind(&i.name);
+                self.set_prim(i, Prim::I64);
                 let b = self.block(b, None);
                 self.scopes.pop();
                 Op::Kernel(i, n, b)
@@ -362,7 +478,11 @@ impl Resolver {
                     .map(|(k, p)| self.pat(k, p))
                     .collect();
                 let form = match form {
-                    ast::LoopForm::For(i, _) => LoopC::For(self.bind(&i.name), bound),
+                    ast::LoopForm::For(i, _) => {
+                        let i = self.bind(&i.name);
+                        self.set_prim(i, Prim::I64);
+                        LoopC::For(i, bound)
+                    }
                     ast::LoopForm::While(c) => LoopC::While(self.lookup(&c.name)),
                 };
                 let b = self.block(b, Some(local));
@@ -464,7 +584,14 @@ fn stm_slots(s: &Stm, f: &mut impl FnMut(Slot)) {
         }
     };
     match &s.op {
-        Op::Scalar(e) | Op::Alloc(e) => se_slots(e, f),
+        Op::Scalar(e) | Op::Alloc(e, _) => se_slots(e, f),
+        Op::Reduce(op, ne, xs, _) | Op::Scan(op, ne, xs, _) => {
+            atom(ne, f);
+            f(*xs);
+            if let RedC::Lambda(_, _, b) = op {
+                block_slots(b, f);
+            }
+        }
         Op::Index(x, idx) => {
             f(*x);
             idx.iter().for_each(|a| atom(a, f));
@@ -518,7 +645,6 @@ fn stm_slots(s: &Stm, f: &mut impl FnMut(Slot)) {
             atom(n, f);
             atom(v, f);
         }
-        Op::Unsupported(_) => {}
     }
 }
 
@@ -530,7 +656,7 @@ fn block_slots(b: &Block, f: &mut impl FnMut(Slot)) {
 }
 
 fn ty_slots(t: &TyC, f: &mut impl FnMut(Slot)) {
-    if let TyC::Array { shape, mem } = t {
+    if let TyC::Array { shape, mem, .. } = t {
         for a in shape {
             if let AtomC::Slot(k) = *a {
                 f(k);
@@ -551,11 +677,11 @@ fn se_slots(e: &SE, f: &mut impl FnMut(Slot)) {
     match e {
         SE::Const(_) => {}
         SE::Slot(k) => f(*k),
-        SE::Bin(_, a, b) => {
+        SE::Bin(_, _, a, b) => {
             se_slots(a, f);
             se_slots(b, f);
         }
-        SE::Un(_, a) => se_slots(a, f),
+        SE::Un(_, _, a) => se_slots(a, f),
     }
 }
 
@@ -666,8 +792,12 @@ impl SE {
                 .get(*k as usize)
                 .and_then(SlotValue::as_int)
                 .unwrap_or(0)),
-            SE::Bin(op, a, b) => binop(*op, a.eval(frame)?, b.eval(frame)?),
-            SE::Un(op, a) => Ok(unop(*op, a.eval(frame)?)),
+            // The common i64 case without the typed dispatch.
+            SE::Bin(op, Prim::I64, a, b) => binop(*op, a.eval(frame)?, b.eval(frame)?),
+            SE::Bin(op, t, a, b) => {
+                binop_t(*op, *t, a.eval(frame)? as u64, b.eval(frame)? as u64).map(|w| w as i64)
+            }
+            SE::Un(op, t, a) => Ok(unop_t(*op, *t, a.eval(frame)? as u64) as i64),
         }
     }
 }

@@ -13,16 +13,17 @@
 //! `E-KERNEL`, ...), and errors name the rule whose premise failed.
 
 use crate::code::{
-    atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LoopC, Op, PatC, Slot,
-    SlotValue, Stm, TyC, UpdC,
+    atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LoopC, Op, PatC, RedC,
+    Slot, SlotValue, Stm, TyC, UpdC,
 };
+use crate::scalar::binop_t;
 use crate::error::{loop_out_of_fuel, EvalError, Fuel, Limits};
 use crate::machine;
 use crate::observer::Observer;
 use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast::{self, Lang, Type};
 use funmem_lang::lmad::Lmad;
-use funmem_lang::prim::Const;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::Span;
 use std::fmt;
 use std::rc::Rc;
@@ -72,7 +73,7 @@ pub fn run_value<O: Observer>(
         } else {
             std::mem::replace(&mut m.frame[*slot as usize], V::Unset)
         };
-        out.push(m.result(v, p.span)?);
+        out.push(m.result(v, code.prim(*slot), p.span)?);
     }
     Ok(out)
 }
@@ -107,15 +108,28 @@ enum V {
 /// An array: a view of a shared buffer through a concrete LMAD.
 #[derive(Clone, Debug)]
 struct Arr {
+    /// The elements' words ([`Const::to_bits`]).
     buf: Rc<Vec<i64>>,
     lmad: Lmad<i64>,
+    /// The element type.
+    elem: Prim,
 }
 
 impl Arr {
-    fn row_major(buf: Vec<i64>, shape: &[i64]) -> Arr {
+    fn row_major(buf: Vec<i64>, shape: &[i64], elem: Prim) -> Arr {
         Arr {
             buf: Rc::new(buf),
             lmad: Lmad::row_major(shape),
+            elem,
+        }
+    }
+
+    /// The same buffer through another LMAD.
+    fn view(&self, lmad: Lmad<i64>) -> Arr {
+        Arr {
+            buf: self.buf.clone(),
+            lmad,
+            elem: self.elem,
         }
     }
 
@@ -189,11 +203,21 @@ impl Arr {
     }
 }
 
+/// A frame value with the type of its binder, for display.
+struct Typed<'a>(&'a V, Prim);
+
+impl fmt::Display for Typed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.to_value(self.1))
+    }
+}
+
 impl V {
-    fn to_value(&self) -> Value {
+    /// The value, a scalar word read as type `t`.
+    fn to_value(&self, t: Prim) -> Value {
         match self {
-            V::Unset => Value::Scalar(Const::I64(0)),
-            V::Int(k) => Value::Scalar(Const::I64(*k)),
+            V::Unset => Value::Scalar(Const::from_bits(t, 0)),
+            V::Int(k) => Value::Scalar(Const::from_bits(t, *k as u64)),
             V::Arr(a) => {
                 let mut data = Vec::with_capacity(usize::try_from(a.lmad.size()).unwrap_or(0));
                 // For display only: a view outside its buffer (reported
@@ -207,16 +231,18 @@ impl V {
                     .collect();
                 Value::Array(ArrayValue {
                     shape,
-                    data: Elems::I64(data),
+                    data: words(a.elem, data),
                 })
             }
         }
     }
 }
 
-impl fmt::Display for V {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.to_value())
+/// Words of element type `p` as typed elements.
+fn words(p: Prim, data: Vec<i64>) -> Elems {
+    match p {
+        Prim::I64 => Elems::I64(data),
+        _ => Elems::from_words(p, data.into_iter().map(|w| w as u64)),
     }
 }
 
@@ -243,7 +269,7 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     fn set(&mut self, p: &PatC, v: V) {
-        self.obs.bind(&p.name, &v);
+        self.obs.bind(&p.name, &Typed(&v, ty_prim(&p.ty)));
         if let Some(s) = self.frame.get_mut(p.slot as usize) {
             *s = v;
         }
@@ -291,7 +317,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// A result as a value: a fresh row-major array as it is; any other
     /// array is copied (see [`Machine::copy_out`]).
-    fn result(&mut self, v: V, span: Span) -> Result<Value, EvalError> {
+    fn result(&mut self, v: V, t: Prim, span: Span) -> Result<Value, EvalError> {
         match v {
             V::Arr(a) if a.is_whole_buffer() => {
                 let shape = a.shape_usize();
@@ -305,7 +331,7 @@ impl<O: Observer> Machine<'_, O> {
                 };
                 Ok(Value::Array(ArrayValue {
                     shape,
-                    data: Elems::I64(data),
+                    data: words(a.elem, data),
                 }))
             }
             V::Arr(a) => {
@@ -315,10 +341,10 @@ impl<O: Observer> Machine<'_, O> {
                 let shape = a.shape_usize();
                 Ok(Value::Array(ArrayValue {
                     shape,
-                    data: Elems::I64(data),
+                    data: words(a.elem, data),
                 }))
             }
-            v => Ok(v.to_value()),
+            v => Ok(v.to_value(t)),
         }
     }
 
@@ -348,8 +374,14 @@ impl<O: Observer> Machine<'_, O> {
                 continue;
             }
             match (&p.ty, given.next()) {
-                (TyC::Int, Some(Value::Scalar(Const::I64(v)))) => self.set(p, V::Int(*v)),
-                (TyC::Array { .. }, Some(Value::Array(a))) => arrays.push((p, a)),
+                (TyC::Prim(t), Some(Value::Scalar(c))) if c.prim() == *t => {
+                    self.set(p, V::Int(c.to_bits() as i64))
+                }
+                (TyC::Array { elem, shape, .. }, Some(Value::Array(a)))
+                    if a.prim() == *elem && a.rank() == shape.len() =>
+                {
+                    arrays.push((p, a))
+                }
                 (_, v) => {
                     let found = v.map_or("nothing".to_string(), Value::type_name);
                     return Err(EvalError::stuck(
@@ -366,9 +398,10 @@ impl<O: Observer> Machine<'_, O> {
         }
         // Sizes may name any parameter: check shapes once all ints are bound.
         for (p, a) in arrays {
-            let TyC::Array { shape, .. } = &p.ty else {
+            let TyC::Array { shape, elem, .. } = &p.ty else {
                 continue;
             };
+            let elem = *elem;
             let want: Vec<i64> = shape
                 .iter()
                 .map(|s| atom(&self.frame, *s, "E-PROG", span))
@@ -387,8 +420,11 @@ impl<O: Observer> Machine<'_, O> {
                 ));
             }
             let mut data = self.allocate(a.data.len() as u64, "E-PROG", span)?;
-            data.extend(a.data.words().map(|w| w as i64));
-            self.set(p, V::Arr(Arr::row_major(data, &got)));
+            match a.data.as_i64() {
+                Some(xs) => data.extend_from_slice(xs),
+                None => data.extend(a.data.words().map(|w| w as i64)),
+            }
+            self.set(p, V::Arr(Arr::row_major(data, &got, elem)));
         }
         Ok(())
     }
@@ -411,7 +447,7 @@ impl<O: Observer> Machine<'_, O> {
                     .map_err(EvalError::div_by_zero("E-SCALAR", s.span))?;
                 self.set(&s.pats[0], V::Int(v));
             }
-            Op::Alloc(e) => {
+            Op::Alloc(e, _) => {
                 // Only FUNMEM has alloc; unmem turns it into 0 (fig. 9).
                 self.obs.rule("E-SCALAR", s.span);
                 e.eval(&self.frame)
@@ -430,10 +466,7 @@ impl<O: Observer> Machine<'_, O> {
                         "transpose of an array that is not 2-D",
                     )
                 })?;
-                let v = V::Arr(Arr {
-                    buf: a.buf.clone(),
-                    lmad,
-                });
+                let v = V::Arr(a.view(lmad));
                 self.set(&s.pats[0], v);
             }
             Op::If(c, t, e) => {
@@ -463,13 +496,8 @@ impl<O: Observer> Machine<'_, O> {
             Op::Update(x, is, v, last) => self.e_update(s, *x, is, *v, *last)?,
             Op::Concat(x, y) => self.e_concat(s, *x, *y)?,
             Op::Replicate(n, v) => self.e_replicate(s, *n, *v)?,
-            Op::Unsupported(w) => {
-                return Err(EvalError::stuck(
-                    "E-LET",
-                    s.span,
-                    format!("TRANSIENT: `{w}` is not evaluated yet"),
-                ))
-            }
+            Op::Reduce(op, ne, xs, t) => self.e_reduce(s, op, *ne, *xs, *t)?,
+            Op::Scan(op, ne, xs, t) => self.e_scan(s, op, *ne, *xs, *t)?,
             Op::Kernel(i, n, b) => self.e_kernel(s, *i, *n, b)?,
             Op::Iota(n) => {
                 self.obs.rule("E-IOTA", s.span);
@@ -483,7 +511,7 @@ impl<O: Observer> Machine<'_, O> {
                 }
                 let mut data = self.allocate(n as u64, "E-IOTA", s.span)?;
                 data.extend(0..n);
-                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &[n])));
+                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &[n], Prim::I64)));
             }
             Op::Copy(x) => {
                 self.obs.rule("E-COPY", s.span);
@@ -493,7 +521,7 @@ impl<O: Observer> Machine<'_, O> {
                 let a = a.clone();
                 let mut data = self.allocate(size, "E-COPY", s.span)?;
                 a.flatten_checked(&mut data, "E-COPY", s.span)?;
-                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+                self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape, a.elem)));
             }
         }
         Ok(())
@@ -515,6 +543,17 @@ impl<O: Observer> Machine<'_, O> {
         }
         let a = self.arr(x, "E-INDEX", s.span)?;
         check_index("E-INDEX", s, &a.lmad, is)?;
+        if is.len() < a.lmad.rank() {
+            // Partial indexing: the row, a view of the same buffer
+            // (observably the copy E-INDEX gives, as arrays are values).
+            let mut l = a.lmad.clone();
+            for k in is.iter() {
+                l = l.index(k);
+            }
+            let v = V::Arr(a.view(l));
+            self.set(&s.pats[0], v);
+            return Ok(());
+        }
         let addr = a.lmad.apply(is);
         let v = usize::try_from(addr)
             .ok()
@@ -545,10 +584,7 @@ impl<O: Observer> Machine<'_, O> {
             .collect::<Result<_, EvalError>>()?;
         let a = self.arr(x, "E-SLICE", s.span)?;
         check_slice("E-SLICE", s, &a.lmad, &pairs)?;
-        let v = V::Arr(Arr {
-            buf: a.buf.clone(),
-            lmad: a.lmad.slice(&pairs),
-        });
+        let v = V::Arr(a.view(a.lmad.slice(&pairs)));
         self.set(&s.pats[0], v);
         Ok(())
     }
@@ -560,7 +596,12 @@ impl<O: Observer> Machine<'_, O> {
         let n = atom(&self.frame, n, "E-KERNEL", s.span)?;
         let mut outs = Vec::with_capacity(s.pats.len());
         for (p, &res) in s.pats.iter().zip(&b.result) {
-            let TyC::Array { shape, .. } = &p.ty else {
+            let TyC::Array {
+                shape,
+                elem: prim,
+                ..
+            } = &p.ty
+            else {
                 return Err(EvalError::stuck(
                     "E-KERNEL",
                     s.span,
@@ -603,6 +644,7 @@ impl<O: Observer> Machine<'_, O> {
                 total,
                 inner,
                 res,
+                prim: *prim,
             });
         }
         for k in 0..n {
@@ -626,13 +668,14 @@ impl<O: Observer> Machine<'_, O> {
                         a.flatten_checked(&mut o.out, "E-KERNEL", s.span)?
                     }
                     v => {
-                        let found = v.to_value().type_name();
+                        let found = v.to_value(o.prim).type_name();
                         return Err(EvalError::stuck(
                             "E-KERNEL",
                             s.span,
                             format!(
-                                "iteration {k} returned {found}, but each iteration must give {}int",
-                                dims(&o.inner)
+                                "iteration {k} returned {found}, but each iteration must give {}{}",
+                                dims(&o.inner),
+                                o.prim
                             ),
                         ));
                     }
@@ -643,7 +686,7 @@ impl<O: Observer> Machine<'_, O> {
         for (p, o) in s.pats.iter().zip(outs) {
             let mut full = vec![n];
             full.extend_from_slice(&o.inner);
-            self.set(p, V::Arr(Arr::row_major(o.out, &full)));
+            self.set(p, V::Arr(Arr::row_major(o.out, &full, o.prim)));
         }
         Ok(())
     }
@@ -783,7 +826,7 @@ impl<O: Observer> Machine<'_, O> {
             let size = u64::try_from(a.lmad.size()).unwrap_or(0);
             let mut data = self.allocate(size, RULE, s.span)?;
             a.flatten_checked(&mut data, RULE, s.span)?;
-            a = Arr::row_major(data, &shape);
+            a = Arr::row_major(data, &shape, a.elem);
             update_target(RULE, s, &a.lmad, is, &self.frame)?
         };
         let len = a.buf.len();
@@ -830,7 +873,7 @@ impl<O: Observer> Machine<'_, O> {
         let mut data = self.allocate(u64::try_from(size).unwrap_or(0), RULE, s.span)?;
         a.flatten_checked(&mut data, RULE, s.span)?;
         b.flatten_checked(&mut data, RULE, s.span)?;
-        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape, a.elem)));
         Ok(())
     }
 
@@ -872,9 +915,154 @@ impl<O: Observer> Machine<'_, O> {
                 data.extend_from_slice(&row);
             }
         }
-        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape)));
+        let elem = match &s.pats[0].ty {
+            TyC::Array { elem, .. } => *elem,
+            _ => Prim::I64,
+        };
+        self.set(&s.pats[0], V::Arr(Arr::row_major(data, &shape, elem)));
         Ok(())
     }
+
+    /// `x op y` of a reduction's operator on words: a built-in operator,
+    /// or the lambda's body with its parameters bound to x and y (a stuck
+    /// body is stuck in `rule`).
+    #[inline]
+    fn apply_op(
+        &mut self,
+        op: &RedC,
+        x: i64,
+        y: i64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<i64, EvalError> {
+        match op {
+            RedC::Bin(b, t) => binop_t(*b, *t, x as u64, y as u64)
+                .map(|w| w as i64)
+                .map_err(EvalError::div_by_zero(rule, span)),
+            RedC::Lambda(a, c, body) => {
+                self.frame[*a as usize] = V::Int(x);
+                self.frame[*c as usize] = V::Int(y);
+                self.block(body).map_err(|e| in_operator(e, rule, span))?;
+                let r = body.result.first().copied().unwrap_or(0);
+                int(&self.frame, r, rule, span)
+            }
+        }
+    }
+
+    /// The words of a 1-D array operand of a reduce or scan.
+    fn elements(&self, xs: Slot, rule: &'static str, span: Span) -> Result<Vec<i64>, EvalError> {
+        let a = self.arr(xs, rule, span)?;
+        if a.lmad.rank() != 1 {
+            return Err(EvalError::stuck(
+                rule,
+                span,
+                format!("{rule} of an array of rank {}", a.lmad.rank()),
+            ));
+        }
+        let mut v = Vec::new();
+        a.flatten_checked(&mut v, rule, span)?;
+        Ok(v)
+    }
+
+    /// E-REDUCE: ((ne op xs[0]) op xs[1]) ... op xs[n-1], a left fold;
+    /// each element costs one unit of fuel.
+    #[inline(never)]
+    fn e_reduce(
+        &mut self,
+        s: &Stm,
+        op: &RedC,
+        ne: AtomC,
+        xs: Slot,
+        _t: Prim,
+    ) -> Result<(), EvalError> {
+        const RULE: &str = "E-REDUCE";
+        self.obs.rule(RULE, s.span);
+        let mut acc = atom(&self.frame, ne, RULE, s.span)?;
+        let a = self.arr(xs, RULE, s.span)?;
+        if a.lmad.rank() != 1 {
+            return Err(EvalError::stuck(RULE, s.span, "reduce of an array that is not 1-D"));
+        }
+        let a = a.clone();
+        let mut err = None;
+        let r = a.lmad.for_each_address(|at| {
+            let x = match usize::try_from(at).ok().and_then(|i| a.buf.get(i)) {
+                Some(&x) => x,
+                None => return Err(at),
+            };
+            let step = self
+                .fuel
+                .burn(RULE, s.span)
+                .and_then(|_| self.apply_op(op, acc, x, RULE, s.span));
+            match step {
+                Ok(v) => {
+                    acc = v;
+                    Ok(())
+                }
+                Err(e) => {
+                    err = Some(e);
+                    Err(at)
+                }
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if let Err(at) = r {
+            return Err(outside_buffer(RULE, s.span, at, a.buf.len()));
+        }
+        self.set(&s.pats[0], V::Int(acc));
+        Ok(())
+    }
+
+    /// E-SCAN: the inclusive prefixes [ne op xs[0], (ne op xs[0]) op
+    /// xs[1], ...] in a fresh array; each element costs one unit of fuel.
+    #[inline(never)]
+    fn e_scan(
+        &mut self,
+        s: &Stm,
+        op: &RedC,
+        ne: AtomC,
+        xs: Slot,
+        t: Prim,
+    ) -> Result<(), EvalError> {
+        const RULE: &str = "E-SCAN";
+        self.obs.rule(RULE, s.span);
+        let mut acc = atom(&self.frame, ne, RULE, s.span)?;
+        let xs = self.elements(xs, RULE, s.span)?;
+        let mut out = self.allocate(xs.len() as u64, RULE, s.span)?;
+        for &x in &xs {
+            self.fuel.burn(RULE, s.span)?;
+            acc = self.apply_op(op, acc, x, RULE, s.span)?;
+            out.push(acc);
+        }
+        let n = out.len() as i64;
+        self.set(&s.pats[0], V::Arr(Arr::row_major(out, &[n], t)));
+        Ok(())
+    }
+}
+
+/// An error in a reduction operator's body, reported as stuck in the
+/// reduction's rule (E-REDUCE, E-SCAN, E-MEM-REDUCE, E-MEM-SCAN) at the
+/// reduction, naming what went wrong inside; running out of fuel or heap
+/// and races stay as they are.
+pub(crate) fn in_operator(e: EvalError, rule: &'static str, span: Span) -> EvalError {
+    match e.kind {
+        crate::error::ErrorKind::Stuck => EvalError::stuck(
+            rule,
+            span,
+            format!("the operator is stuck: {} ({})", e.message, e.rule),
+        ),
+        _ => e,
+    }
+}
+
+/// A view reaching outside its buffer.
+fn outside_buffer(rule: &'static str, span: Span, at: i64, len: usize) -> EvalError {
+    EvalError::stuck(
+        rule,
+        span,
+        format!("an array view reaches position {at}, outside its buffer of {len} elements (a fault of the index-function arithmetic)"),
+    )
 }
 
 /// One result array of a kernel being built.
@@ -884,6 +1072,7 @@ struct KernelOut {
     total: u64,
     inner: Vec<i64>,
     res: Slot,
+    prim: Prim,
 }
 
 /// The LMAD of the part of an array (with LMAD `l`) that an update's
@@ -1012,7 +1201,8 @@ pub(crate) fn check_index(
     l: &Lmad<i64>,
     is: &[i64],
 ) -> Result<(), EvalError> {
-    if l.rank() != is.len() {
+    // Fewer indices than the rank is partial indexing.
+    if is.is_empty() || is.len() > l.rank() {
         return Err(EvalError::stuck(rule, s.span, "wrong number of indices"));
     }
     for (d, (&k, dim)) in is.iter().zip(&l.dims).enumerate() {
@@ -1070,11 +1260,21 @@ pub(crate) fn dims(shape: &[i64]) -> String {
     shape.iter().map(|d| format!("[{d}]")).collect()
 }
 
-fn ty_name(t: &TyC) -> String {
+pub(crate) fn ty_name(t: &TyC) -> String {
     match t {
-        TyC::Int => "int".into(),
+        TyC::Prim(p) => p.to_string(),
         TyC::Mem => "mem".into(),
-        TyC::Array { shape, .. } => format!("an array of rank {}", shape.len()),
+        TyC::Array { shape, elem, .. } => {
+            format!("an array of {elem} of rank {}", shape.len())
+        }
+    }
+}
+
+/// The scalar type of a binder (an array's element type).
+pub(crate) fn ty_prim(t: &TyC) -> Prim {
+    match t {
+        TyC::Prim(p) | TyC::Array { elem: p, .. } => *p,
+        TyC::Mem => Prim::I64,
     }
 }
 

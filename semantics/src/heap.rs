@@ -1,9 +1,12 @@
 //! FUNMEM's heap semantics (IFL 2022 paper, fig. 10), 0-based, with memcopy
 //! (eq. 5) and the race-freedom side condition of E-MEM-KERNEL (eq. 4).
 //!
-//! The heap maps labels (numbered in allocation order) to flat blocks of
-//! i64. A `mem` variable holds a label; an array is a label and a concrete
-//! LMAD. Slicing and transposing only compute a new LMAD (E-MEM-SLICE,
+//! The heap maps labels (numbered in allocation order) to blocks of bytes
+//! (`alloc se t` is se * size(t) zero bytes). A `mem` variable holds a
+//! label; an array is a label, a concrete LMAD and its element type: the
+//! element at LMAD address k occupies bytes k*size(t) .. (k+1)*size(t)-1,
+//! little-endian, so arrays of different element types may share a block.
+//! Scalars are words ([`funmem_lang::prim::Const::to_bits`]). Slicing and transposing only compute a new LMAD (E-MEM-SLICE,
 //! E-MEM-TRANSPOSE); indexing reads the heap (E-MEM-INDEX). Fresh arrays
 //! (`kernel`, and the derived `iota` and `copy`) are written into the block
 //! and LMAD their pattern names, each kernel iteration's result by memcopy
@@ -22,12 +25,14 @@
 
 use crate::code::{
     atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LmadC, LoopC, Op, PatC,
-    Slot, SlotValue, Stm, TyC, UpdC, SE,
+    RedC, Slot, SlotValue, Stm, TyC, UpdC, SE,
 };
+use crate::scalar::binop_t;
 use crate::error::Race;
 use crate::error::{loop_out_of_fuel, ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{
-    check_index, check_slice, concat_shape, dims, result_is_mem, update_shape, update_target,
+    check_index, check_slice, concat_shape, dims, in_operator, result_is_mem, ty_name, ty_prim,
+    update_shape, update_target,
 };
 use crate::machine;
 use crate::observer::NoObserver;
@@ -36,7 +41,7 @@ use crate::race::{describe, RaceDetector};
 use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
-use funmem_lang::prim::Const;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::Span;
 use std::fmt;
 
@@ -63,6 +68,7 @@ pub fn run_heap<O: Observer>(
     match result {
         Err(EvalError {
             kind: ErrorKind::Race(mut r),
+            rule: "E-MEM-KERNEL",
             ..
         }) => {
             // Evaluation is deterministic: run again logging the racing
@@ -90,6 +96,7 @@ fn execute<O: Observer>(
     let mut m = Machine {
         frame: vec![H::Unset; code.slots],
         blocks: Vec::new(),
+        depth: 0,
         fuel: Fuel::new(limits.fuel),
         cells: 0,
         read_back: 0,
@@ -118,8 +125,8 @@ enum H {
     Int(i64),
     /// A heap label.
     Mem(usize),
-    /// A label and an LMAD with constants only.
-    Arr(usize, Lmad<i64>),
+    /// A label, an LMAD with constants only, and the element type.
+    Arr(usize, Lmad<i64>, Prim),
 }
 
 impl fmt::Display for H {
@@ -128,7 +135,7 @@ impl fmt::Display for H {
             H::Unset => f.write_str("unset"),
             H::Int(k) => write!(f, "{k}"),
             H::Mem(l) => write!(f, "block {l}"),
-            H::Arr(l, lmad) => {
+            H::Arr(l, lmad, _) => {
                 let ds: Vec<String> = lmad
                     .dims
                     .iter()
@@ -140,9 +147,23 @@ impl fmt::Display for H {
     }
 }
 
+/// A frame value with the type of its binder, for display.
+struct Typed<'a>(&'a H, Prim);
+
+impl fmt::Display for Typed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            H::Int(k) => write!(f, "{}", Const::from_bits(self.1, *k as u64)),
+            h => write!(f, "{h}"),
+        }
+    }
+}
+
 struct Machine<'o, O> {
     frame: Vec<H>,
-    blocks: Vec<Vec<i64>>,
+    blocks: Vec<Vec<u8>>,
+    /// How many kernels the current statement is nested in.
+    depth: usize,
     fuel: Fuel,
     cells: u64,
     /// Cells copied to read results back: at most the heap limit in all.
@@ -158,9 +179,9 @@ impl<O: Observer> Machine<'_, O> {
         k: Slot,
         rule: &'static str,
         span: Span,
-    ) -> Result<(usize, &Lmad<i64>), EvalError> {
+    ) -> Result<(usize, &Lmad<i64>, Prim), EvalError> {
         match get(&self.frame, k, span)? {
-            H::Arr(l, lmad) => Ok((*l, lmad)),
+            H::Arr(l, lmad, t) => Ok((*l, lmad, *t)),
             v => Err(EvalError::stuck(
                 rule,
                 span,
@@ -199,18 +220,23 @@ impl<O: Observer> Machine<'_, O> {
         })
     }
 
-    /// The block and LMAD a pattern names for a fresh array.
+    /// The block, LMAD and element type a pattern names for a fresh array.
     fn destination(
         &self,
         p: &PatC,
         rule: &'static str,
         span: Span,
-    ) -> Result<(usize, Lmad<i64>), EvalError> {
+    ) -> Result<(usize, Lmad<i64>, Prim), EvalError> {
         match &p.ty {
             TyC::Array {
                 mem: Some((blk, l)),
+                elem,
                 ..
-            } => Ok((self.block_of(*blk, rule, span)?, self.lmad(l, rule, span)?)),
+            } => Ok((
+                self.block_of(*blk, rule, span)?,
+                self.lmad(l, rule, span)?,
+                *elem,
+            )),
             _ => Err(EvalError::stuck(
                 rule,
                 span,
@@ -220,42 +246,39 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     fn set(&mut self, p: &PatC, v: H) {
-        self.obs.bind(&p.name, &v);
+        self.obs.bind(&p.name, &Typed(&v, ty_prim(&p.ty)));
         if let Some(s) = self.frame.get_mut(p.slot as usize) {
             *s = v;
         }
     }
 
+    /// The element of type `t` at element index `off` of block `blk`
+    /// (bytes off*size(t) ..), as a word; any byte outside the block is
+    /// out of bounds.
     #[inline]
     fn read(
         &mut self,
         blk: usize,
         off: i64,
+        t: Prim,
         rule: &'static str,
         span: Span,
     ) -> Result<i64, EvalError> {
+        let w = t.size() as u8;
+        let at = off.checked_mul(i64::from(w));
         let b = self
             .blocks
             .get(blk)
             .ok_or_else(|| EvalError::stuck(rule, span, format!("block {blk} does not exist")))?;
-        let v = usize::try_from(off)
-            .ok()
-            .and_then(|o| b.get(o))
-            .copied()
-            .ok_or_else(|| {
-                EvalError::stuck(
-                    rule,
-                    span,
-                    format!(
-                        "read at offset {off} is out of bounds of block {blk}, of {} cells",
-                        b.len()
-                    ),
-                )
-            })?;
+        let v = at
+            .and_then(|at| usize::try_from(at).ok())
+            .and_then(|at| b.get(at..at + w as usize))
+            .map(|bytes| load(t, bytes))
+            .ok_or_else(|| out_of_bounds("read", blk, off, t, b.len(), rule, span))?;
         self.obs.read(blk, off);
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
-                if let Err(e) = r.read(blk, off) {
+                if let Err(e) = r.read_bytes(blk, off * i64::from(w), w) {
                     return Err(race_error(e));
                 }
             }
@@ -263,37 +286,34 @@ impl<O: Observer> Machine<'_, O> {
         Ok(v)
     }
 
+    /// Writes the word `v` as an element of type `t` at element index
+    /// `off` of block `blk`.
     #[inline]
     fn write(
         &mut self,
         blk: usize,
         off: i64,
+        t: Prim,
         v: i64,
         rule: &'static str,
         span: Span,
     ) -> Result<(), EvalError> {
+        let w = t.size() as u8;
+        let at = off.checked_mul(i64::from(w));
         let b = self
             .blocks
             .get_mut(blk)
             .ok_or_else(|| EvalError::stuck(rule, span, format!("block {blk} does not exist")))?;
         let len = b.len();
-        let cell = usize::try_from(off)
-            .ok()
-            .and_then(|o| b.get_mut(o))
-            .ok_or_else(|| {
-                EvalError::stuck(
-                    rule,
-                    span,
-                    format!(
-                        "write at offset {off} is out of bounds of block {blk}, of {len} cells"
-                    ),
-                )
-            })?;
-        *cell = v;
+        let bytes = at
+            .and_then(|at| usize::try_from(at).ok())
+            .and_then(|at| b.get_mut(at..at + w as usize))
+            .ok_or_else(|| out_of_bounds("write", blk, off, t, len, rule, span))?;
+        store(t, bytes, v);
         self.obs.write(blk, off);
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
-                if let Err(e) = r.write(blk, off) {
+                if let Err(e) = r.write_bytes(blk, off * i64::from(w), w) {
                     return Err(race_error(e));
                 }
             }
@@ -308,12 +328,13 @@ impl<O: Observer> Machine<'_, O> {
         v: &H,
         dst: usize,
         ld: &Lmad<i64>,
+        t: Prim,
         rule: &'static str,
         span: Span,
     ) -> Result<(), EvalError> {
         match v {
-            H::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, rule, span),
-            H::Arr(src, ls)
+            H::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, t, *k, rule, span),
+            H::Arr(src, ls, ts)
                 if ls
                     .dims
                     .iter()
@@ -325,14 +346,14 @@ impl<O: Observer> Machine<'_, O> {
                 let size = u64::try_from(ls.size()).unwrap_or(0);
                 let mut vals = machine::charged(&self.limits, &mut 0, size, size, rule, span)?;
                 ls.for_each_address(|a| {
-                    vals.push(self.read(*src, a, rule, span)?);
+                    vals.push(self.read(*src, a, *ts, rule, span)?);
                     Ok(())
                 })?;
                 let mut k = 0;
                 ld.for_each_address(|a| {
                     let x = vals.get(k).copied().unwrap_or(0);
                     k += 1;
-                    self.write(dst, a, x, rule, span)
+                    self.write(dst, a, t, x, rule, span)
                 })
             }
             v => {
@@ -346,16 +367,26 @@ impl<O: Observer> Machine<'_, O> {
         }
     }
 
-    /// A fresh zeroed block of `cells` elements, charged to the heap limit
+    /// A fresh block of `elems` elements of type `t` (elems * size(t)
+    /// zero bytes), charged to the heap limit in 8-byte cells (rounded up)
     /// before it is allocated.
-    fn allocate(&mut self, cells: i64, rule: &'static str, span: Span) -> Result<usize, EvalError> {
-        let n = u64::try_from(cells).map_err(|_| {
-            EvalError::stuck(rule, span, format!("allocation of negative size {cells}"))
+    fn allocate(
+        &mut self,
+        elems: i64,
+        t: Prim,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<usize, EvalError> {
+        let n = u64::try_from(elems).map_err(|_| {
+            EvalError::stuck(rule, span, format!("allocation of negative size {elems}"))
         })?;
-        self.cells = self.limits.charge(self.cells, n, rule, span)?;
+        // Too many bytes to count is over any limit.
+        let bytes = n.checked_mul(t.size() as u64).unwrap_or(u64::MAX);
+        let cells = machine::cells_of_bytes(bytes);
+        self.cells = self.limits.charge(self.cells, cells, rule, span)?;
         let label = self.blocks.len();
-        self.blocks.push(machine::zeroed(n, rule, span)?);
-        self.obs.alloc(label, n);
+        self.blocks.push(machine::zeroed_bytes(bytes, rule, span)?);
+        self.obs.alloc(label, cells);
         Ok(label)
     }
 
@@ -372,7 +403,7 @@ impl<O: Observer> Machine<'_, O> {
         let mut out = Vec::new();
         for (k, slot) in code.body.result.iter().enumerate() {
             if !mem.get(k).copied().unwrap_or(false) {
-                out.push(self.read_back(*slot, p.span)?);
+                out.push(self.read_back(*slot, code.prim(*slot), p.span)?);
             }
         }
         Ok(out)
@@ -399,13 +430,17 @@ impl<O: Observer> Machine<'_, O> {
         for p in &code.params {
             match (&p.ty, p) {
                 (TyC::Mem, _) => {}
-                (TyC::Int, _) => match given.next() {
-                    Some(Value::Scalar(Const::I64(v))) => self.set(p, H::Int(*v)),
-                    v => return Err(input_error(p, "int", v, span)),
+                (TyC::Prim(t), _) => match given.next() {
+                    Some(Value::Scalar(c)) if c.prim() == *t => {
+                        self.set(p, H::Int(c.to_bits() as i64))
+                    }
+                    v => return Err(input_error(p, &t.to_string(), v, span)),
                 },
-                (TyC::Array { .. }, _) => match given.next() {
-                    Some(Value::Array(a)) => arrays.push((p, a)),
-                    v => return Err(input_error(p, "an array", v, span)),
+                (TyC::Array { elem, shape, .. }, _) => match given.next() {
+                    Some(Value::Array(a)) if a.prim() == *elem && a.rank() == shape.len() => {
+                        arrays.push((p, a))
+                    }
+                    v => return Err(input_error(p, &ty_name(&p.ty), v, span)),
                 },
             }
         }
@@ -422,6 +457,7 @@ impl<O: Observer> Machine<'_, O> {
             let TyC::Array {
                 shape,
                 mem: Some((blk, l)),
+                elem,
             } = &p.ty
             else {
                 return Err(EvalError::stuck(
@@ -456,19 +492,21 @@ impl<O: Observer> Machine<'_, O> {
                         format!("input `{}` would live at negative offset {lo}", p.name),
                     ));
                 }
+                // In bytes: the block holds elements of this type up to hi.
+                let end = hi.saturating_add(1).saturating_mul(elem.size() as i64);
                 if let Some(e) = sizes.iter_mut().find(|(s, _)| s == blk) {
-                    e.1 = e.1.max(hi.saturating_add(1));
+                    e.1 = e.1.max(end);
                 }
             }
-            placed.push((p, *blk, lmad, a));
+            placed.push((p, *blk, lmad, a, *elem));
         }
         for (slot, size) in sizes {
-            let label = self.allocate(size, "E-MEM-PROG", span)?;
+            let label = self.allocate(size, Prim::Bool, "E-MEM-PROG", span)?;
             if let Some(p) = code.params.iter().find(|p| p.slot == slot) {
                 self.set(p, H::Mem(label));
             }
         }
-        for (p, blk, lmad, a) in placed {
+        for (p, blk, lmad, a, t) in placed {
             let label = self.block_of(blk, "E-MEM-PROG", span)?;
             let mut k = 0;
             lmad.for_each_address(|addr| {
@@ -478,30 +516,29 @@ impl<O: Observer> Machine<'_, O> {
                     0
                 };
                 k += 1;
-                self.write(label, addr, x, "E-MEM-PROG", span)
+                self.write(label, addr, t, x, "E-MEM-PROG", span)
             })?;
-            self.set(p, H::Arr(label, lmad));
+            self.set(p, H::Arr(label, lmad, t));
         }
         Ok(())
     }
 
     /// Reads a result back: an integer, or an array element by element
     /// through its LMAD (Def. 3.1's `nest(H(ℓ), shape)` for row-major ones).
-    fn read_back(&mut self, slot: Slot, span: Span) -> Result<Value, EvalError> {
+    fn read_back(&mut self, slot: Slot, t: Prim, span: Span) -> Result<Value, EvalError> {
         match get(&self.frame, slot, span)?.clone() {
-            H::Int(k) => Ok(Value::Scalar(Const::I64(k))),
-            H::Arr(blk, l) => {
+            H::Int(k) => Ok(Value::Scalar(Const::from_bits(t, k as u64))),
+            H::Arr(blk, l, t) => {
                 let size = u64::try_from(l.size()).unwrap_or(0);
-                let mut data = machine::charged(
-                    &self.limits,
-                    &mut self.read_back,
-                    size,
-                    size,
-                    "E-MEM-PROG",
-                    span,
-                )?;
+                // Charged as the bytes it reads, in cells, like a block.
+                let cells = machine::cells_of_bytes(size.saturating_mul(t.size() as u64));
+                self.read_back = self
+                    .limits
+                    .charge(self.read_back, cells, "E-MEM-PROG", span)?;
+                let mut data = Vec::new();
+                machine::reserve(&mut data, size, "E-MEM-PROG", span)?;
                 l.for_each_address(|a| {
-                    data.push(self.read(blk, a, "E-MEM-PROG", span)?);
+                    data.push(self.read(blk, a, t, "E-MEM-PROG", span)?);
                     Ok(())
                 })?;
                 let shape = l
@@ -509,10 +546,11 @@ impl<O: Observer> Machine<'_, O> {
                     .iter()
                     .map(|d| usize::try_from(d.elems).unwrap_or(0))
                     .collect();
-                Ok(Value::Array(ArrayValue {
-                    shape,
-                    data: Elems::I64(data),
-                }))
+                let data = match t {
+                    Prim::I64 => Elems::I64(data),
+                    _ => Elems::from_words(t, data.into_iter().map(|w| w as u64)),
+                };
+                Ok(Value::Array(ArrayValue { shape, data }))
             }
             v => Err(EvalError::stuck(
                 "E-MEM-PROG",
@@ -541,12 +579,12 @@ impl<O: Observer> Machine<'_, O> {
                     .map_err(EvalError::div_by_zero("E-SCALAR", s.span))?;
                 self.set(p, H::Int(v));
             }
-            Op::Alloc(e) => {
+            Op::Alloc(e, t) => {
                 self.obs.rule("E-MEM-ALLOC", s.span);
                 let n = e
                     .eval(&self.frame)
                     .map_err(EvalError::div_by_zero("E-MEM-ALLOC", s.span))?;
-                let label = self.allocate(n, "E-MEM-ALLOC", s.span)?;
+                let label = self.allocate(n, *t, "E-MEM-ALLOC", s.span)?;
                 self.set(p, H::Mem(label));
             }
             Op::Index(x, idx) => {
@@ -555,11 +593,21 @@ impl<O: Observer> Machine<'_, O> {
                     .iter()
                     .map(|a| atom(&self.frame, *a, "E-MEM-INDEX", s.span))
                     .collect::<Result<_, _>>()?;
-                let (blk, l) = self.arr(*x, "E-MEM-INDEX", s.span)?;
+                let (blk, l, t) = self.arr(*x, "E-MEM-INDEX", s.span)?;
                 check_index("E-MEM-INDEX", s, l, &is)?;
-                let addr = l.apply(&is);
-                let v = self.read(blk, addr, "E-MEM-INDEX", s.span)?;
-                self.set(p, H::Int(v));
+                if is.len() < l.rank() {
+                    // Partial indexing: the sub-array in x's block, at
+                    // x's LMAD with the leading dimensions fixed (no copy).
+                    let mut l = l.clone();
+                    for k in &is {
+                        l = l.index(k);
+                    }
+                    self.set(p, H::Arr(blk, l, t));
+                } else {
+                    let addr = l.apply(&is);
+                    let v = self.read(blk, addr, t, "E-MEM-INDEX", s.span)?;
+                    self.set(p, H::Int(v));
+                }
             }
             Op::Slice(x, sl) => {
                 self.obs.rule("E-MEM-SLICE", s.span);
@@ -572,14 +620,14 @@ impl<O: Observer> Machine<'_, O> {
                         ))
                     })
                     .collect::<Result<_, EvalError>>()?;
-                let (blk, l) = self.arr(*x, "E-MEM-SLICE", s.span)?;
+                let (blk, l, t) = self.arr(*x, "E-MEM-SLICE", s.span)?;
                 check_slice("E-MEM-SLICE", s, l, &pairs)?;
-                let v = H::Arr(blk, l.slice(&pairs));
+                let v = H::Arr(blk, l.slice(&pairs), t);
                 self.set(p, v);
             }
             Op::Transpose(x) => {
                 self.obs.rule("E-MEM-TRANSPOSE", s.span);
-                let (blk, l) = self.arr(*x, "E-MEM-TRANSPOSE", s.span)?;
+                let (blk, l, t) = self.arr(*x, "E-MEM-TRANSPOSE", s.span)?;
                 let l = l.transpose().ok_or_else(|| {
                     EvalError::stuck(
                         "E-MEM-TRANSPOSE",
@@ -587,7 +635,7 @@ impl<O: Observer> Machine<'_, O> {
                         "transpose of an array that is not 2-D",
                     )
                 })?;
-                self.set(p, H::Arr(blk, l));
+                self.set(p, H::Arr(blk, l, t));
             }
             Op::If(c, t, e) => {
                 let c = int(&self.frame, *c, "E-MEM-IF-T", s.span)?;
@@ -608,7 +656,7 @@ impl<O: Observer> Machine<'_, O> {
                 // Derived form: kernel x_i < n do in (x_i).
                 self.obs.rule("E-MEM-IOTA", s.span);
                 let n = atom(&self.frame, *n, "E-MEM-IOTA", s.span)?;
-                let (blk, l) = self.destination(p, "E-MEM-IOTA", s.span)?;
+                let (blk, l, t) = self.destination(p, "E-MEM-IOTA", s.span)?;
                 if l.rank() != 1 || l.dims[0].elems != n || n < 0 {
                     return Err(EvalError::stuck(
                         "E-MEM-IOTA",
@@ -621,19 +669,19 @@ impl<O: Observer> Machine<'_, O> {
                 // iota fit a tiny block, which the heap limit cannot stop.
                 l.for_each_address(|a| {
                     self.fuel.burn("E-MEM-IOTA", s.span)?;
-                    let r = self.write(blk, a, k, "E-MEM-IOTA", s.span);
+                    let r = self.write(blk, a, t, k, "E-MEM-IOTA", s.span);
                     k += 1;
                     r
                 })?;
-                self.set(p, H::Arr(blk, l));
+                self.set(p, H::Arr(blk, l, t));
             }
             Op::Copy(x) => {
                 // Derived form: a kernel per dimension copying each element.
                 self.obs.rule("E-MEM-COPY", s.span);
                 let src = get(&self.frame, *x, s.span)?.clone();
-                let (blk, l) = self.destination(p, "E-MEM-COPY", s.span)?;
-                self.memcopy(&src, blk, &l, "E-MEM-COPY", s.span)?;
-                self.set(p, H::Arr(blk, l));
+                let (blk, l, t) = self.destination(p, "E-MEM-COPY", s.span)?;
+                self.memcopy(&src, blk, &l, t, "E-MEM-COPY", s.span)?;
+                self.set(p, H::Arr(blk, l, t));
             }
             Op::Loop(ps, init, form, b, _) => {
                 let word = match form {
@@ -646,14 +694,126 @@ impl<O: Observer> Machine<'_, O> {
             Op::Update(x, is, v, _) => self.e_mem_update(s, *x, is, *v)?,
             Op::Concat(x, y) => self.e_mem_concat(s, *x, *y)?,
             Op::Replicate(n, v) => self.e_mem_replicate(s, *n, *v)?,
-            Op::Unsupported(w) => {
-                return Err(EvalError::stuck(
-                    "E-MEM-LET",
-                    s.span,
-                    format!("TRANSIENT: `{w}` is not evaluated yet"),
-                ))
+            Op::Reduce(op, ne, xs, t) => self.e_mem_reduce(s, op, *ne, *xs, *t)?,
+            Op::Scan(op, ne, xs, t) => self.e_mem_scan(s, op, *ne, *xs, *t)?,
+        }
+        Ok(())
+    }
+
+    /// `x op y` of a reduction's operator on words (as in the value
+    /// semantics; a lambda's body runs here, its reads being heap reads).
+    #[inline]
+    fn apply_op(
+        &mut self,
+        op: &RedC,
+        x: i64,
+        y: i64,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<i64, EvalError> {
+        match op {
+            RedC::Bin(b, t) => binop_t(*b, *t, x as u64, y as u64)
+                .map(|w| w as i64)
+                .map_err(EvalError::div_by_zero(rule, span)),
+            RedC::Lambda(a, c, body) => {
+                self.frame[*a as usize] = H::Int(x);
+                self.frame[*c as usize] = H::Int(y);
+                self.block(body).map_err(|e| in_operator(e, rule, span))?;
+                let r = body.result.first().copied().unwrap_or(0);
+                int(&self.frame, r, rule, span)
             }
         }
+    }
+
+    /// The elements of a reduction's 1-D operand, read (in order) from the
+    /// heap into a temporary charged like memcopy's; with its block, LMAD
+    /// and element type.
+    fn operand(
+        &mut self,
+        xs: Slot,
+        rule: &'static str,
+        span: Span,
+    ) -> Result<(Vec<i64>, usize, Lmad<i64>, Prim), EvalError> {
+        let (blk, l, t) = self.arr(xs, rule, span)?;
+        let l = l.clone();
+        if l.rank() != 1 {
+            return Err(EvalError::stuck(
+                rule,
+                span,
+                format!("the operand is an array of rank {}, not 1", l.rank()),
+            ));
+        }
+        let size = u64::try_from(l.size()).unwrap_or(0);
+        let mut vals = machine::charged(&self.limits, &mut 0, size, size, rule, span)?;
+        self.read_all(blk, &l, t, &mut vals, rule, span)?;
+        Ok((vals, blk, l, t))
+    }
+
+    /// E-MEM-REDUCE: as E-REDUCE, xs's elements read from the heap; the
+    /// result is a scalar (no memory). Outside a kernel a reduce is one
+    /// parallel operation whose element reads never race (its operator
+    /// writes nothing); inside a kernel iteration its reads are the
+    /// iteration's.
+    #[inline(never)]
+    fn e_mem_reduce(
+        &mut self,
+        s: &Stm,
+        op: &RedC,
+        ne: AtomC,
+        xs: Slot,
+        _t: Prim,
+    ) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-REDUCE";
+        self.obs.rule(RULE, s.span);
+        let mut acc = atom(&self.frame, ne, RULE, s.span)?;
+        let (vals, ..) = self.operand(xs, RULE, s.span)?;
+        for x in vals {
+            self.fuel.burn(RULE, s.span)?;
+            acc = self.apply_op(op, acc, x, RULE, s.span)?;
+        }
+        self.set(&s.pats[0], H::Int(acc));
+        Ok(())
+    }
+
+    /// E-MEM-SCAN: as E-SCAN, the prefixes written into the block and LMAD
+    /// the pattern names (like copy), after all of xs is read. Outside a
+    /// kernel the scan is one parallel operation: when the bytes it writes
+    /// overlap the bytes it reads from xs, the scan writes where it reads,
+    /// a race (checked when races are). Inside a kernel iteration it is
+    /// that iteration's sequential code.
+    #[inline(never)]
+    fn e_mem_scan(
+        &mut self,
+        s: &Stm,
+        op: &RedC,
+        ne: AtomC,
+        xs: Slot,
+        _t: Prim,
+    ) -> Result<(), EvalError> {
+        const RULE: &str = "E-MEM-SCAN";
+        self.obs.rule(RULE, s.span);
+        let mut acc = atom(&self.frame, ne, RULE, s.span)?;
+        let (vals, bx, lx, tx) = self.operand(xs, RULE, s.span)?;
+        let n = vals.len() as i64;
+        let (blk, ld, t) = self.fresh_destination(s, &[n], "scan", RULE)?;
+        if self.depth == 0 && self.race.is_some() && blk == bx {
+            if let Some(e) = scan_overlap(s.span, blk, (&lx, tx), (&ld, t)) {
+                return Err(e);
+            }
+        }
+        let mut out = vals;
+        for v in out.iter_mut() {
+            self.fuel.burn(RULE, s.span)?;
+            acc = self.apply_op(op, acc, *v, RULE, s.span)?;
+            *v = acc;
+        }
+        let mut k = 0;
+        ld.for_each_address(|a| {
+            let v = out.get(k).copied().unwrap_or(0);
+            k += 1;
+            self.write(blk, a, t, v, RULE, s.span)
+        })?;
+        self.set(&s.pats[0], H::Arr(blk, ld, t));
         Ok(())
     }
 
@@ -718,19 +878,19 @@ impl<O: Observer> Machine<'_, O> {
     fn e_mem_update(&mut self, s: &Stm, x: Slot, is: &[UpdC], v: AtomC) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-UPDATE";
         self.obs.rule(RULE, s.span);
-        let (blk, l) = self.arr(x, RULE, s.span)?;
+        let (blk, l, t) = self.arr(x, RULE, s.span)?;
         let l = l.clone();
         let target = update_target(RULE, s, &l, is, &self.frame)?;
         let v = self.atom_value(v, s.span)?;
         let want = target.shape();
         match &v {
             H::Int(_) if want.is_empty() => {}
-            H::Arr(_, lv) if lv.shape() == want => {}
-            H::Arr(_, lv) => return Err(update_shape(RULE, s, &lv.shape(), &want)),
+            H::Arr(_, lv, _) if lv.shape() == want => {}
+            H::Arr(_, lv, _) => return Err(update_shape(RULE, s, &lv.shape(), &want)),
             _ => return Err(update_shape(RULE, s, &[], &want)),
         }
-        self.memcopy(&v, blk, &target, RULE, s.span)?;
-        self.set(&s.pats[0], H::Arr(blk, l));
+        self.memcopy(&v, blk, &target, t, RULE, s.span)?;
+        self.set(&s.pats[0], H::Arr(blk, l, t));
         Ok(())
     }
 
@@ -742,9 +902,9 @@ impl<O: Observer> Machine<'_, O> {
         shape: &[i64],
         what: &str,
         rule: &'static str,
-    ) -> Result<(usize, Lmad<i64>), EvalError> {
+    ) -> Result<(usize, Lmad<i64>, Prim), EvalError> {
         let p = &s.pats[0];
-        let (blk, l) = self.destination(p, rule, s.span)?;
+        let (blk, l, t) = self.destination(p, rule, s.span)?;
         if l.shape() != shape {
             return Err(EvalError::stuck(
                 rule,
@@ -757,7 +917,7 @@ impl<O: Observer> Machine<'_, O> {
                 ),
             ));
         }
-        Ok((blk, l))
+        Ok((blk, l, t))
     }
 
     /// Reads an array's elements in row-major order into `out` (a
@@ -766,12 +926,13 @@ impl<O: Observer> Machine<'_, O> {
         &mut self,
         blk: usize,
         l: &Lmad<i64>,
+        t: Prim,
         out: &mut Vec<i64>,
         rule: &'static str,
         span: Span,
     ) -> Result<(), EvalError> {
         l.for_each_address(|a| {
-            out.push(self.read(blk, a, rule, span)?);
+            out.push(self.read(blk, a, t, rule, span)?);
             Ok(())
         })
     }
@@ -782,23 +943,23 @@ impl<O: Observer> Machine<'_, O> {
     fn e_mem_concat(&mut self, s: &Stm, x: Slot, y: Slot) -> Result<(), EvalError> {
         const RULE: &str = "E-MEM-CONCAT";
         self.obs.rule(RULE, s.span);
-        let (bx, lx) = self.arr(x, RULE, s.span)?;
+        let (bx, lx, tx) = self.arr(x, RULE, s.span)?;
         let lx = lx.clone();
-        let (by, ly) = self.arr(y, RULE, s.span)?;
+        let (by, ly, ty) = self.arr(y, RULE, s.span)?;
         let ly = ly.clone();
         let shape = concat_shape(RULE, s, &lx.shape(), &ly.shape())?;
-        let (blk, ld) = self.fresh_destination(s, &shape, "concat", RULE)?;
+        let (blk, ld, t) = self.fresh_destination(s, &shape, "concat", RULE)?;
         let size = u64::try_from(lx.size().saturating_add(ly.size())).unwrap_or(0);
         let mut vals = machine::charged(&self.limits, &mut 0, size, size, RULE, s.span)?;
-        self.read_all(bx, &lx, &mut vals, RULE, s.span)?;
-        self.read_all(by, &ly, &mut vals, RULE, s.span)?;
+        self.read_all(bx, &lx, tx, &mut vals, RULE, s.span)?;
+        self.read_all(by, &ly, ty, &mut vals, RULE, s.span)?;
         let mut k = 0;
         ld.for_each_address(|a| {
             let v = vals.get(k).copied().unwrap_or(0);
             k += 1;
-            self.write(blk, a, v, RULE, s.span)
+            self.write(blk, a, t, v, RULE, s.span)
         })?;
-        self.set(&s.pats[0], H::Arr(blk, ld));
+        self.set(&s.pats[0], H::Arr(blk, ld, t));
         Ok(())
     }
 
@@ -819,11 +980,11 @@ impl<O: Observer> Machine<'_, O> {
         let mut shape = vec![n];
         let row = match self.atom_value(v, s.span)? {
             H::Int(k) => vec![k],
-            H::Arr(b, l) => {
+            H::Arr(b, l, t) => {
                 shape.extend(l.shape());
                 let size = u64::try_from(l.size()).unwrap_or(0);
                 let mut row = machine::charged(&self.limits, &mut 0, size, size, RULE, s.span)?;
-                self.read_all(b, &l, &mut row, RULE, s.span)?;
+                self.read_all(b, &l, t, &mut row, RULE, s.span)?;
                 row
             }
             v => {
@@ -834,7 +995,7 @@ impl<O: Observer> Machine<'_, O> {
                 ))
             }
         };
-        let (blk, ld) = self.fresh_destination(s, &shape, "replicate", RULE)?;
+        let (blk, ld, t) = self.fresh_destination(s, &shape, "replicate", RULE)?;
         if !row.is_empty() {
             let mut k = 0;
             // Each element costs fuel (a stride-0 layout, as for iota).
@@ -842,10 +1003,10 @@ impl<O: Observer> Machine<'_, O> {
                 self.fuel.burn(RULE, s.span)?;
                 let v = row[k % row.len()];
                 k += 1;
-                self.write(blk, a, v, RULE, s.span)
+                self.write(blk, a, t, v, RULE, s.span)
             })?;
         }
-        self.set(&s.pats[0], H::Arr(blk, ld));
+        self.set(&s.pats[0], H::Arr(blk, ld, t));
         Ok(())
     }
 
@@ -867,7 +1028,7 @@ impl<O: Observer> Machine<'_, O> {
         }
         let mut dests = Vec::with_capacity(s.pats.len());
         for (p, &res) in s.pats.iter().zip(&b.result) {
-            let (blk, l) = self.destination(p, RULE, s.span)?;
+            let (blk, l, t) = self.destination(p, RULE, s.span)?;
             if l.rank() == 0 || l.dims[0].elems != n {
                 return Err(EvalError::stuck(
                     RULE,
@@ -875,11 +1036,12 @@ impl<O: Observer> Machine<'_, O> {
                     format!("the LMAD of `{}` does not have {n} rows", p.name),
                 ));
             }
-            dests.push((blk, l, res));
+            dests.push((blk, l, t, res));
         }
         if let Some(r) = self.race.as_mut() {
             r.enter_kernel(s.span);
         }
+        self.depth += 1;
         for k in 0..n {
             if let Some(slot) = self.frame.get_mut(i as usize) {
                 *slot = H::Int(k);
@@ -890,30 +1052,134 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
             self.block(b)?;
-            for (blk, l, res) in &dests {
+            for (blk, l, t, res) in &dests {
                 match get(&self.frame, *res, s.span)? {
                     // memcopy of a scalar to index_f(L, k) of a 1-D L: one
                     // write, without building the 0-D LMAD.
                     &H::Int(x) if l.rank() == 1 => {
                         let at = l.offset.wrapping_add(k.wrapping_mul(l.dims[0].stride));
-                        self.write(*blk, at, x, RULE, s.span)?;
+                        self.write(*blk, at, *t, x, RULE, s.span)?;
                     }
                     v => {
                         let v = v.clone();
-                        self.memcopy(&v, *blk, &l.index(&k), RULE, s.span)?;
+                        self.memcopy(&v, *blk, &l.index(&k), *t, RULE, s.span)?;
                     }
                 }
             }
             self.obs.iteration_end(s.span, k);
         }
+        self.depth -= 1;
         if let Some(r) = self.race.as_mut() {
             r.exit_kernel();
         }
-        for (p, (blk, l, _)) in s.pats.iter().zip(dests) {
-            self.set(p, H::Arr(blk, l));
+        for (p, (blk, l, t, _)) in s.pats.iter().zip(dests) {
+            self.set(p, H::Arr(blk, l, t));
         }
         Ok(())
     }
+}
+
+/// The race of a scan outside kernels whose writes (LMAD `w` of type tw)
+/// overlap its reads (LMAD `r` of type tr) in block `blk`: iteration i
+/// reads element i of xs and writes element i of the result, so the first
+/// write (in iteration order) on a byte some iteration reads races with
+/// that read.
+fn scan_overlap(
+    span: Span,
+    blk: usize,
+    (r, tr): (&Lmad<i64>, Prim),
+    (w, tw): (&Lmad<i64>, Prim),
+) -> Option<EvalError> {
+    let (sr, sw) = (tr.size() as i64, tw.size() as i64);
+    // The bytes read, as sorted (start, end, iteration) ranges.
+    let mut reads: Vec<(i64, i64, i64)> = r
+        .image()
+        .enumerate()
+        .map(|(i, a)| {
+            let b = a.saturating_mul(sr);
+            (b, b.saturating_add(sr), i as i64)
+        })
+        .collect();
+    reads.sort_unstable();
+    for (i, a) in w.image().enumerate() {
+        let (b, e) = (a.saturating_mul(sw), a.saturating_mul(sw).saturating_add(sw));
+        // A read [rb, rb + sr) overlaps [b, e) when b - sr < rb < e.
+        let lo = reads.partition_point(|x| x.0 <= b.saturating_sub(sr));
+        let upto = reads.partition_point(|x| x.0 < e);
+        if let Some(&(rb, _, j)) = reads.get(lo..upto).and_then(|r| r.first()) {
+            let race = Box::new(Race {
+                kernel: span,
+                block: blk,
+                offset: rb.max(b),
+                first: crate::error::Access {
+                    path: vec![j],
+                    write: false,
+                },
+                second: crate::error::Access {
+                    path: vec![i as i64],
+                    write: true,
+                },
+            });
+            return Some(EvalError {
+                span,
+                rule: "E-MEM-SCAN",
+                message: format!(
+                    "the scan writes where it reads: byte {} of block {blk} is read for element {j} and written for element {i}",
+                    rb.max(b)
+                ),
+                kind: ErrorKind::Race(race),
+            });
+        }
+    }
+    None
+}
+
+/// The word of an element of type `t` in its little-endian bytes (as many
+/// as `t.size()`).
+#[inline(always)]
+fn load(t: Prim, b: &[u8]) -> i64 {
+    match (t, b) {
+        (Prim::I64 | Prim::F64, &[a0, a1, a2, a3, a4, a5, a6, a7]) => {
+            i64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7])
+        }
+        (Prim::I32, &[a0, a1, a2, a3]) => i64::from(i32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::F32, &[a0, a1, a2, a3]) => i64::from(u32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::Bool, &[a0]) => i64::from(a0 != 0),
+        _ => 0,
+    }
+}
+
+/// Stores the word `v` of type `t` in its little-endian bytes.
+#[inline(always)]
+fn store(t: Prim, b: &mut [u8], v: i64) {
+    match t {
+        Prim::I64 | Prim::F64 => b.copy_from_slice(&v.to_le_bytes()),
+        Prim::I32 | Prim::F32 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        Prim::Bool => b.copy_from_slice(&[u8::from(v & 1 != 0)]),
+    }
+}
+
+/// An access to an element some of whose bytes are outside its block.
+#[cold]
+fn out_of_bounds(
+    what: &str,
+    blk: usize,
+    off: i64,
+    t: Prim,
+    len: usize,
+    rule: &'static str,
+    span: Span,
+) -> EvalError {
+    let w = t.size() as i64;
+    EvalError::stuck(
+        rule,
+        span,
+        format!(
+            "{what} of element {off} ({t}, bytes {}..{}) is out of bounds of block {blk}, of {len} bytes",
+            off.saturating_mul(w),
+            off.saturating_mul(w).saturating_add(w)
+        ),
+    )
 }
 
 fn input_error(p: &PatC, want: &str, got: Option<&Value>, span: Span) -> EvalError {
@@ -1182,7 +1448,7 @@ mod tests {
   in (a, b)",
         );
         let r = race_on(&racy, 3);
-        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!((r.block, r.offset), (0, 8));
         assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
     }
 
@@ -1205,7 +1471,7 @@ mod tests {
   in (r)",
         );
         let r = race_on(&p, 2);
-        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!((r.block, r.offset), (0, 8));
         assert_eq!((r.first.path[0], r.second.path[0]), (0, 1));
         // One kernel iteration alone writes cells 0 .. n-1 in sequence.
         assert!(run_heap(

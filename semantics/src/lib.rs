@@ -15,6 +15,7 @@
 //! them (beyond `unmem`, which is part of the FUNMEM value semantics) and
 //! knows nothing of passes or code generation.
 
+pub mod binary;
 pub mod code;
 pub mod error;
 #[cfg(feature = "planted-faults")]

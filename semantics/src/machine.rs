@@ -169,6 +169,33 @@ pub fn zeroed(cells: u64, rule: &'static str, span: Span) -> Result<Vec<i64>, Ev
     Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
+/// A block of `bytes` zero bytes, as [`zeroed`] (the error counts the
+/// block in 8-byte cells, rounded up, as the heap limit does).
+pub fn zeroed_bytes(bytes: u64, rule: &'static str, span: Span) -> Result<Vec<u8>, EvalError> {
+    let refuse = || refused(cells_of_bytes(bytes), rule, span);
+    let n = usize::try_from(bytes).map_err(|_| refuse())?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| refuse())?;
+    // SAFETY: `layout` has a non-zero size (n > 0 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(refuse());
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[u8; n]`, which is what a `Vec<u8>` of capacity n uses; all n
+    // bytes are initialised.
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
+/// The heap limit's count of `bytes`: 8-byte cells, rounded up, so that a
+/// block of n `i64`s counts n as it always did.
+#[inline]
+pub fn cells_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
 /// Makes room in `v` for `cells` more elements, or an error as [`zeroed`]'s.
 pub fn reserve(
     v: &mut Vec<i64>,

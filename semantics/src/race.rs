@@ -235,7 +235,19 @@ impl Hasher for PageHasher {
     }
 }
 
+/// In [`Shadow::modes`]: the block is recorded byte by byte.
+const BYTES: u8 = u8::MAX;
+
 /// One level's shadow memory: records by page, allocated on first touch.
+///
+/// A location is a byte, but recording every byte would cost up to 8
+/// updates per access. So each block is recorded in units of the width of
+/// its accesses for as long as they all have one width `w` and start at
+/// multiples of `w` (the common case: one element type per block): one
+/// record per `w`-byte unit, exactly what byte records would say. The first
+/// access of another width (or misaligned) converts the block's records to
+/// one per byte, and from then on its accesses update each byte they
+/// cover, so that overlaps of different widths are found exactly.
 struct Shadow {
     /// Each page touched, to the index in `records` of its first record.
     pages: HashMap<Page, usize, BuildHasherDefault<PageHasher>>,
@@ -244,6 +256,11 @@ struct Shadow {
     /// none).
     last: Page,
     last_base: usize,
+    /// Per block label: 0 (untouched), the width of its units, or
+    /// [`BYTES`].
+    modes: Vec<u8>,
+    /// The blocks whose mode is set, to reset them when cleared.
+    touched: Vec<usize>,
 }
 
 impl Default for Shadow {
@@ -253,6 +270,8 @@ impl Default for Shadow {
             records: Vec::new(),
             last: Page::default(),
             last_base: usize::MAX,
+            modes: Vec::new(),
+            touched: Vec::new(),
         }
     }
 }
@@ -274,6 +293,58 @@ impl Shadow {
         let k = base + (offset & (PAGE as i64 - 1)) as usize;
         // `records` holds whole pages: `k` is in bounds.
         &mut self.records[k]
+    }
+
+    /// Whether an access of `width` bytes at `byte` of `block` is recorded
+    /// as one unit (at `byte / width` of the block's unit pages); otherwise
+    /// the block is (now) recorded byte by byte.
+    #[inline(always)]
+    fn unit_mode(&mut self, block: usize, byte: i64, width: u8) -> bool {
+        let aligned = byte.rem_euclid(i64::from(width)) == 0;
+        match self.modes.get(block) {
+            Some(&m) if m == width && aligned => return true,
+            Some(&BYTES) => return false,
+            _ => {}
+        }
+        self.set_mode(block, width, aligned)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn set_mode(&mut self, block: usize, width: u8, aligned: bool) -> bool {
+        if self.modes.len() <= block {
+            self.modes.resize(block + 1, 0);
+        }
+        let m = self.modes[block];
+        if m == 0 {
+            self.touched.push(block);
+            self.modes[block] = if aligned { width } else { BYTES };
+            return aligned;
+        }
+        // Units of width m become m byte records each.
+        let unit = unit_space(block);
+        let mut pages: Vec<(Page, usize)> = self
+            .pages
+            .iter()
+            .filter(|(p, _)| p.block == unit)
+            .map(|(p, &b)| (*p, b))
+            .collect();
+        pages.sort_by_key(|(p, _)| p.number);
+        for (page, base) in pages {
+            for j in 0..PAGE {
+                let rec = self.records[base + j];
+                if rec.a == NONE && rec.b == NONE {
+                    continue;
+                }
+                let key = (page.number << PAGE_BITS) + j as i64;
+                for k in 0..i64::from(m) {
+                    let at = key.wrapping_mul(i64::from(m)).wrapping_add(k);
+                    *self.record(byte_space(block), at) = rec;
+                }
+            }
+        }
+        self.modes[block] = BYTES;
+        false
     }
 
     fn page(&mut self, page: Page) -> usize {
@@ -298,8 +369,23 @@ impl Shadow {
         self.pages.clear();
         self.records.clear();
         self.last_base = usize::MAX;
+        for b in self.touched.drain(..) {
+            self.modes[b] = 0;
+        }
         true
     }
+}
+
+/// The key of a block's records by unit.
+#[inline(always)]
+fn unit_space(block: usize) -> usize {
+    block.wrapping_mul(2)
+}
+
+/// The key of a block's records by byte.
+#[inline(always)]
+fn byte_space(block: usize) -> usize {
+    block.wrapping_mul(2).wrapping_add(1)
 }
 
 /// One active kernel instance.
@@ -335,6 +421,7 @@ pub struct RaceDetector {
 /// at the racing level. Logging one location costs nothing elsewhere.
 struct Watch {
     block: usize,
+    /// The byte.
     offset: i64,
     /// (instance, iteration) of every active level, and whether it wrote.
     seen: Vec<(Vec<(u64, i64)>, bool)>,
@@ -406,14 +493,15 @@ impl RaceDetector {
 
     #[cold]
     #[inline(never)]
-    fn log(&mut self, block: usize, offset: i64, write: bool) {
+    fn log(&mut self, block: usize, offset: i64, width: u8, write: bool) {
         let path: Vec<(u64, i64)> = self
             .levels
             .iter()
             .map(|l| (l.instance, l.iteration))
             .collect();
         if let Some(w) = self.watch.as_mut() {
-            if w.block == block && w.offset == offset {
+            let covers = offset <= w.offset && w.offset < offset.saturating_add(i64::from(width));
+            if w.block == block && covers {
                 w.seen.push((path, write));
             }
         }
@@ -462,25 +550,52 @@ impl RaceDetector {
         !self.levels.is_empty()
     }
 
-    /// The current iteration reads `offset` of `block`; a race if another
-    /// iteration of an active kernel instance wrote there.
+    /// The current iteration reads location `offset` of `block` (a
+    /// location of one byte: [`RaceDetector::read_bytes`] at `offset`, 1);
+    /// a race if another iteration of an active kernel instance wrote
+    /// there.
     #[inline]
     pub fn read(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
-        self.access(block, offset, false)
+        self.access(block, offset, 1, false)
     }
 
-    /// The current iteration writes `offset` of `block`; a race if another
-    /// iteration of an active kernel instance read or wrote there.
+    /// The current iteration writes location `offset` of `block`; a race
+    /// if another iteration of an active kernel instance read or wrote
+    /// there.
     #[inline]
     pub fn write(&mut self, block: usize, offset: i64) -> Result<(), Box<Race>> {
-        self.access(block, offset, true)
+        self.access(block, offset, 1, true)
+    }
+
+    /// The current iteration reads bytes `byte .. byte + width` of `block`
+    /// (`width` 1, 2, 4 or 8); a race if another iteration of an active
+    /// kernel instance wrote one of them. A race's offset is the first
+    /// racing byte.
+    #[inline]
+    pub fn read_bytes(&mut self, block: usize, byte: i64, width: u8) -> Result<(), Box<Race>> {
+        self.access(block, byte, width, false)
+    }
+
+    /// The current iteration writes bytes `byte .. byte + width` of
+    /// `block`; a race if another iteration of an active kernel instance
+    /// read or wrote one of them.
+    #[inline]
+    pub fn write_bytes(&mut self, block: usize, byte: i64, width: u8) -> Result<(), Box<Race>> {
+        self.access(block, byte, width, true)
     }
 
     /// Records an access at every active kernel level (eq. 4).
     #[inline(always)]
-    fn access(&mut self, block: usize, offset: i64, write: bool) -> Result<(), Box<Race>> {
+    fn access(
+        &mut self,
+        block: usize,
+        offset: i64,
+        width: u8,
+        write: bool,
+    ) -> Result<(), Box<Race>> {
+        let width = width.max(1);
         if self.watch.is_some() {
-            self.log(block, offset, write);
+            self.log(block, offset, width, write);
         }
         #[cfg(feature = "planted-faults")]
         let depth = self.levels.len();
@@ -490,16 +605,28 @@ impl RaceDetector {
             if it == NONE {
                 continue;
             }
-            let cell = level.shadow.record(block, offset);
-            #[cfg(feature = "planted-faults")]
-            if self.nested_write_fault && write && d + 1 < depth && cell.b != WRITTEN {
-                // The planted fault: the readers are forgotten, unchecked.
-                *cell = Record { a: it, b: WRITTEN };
-                continue;
-            }
-            let first = if write { cell.write(it) } else { cell.read(it) };
-            if let Some(first) = first {
-                return Err(self.report(d, block, offset, first, write));
+            let (space, first, count) = if level.shadow.unit_mode(block, offset, width) {
+                (unit_space(block), offset / i64::from(width), 1)
+            } else {
+                (byte_space(block), offset, i64::from(width))
+            };
+            for k in 0..count {
+                let cell = level.shadow.record(space, first.wrapping_add(k));
+                #[cfg(feature = "planted-faults")]
+                if self.nested_write_fault && write && d + 1 < depth && cell.b != WRITTEN {
+                    // The planted fault: the readers are forgotten, unchecked.
+                    *cell = Record { a: it, b: WRITTEN };
+                    continue;
+                }
+                let conflict = if write { cell.write(it) } else { cell.read(it) };
+                if let Some(c) = conflict {
+                    let at = if count == 1 {
+                        offset
+                    } else {
+                        offset.wrapping_add(k)
+                    };
+                    return Err(self.report(d, block, at, c, write));
+                }
             }
         }
         Ok(())

@@ -1,7 +1,8 @@
 //! `unmem` (IFL 2022 paper, fig. 9): from FUNMEM to FUN by forgetting memory.
 //!
-//! `mem` becomes `int`, an array type loses its `@ block -> lmad`, and
-//! `alloc se` becomes the literal 0. FUNMEM's value semantics is FUN's
+//! `mem` becomes `int`, an array type loses its `@ block -> lmad` (keeping
+//! its element type), scalar types stay as they are, and `alloc se t`
+//! becomes the literal 0. FUNMEM's value semantics is FUN's
 //! semantics of the result; validity (Def. 3.1) compares it with the heap
 //! semantics.
 
@@ -28,7 +29,8 @@ fn pat(p: &Pat) -> Pat {
 
 fn ty(t: &Type) -> Type {
     match t {
-        Type::Prim(_, s) | Type::Mem(s) => Type::int(*s),
+        Type::Prim(t, s) => Type::Prim(*t, *s),
+        Type::Mem(s) => Type::int(*s),
         Type::Array(a, s) => Type::Array(
             ArrayType {
                 shape: a.shape.clone(),
