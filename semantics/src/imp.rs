@@ -58,18 +58,18 @@
 //! over whether races are checked, so that neither costs anything when off.
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
-use crate::machine;
 use crate::observer::{NoObserver, Observer};
 use crate::prog;
 use crate::race::{describe, RaceDetector};
-use crate::scalar::{binop, unop, DivByZero};
-use crate::value::{ArrayValue, Value};
+use crate::scalar::{binop, binop_t, unop_t, DivByZero};
+use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast::{Atom, BinOp, Ident, SExp, UnOp};
 use funmem_lang::imp::{
-    ArrDecl, Check, ImpType, Param, Program, Result as ImpResult, Stmt as AstStmt, StmtKind,
+    ArrDecl, Check, ImpOp, ImpType, Param, Program, Red, Result as ImpResult, Stmt as AstStmt,
+    StmtKind,
 };
 use funmem_lang::lmad::{Dim, Lmad};
-use funmem_lang::prim::Const;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::{Name, Span};
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -107,7 +107,8 @@ pub fn run_imp<O: Observer>(
             let watch = RaceDetector::watching(r.block, r.offset);
             let (_, det) = execute(p, &code, inputs, limits, true, watch, &mut NoObserver);
             det.complete(&mut r);
-            Err(*race_error(r))
+            let rule = code.race_rule(r.kernel);
+            Err(*race_error_at(r, rule))
         }
         other => other,
     }
@@ -131,6 +132,7 @@ fn execute<O: Observer>(
         limits,
         heap_used: 0,
         race,
+        depth: 0,
         code,
         obs,
     };
@@ -162,6 +164,8 @@ const KERNEL: &str = "E-IMP-KERNEL";
 const FOR: &str = "E-IMP-FOR";
 const WHILE: &str = "E-IMP-WHILE";
 const PROG: &str = "E-IMP-PROG";
+const REDUCE: &str = "E-IMP-REDUCE";
+const SCAN: &str = "E-IMP-SCAN";
 
 /// A `mem` slot that holds no block (⊥).
 const UNSET: usize = usize::MAX;
@@ -176,48 +180,89 @@ fn stuck(rule: &'static str, span: Span, message: impl Into<String>) -> Box<Eval
 // ---------------------------------------------------------------------------
 // The compiled form.
 
-/// A scalar expression over frame slots.
+/// A scalar expression over frame slots, on words
+/// ([`funmem_lang::prim::Const::to_bits`]). The `i64` nodes come first and
+/// are the common case; other operand types go through [`binop_t`].
 #[derive(Clone, Debug)]
 enum Expr {
-    Const(i64),
+    Const(u64),
     Var(usize),
-    /// `x op k`: the common shapes get their own nodes.
+    /// `x op k` on `i64`s: the common shapes get their own nodes.
     VarConst(BinOp, usize, i64),
-    /// `k op x`.
+    /// `k op x` on `i64`s.
     ConstVar(BinOp, i64, usize),
-    /// `x op y`.
+    /// `x op y` on `i64`s.
     VarVar(BinOp, usize, usize),
+    /// `l op r` on `i64`s.
     Bin(BinOp, Box<Expr>, Box<Expr>),
-    Un(UnOp, Box<Expr>),
+    /// `l op r` with operands of another type.
+    TBin(BinOp, Prim, Box<Expr>, Box<Expr>),
+    /// `op e`, with e's type.
+    Un(UnOp, Prim, Box<Expr>),
 }
 
 /// Why an expression has no value: `lhs op 0` with `op` one of `/ %`.
 #[derive(Clone, Copy, Debug)]
 struct DivZero {
     op: BinOp,
-    lhs: i64,
+    lhs: Const,
 }
 
 #[inline(always)]
-fn bin(op: BinOp, a: i64, b: i64) -> Result<i64, DivZero> {
-    binop(op, a, b).map_err(|DivByZero| DivZero { op, lhs: a })
+fn bin(op: BinOp, a: i64, b: i64) -> Result<u64, DivZero> {
+    match binop(op, a, b) {
+        Ok(v) => Ok(v as u64),
+        Err(DivByZero) => Err(DivZero {
+            op,
+            lhs: Const::I64(a),
+        }),
+    }
+}
+
+#[inline]
+fn bin_t(op: BinOp, t: Prim, a: u64, b: u64) -> Result<u64, DivZero> {
+    binop_t(op, t, a, b).map_err(|DivByZero| DivZero {
+        op,
+        lhs: Const::from_bits(t, a),
+    })
+}
+
+/// The type of `l op r` with operands of type `t`.
+fn bin_type(op: BinOp, t: Prim) -> Prim {
+    match op {
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => Prim::Bool,
+        _ => t,
+    }
+}
+
+/// The type of `op e` with e of type `t`.
+fn un_type(op: UnOp, t: Prim) -> Prim {
+    match op {
+        UnOp::Conv(to) => to,
+        _ => t,
+    }
 }
 
 impl Expr {
     #[inline]
-    fn eval(&self, ints: &[i64]) -> Result<i64, DivZero> {
+    fn eval(&self, w: &[u64]) -> Result<u64, DivZero> {
         match *self {
             Expr::Const(k) => Ok(k),
-            Expr::Var(x) => Ok(ints[x]),
-            Expr::VarConst(op, x, k) => bin(op, ints[x], k),
-            Expr::ConstVar(op, k, x) => bin(op, k, ints[x]),
-            Expr::VarVar(op, x, y) => bin(op, ints[x], ints[y]),
+            Expr::Var(x) => Ok(w[x]),
+            Expr::VarConst(op, x, k) => bin(op, w[x] as i64, k),
+            Expr::ConstVar(op, k, x) => bin(op, k, w[x] as i64),
+            Expr::VarVar(op, x, y) => bin(op, w[x] as i64, w[y] as i64),
             Expr::Bin(op, ref l, ref r) => {
-                let a = l.eval(ints)?;
-                let b = r.eval(ints)?;
-                bin(op, a, b)
+                let a = l.eval(w)?;
+                let b = r.eval(w)?;
+                bin(op, a as i64, b as i64)
             }
-            Expr::Un(op, ref e) => Ok(unop(op, e.eval(ints)?)),
+            Expr::TBin(op, t, ref l, ref r) => {
+                let a = l.eval(w)?;
+                let b = r.eval(w)?;
+                bin_t(op, t, a, b)
+            }
+            Expr::Un(op, t, ref e) => Ok(unop_t(op, t, e.eval(w)?)),
         }
     }
 }
@@ -236,11 +281,12 @@ enum Kind {
     DecMem(usize),
     AssignInt(usize, Expr),
     AssignMem(usize, usize),
-    Alloc(usize, Expr),
-    /// `x <- m[i]`.
-    Read(usize, usize, Expr),
-    /// `m[i] <- v`.
-    Write(usize, Expr, Expr),
+    /// `x <- alloc se t`: the size of t in bytes.
+    Alloc(usize, Expr, u64),
+    /// `x <- m[i]`: x's type.
+    Read(usize, usize, Expr, Prim),
+    /// `m[i] <- v`: v's type.
+    Write(usize, Expr, Expr, Prim),
     If(usize, Vec<Stmt>, Vec<Stmt>),
     /// Index slot, bound, body.
     Kernel(usize, Expr, Vec<Stmt>),
@@ -250,6 +296,38 @@ enum Kind {
     While(usize, Vec<Stmt>),
     /// `assert c se`.
     Assert(Box<AssertCode>),
+    /// `reduce` or `scan`.
+    Red(Box<RedCode>),
+}
+
+/// A compiled `reduce` (with a target slot) or `scan` (with an output).
+#[derive(Debug)]
+struct RedCode {
+    op: OpCode,
+    /// The element type.
+    t: Prim,
+    ne: Expr,
+    index: usize,
+    count: Expr,
+    body: Vec<Stmt>,
+    elem: Expr,
+    /// Where the result goes.
+    to: RedTo,
+}
+
+#[derive(Debug)]
+enum RedTo {
+    /// `x <- reduce ...`: x's slot.
+    Slot(usize),
+    /// `scan ... into m[j]`: m's slot and j.
+    Block(usize, Expr),
+}
+
+#[derive(Debug)]
+enum OpCode {
+    Bin(BinOp),
+    /// The operand slots, the body, the result.
+    Lambda(usize, usize, Vec<Stmt>, Expr),
 }
 
 /// The message of a failed `assert`: "slice out of bounds: `0 <= a && a
@@ -294,6 +372,7 @@ struct Stmt {
 struct ArrCode {
     name: Name,
     shape: Vec<Expr>,
+    elem: Prim,
     /// Its block's `mem` slot.
     block: usize,
     lmad: LmadCode,
@@ -302,13 +381,13 @@ struct ArrCode {
 
 #[derive(Debug)]
 enum ParamCode {
-    Int(Name, usize, Span),
+    Scalar(Name, usize, Prim, Span),
     Array(ArrCode),
 }
 
 #[derive(Debug)]
 enum ResultCode {
-    Int(usize),
+    Scalar(usize),
     Array(ArrCode),
 }
 
@@ -318,10 +397,29 @@ struct Code {
     params: Vec<ParamCode>,
     body: Vec<Stmt>,
     results: Vec<ResultCode>,
-    /// The name of each `int` slot.
+    /// The name of each scalar slot.
     int_names: Vec<Name>,
+    /// The type of each scalar slot.
+    int_types: Vec<Prim>,
     /// The name of each `mem` slot.
     mem_names: Vec<Name>,
+    /// The `scan` statements: a race reported at one of them is E-IMP-SCAN's.
+    scans: Vec<Span>,
+    /// The `reduce` statements.
+    reduces: Vec<Span>,
+}
+
+impl Code {
+    /// The rule of a race found in the parallel operation at `span`.
+    fn race_rule(&self, span: Span) -> &'static str {
+        if self.scans.contains(&span) {
+            SCAN
+        } else if self.reduces.contains(&span) {
+            REDUCE
+        } else {
+            KERNEL
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -338,7 +436,10 @@ struct Compiler {
     /// What each open scope shadowed, to restore on closing it.
     undo: Vec<(Name, Option<Var>)>,
     int_names: Vec<Name>,
+    int_types: Vec<Prim>,
     mem_names: Vec<Name>,
+    scans: Vec<Span>,
+    reduces: Vec<Span>,
 }
 
 impl Compiler {
@@ -347,9 +448,11 @@ impl Compiler {
         self.undo.push((x.clone(), old));
     }
 
-    /// A new `int` slot for `x`, in scope until its scope closes.
-    fn declare_int(&mut self, x: &Name) -> usize {
+    /// A new scalar slot of type `t` for `x`, in scope until its scope
+    /// closes.
+    fn declare_int(&mut self, x: &Name, t: Prim) -> usize {
         self.int_names.push(x.clone());
+        self.int_types.push(t);
         let k = self.int_names.len() - 1;
         self.declare(x, Var::Int(k));
         k
@@ -381,7 +484,7 @@ impl Compiler {
                 rule,
                 x.span,
                 format!(
-                    "`{}` is not an `int` variable in scope (the program is not well typed)",
+                    "`{}` is not a scalar variable in scope (the program is not well typed)",
                     x.name
                 ),
             )),
@@ -402,37 +505,70 @@ impl Compiler {
         }
     }
 
-    fn atom(&self, a: &Atom, rule: &'static str) -> R<Expr> {
+    fn atom(&self, a: &Atom, rule: &'static str) -> R<(Expr, Prim)> {
         match a {
-            Atom::Int(k, _) => Ok(Expr::Const(*k)),
-            Atom::Const(c, _) => Ok(Expr::Const(c.to_bits() as i64)),
-            Atom::Var(x) => Ok(Expr::Var(self.int(x, rule)?)),
+            Atom::Int(k, _) => Ok((Expr::Const(*k as u64), Prim::I64)),
+            Atom::Const(c, _) => Ok((Expr::Const(c.to_bits()), c.prim())),
+            Atom::Var(x) => {
+                let s = self.int(x, rule)?;
+                Ok((Expr::Var(s), self.int_types[s]))
+            }
         }
     }
 
-    fn sexp(&self, e: &SExp, rule: &'static str) -> R<Expr> {
+    /// An `i64` expression (sizes, indices, bounds).
+    fn index(&self, e: &SExp, rule: &'static str) -> R<Expr> {
+        let (x, t) = self.sexp(e, rule)?;
+        if t != Prim::I64 {
+            return Err(stuck(
+                rule,
+                e.span(),
+                format!("`{e}` is {t}, not an int (the program is not well typed)"),
+            ));
+        }
+        Ok(x)
+    }
+
+    fn sexp(&self, e: &SExp, rule: &'static str) -> R<(Expr, Prim)> {
         Ok(match e {
             SExp::Atom(a) => self.atom(a, rule)?,
-            SExp::Un(op, e, _) => match self.sexp(e, rule)? {
-                Expr::Const(k) => Expr::Const(unop(*op, k)),
-                e => Expr::Un(*op, Box::new(e)),
-            },
+            SExp::Un(op, e, _) => {
+                let (x, t) = self.sexp(e, rule)?;
+                let to = un_type(*op, t);
+                match x {
+                    Expr::Const(k) => (Expr::Const(unop_t(*op, t, k)), to),
+                    x => (Expr::Un(*op, t, Box::new(x)), to),
+                }
+            }
             SExp::Bin(op, l, r, _) => {
                 let op = *op;
-                match (self.sexp(l, rule)?, self.sexp(r, rule)?) {
+                let (a, t) = self.sexp(l, rule)?;
+                let (b, u) = self.sexp(r, rule)?;
+                if t != u {
+                    return Err(stuck(
+                        rule,
+                        e.span(),
+                        format!(
+                            "the operands of `{e}` are {t} and {u} (the program is not well typed)"
+                        ),
+                    ));
+                }
+                let x = match (a, b) {
                     // Folded unless it divides by zero: that is stuck when,
                     // and only if, the statement runs.
-                    (Expr::Const(a), Expr::Const(b)) => match binop(op, a, b) {
+                    (Expr::Const(a), Expr::Const(b)) => match binop_t(op, t, a, b) {
                         Ok(k) => Expr::Const(k),
                         Err(DivByZero) => {
-                            Expr::Bin(op, Box::new(Expr::Const(a)), Box::new(Expr::Const(b)))
+                            Expr::TBin(op, t, Box::new(Expr::Const(a)), Box::new(Expr::Const(b)))
                         }
                     },
-                    (Expr::Var(x), Expr::Const(k)) => Expr::VarConst(op, x, k),
-                    (Expr::Const(k), Expr::Var(x)) => Expr::ConstVar(op, k, x),
+                    (a, b) if t != Prim::I64 => Expr::TBin(op, t, Box::new(a), Box::new(b)),
+                    (Expr::Var(x), Expr::Const(k)) => Expr::VarConst(op, x, k as i64),
+                    (Expr::Const(k), Expr::Var(x)) => Expr::ConstVar(op, k as i64, x),
                     (Expr::Var(x), Expr::Var(y)) => Expr::VarVar(op, x, y),
                     (a, b) => Expr::Bin(op, Box::new(a), Box::new(b)),
-                }
+                };
+                (x, bin_type(op, t))
             }
         })
     }
@@ -442,6 +578,50 @@ impl Compiler {
         let out = ss.iter().map(|s| self.stmt(s)).collect();
         self.close(mark);
         out
+    }
+
+    /// A `reduce` (to `Some(x)`) or a `scan` (into `m[j]`).
+    fn red(&mut self, r: &Red, rule: &'static str, x: Option<&Ident>, m: Option<(&Ident, &SExp)>) -> R<RedCode> {
+        let (ne, t) = self.sexp(&r.ne, rule)?;
+        let count = self.index(&r.count, rule)?;
+        let op = match &r.op {
+            ImpOp::Bin(b) => OpCode::Bin(*b),
+            ImpOp::Lambda(a, b, ss, e) => {
+                let mark = self.undo.len();
+                let sa = self.declare_int(&a.name, t);
+                let sb = self.declare_int(&b.name, t);
+                let body = self.stmts(ss);
+                let res = self.sexp(&e, rule);
+                self.close(mark);
+                OpCode::Lambda(sa, sb, body?, res?.0)
+            }
+        };
+        let to_slot = match x {
+            Some(x) => Some(self.int(x, rule)?),
+            None => None,
+        };
+        let mark = self.undo.len();
+        let index = self.declare_int(&r.index.name, Prim::I64);
+        let body = self.stmts(&r.body);
+        let elem = self.sexp(&r.elem, rule);
+        let to = match (to_slot, m) {
+            (Some(s), _) => Ok(RedTo::Slot(s)),
+            (None, Some((m, j))) => self
+                .mem(m, rule)
+                .and_then(|m| Ok(RedTo::Block(m, self.index(j, rule)?))),
+            (None, None) => Err(stuck(rule, r.count.span(), "a reduction without a target")),
+        };
+        self.close(mark);
+        Ok(RedCode {
+            op,
+            t,
+            ne,
+            index,
+            count,
+            body: body?,
+            elem: elem?.0,
+            to: to?,
+        })
     }
 
     fn stmt(&mut self, s: &AstStmt) -> R<Stmt> {
@@ -455,18 +635,19 @@ impl Compiler {
                     .collect::<R<Vec<(Name, usize)>>>()?;
                 Kind::Assert(Box::new(AssertCode {
                     check: *check,
-                    cond: self.sexp(e, ASSERT)?,
+                    cond: self.sexp(e, ASSERT)?.0,
                     text: funmem_lang::print::sexp_string(e),
                     vars,
                 }))
             }
-            StmtKind::Var(x, ImpType::Prim(_)) => Kind::DecInt(self.declare_int(&x.name)),
-            StmtKind::Reduce(..) | StmtKind::Scan(..) => {
-                return Err(stuck(
-                    "E-IMP-REDUCE",
-                    s.span,
-                    "TRANSIENT: reduce and scan are not evaluated yet",
-                ))
+            StmtKind::Var(x, ImpType::Prim(t)) => Kind::DecInt(self.declare_int(&x.name, *t)),
+            StmtKind::Reduce(x, r) => {
+                self.reduces.push(s.span);
+                Kind::Red(Box::new(self.red(r, REDUCE, Some(x), None)?))
+            }
+            StmtKind::Scan(r, m, j) => {
+                self.scans.push(s.span);
+                Kind::Red(Box::new(self.red(r, SCAN, None, Some((m, j)))?))
             }
             StmtKind::Var(x, ImpType::Mem) => Kind::DecMem(self.declare_mem(&x.name)),
             StmtKind::Assign(x, e) => match self.env.get(&x.name) {
@@ -486,30 +667,32 @@ impl Compiler {
                         }
                     }
                 }
-                _ => Kind::AssignInt(self.int(x, ASSIGN_INT)?, self.sexp(e, ASSIGN_INT)?),
+                _ => Kind::AssignInt(self.int(x, ASSIGN_INT)?, self.sexp(e, ASSIGN_INT)?.0),
             },
-            StmtKind::Alloc(x, e, _) => Kind::Alloc(self.mem(x, ALLOC)?, self.sexp(e, ALLOC)?),
-            StmtKind::Read(x, m, i) => {
-                Kind::Read(self.int(x, READ)?, self.mem(m, READ)?, self.sexp(i, READ)?)
+            StmtKind::Alloc(x, e, t) => {
+                Kind::Alloc(self.mem(x, ALLOC)?, self.index(e, ALLOC)?, t.size())
             }
-            StmtKind::Write(m, i, v) => Kind::Write(
-                self.mem(m, WRITE)?,
-                self.sexp(i, WRITE)?,
-                self.sexp(v, WRITE)?,
-            ),
+            StmtKind::Read(x, m, i) => {
+                let s = self.int(x, READ)?;
+                Kind::Read(s, self.mem(m, READ)?, self.index(i, READ)?, self.int_types[s])
+            }
+            StmtKind::Write(m, i, v) => {
+                let (v, t) = self.sexp(v, WRITE)?;
+                Kind::Write(self.mem(m, WRITE)?, self.index(i, WRITE)?, v, t)
+            }
             StmtKind::If(c, t, e) => Kind::If(self.int(c, TRUE)?, self.stmts(t)?, self.stmts(e)?),
             StmtKind::Kernel(i, n, body) => {
-                let n = self.sexp(n, KERNEL)?;
+                let n = self.index(n, KERNEL)?;
                 let mark = self.undo.len();
-                let k = self.declare_int(&i.name);
+                let k = self.declare_int(&i.name, Prim::I64);
                 let body = self.stmts(body);
                 self.close(mark);
                 Kind::Kernel(k, n, body?)
             }
             StmtKind::For(i, n, body) => {
-                let n = self.sexp(n, FOR)?;
+                let n = self.index(n, FOR)?;
                 let mark = self.undo.len();
-                let k = self.declare_int(&i.name);
+                let k = self.declare_int(&i.name, Prim::I64);
                 let body = self.stmts(body);
                 self.close(mark);
                 Kind::For(k, n, body?)
@@ -522,11 +705,11 @@ impl Compiler {
     fn lmad(&self, a: &ArrDecl) -> R<LmadCode> {
         let l = a.lmad.to_lmad();
         Ok(LmadCode {
-            offset: self.sexp(&l.offset, PROG)?,
+            offset: self.index(&l.offset, PROG)?,
             dims: l
                 .dims
                 .iter()
-                .map(|d| Ok((self.sexp(&d.elems, PROG)?, self.sexp(&d.stride, PROG)?)))
+                .map(|d| Ok((self.index(&d.elems, PROG)?, self.index(&d.stride, PROG)?)))
                 .collect::<R<_>>()?,
         })
     }
@@ -537,8 +720,9 @@ impl Compiler {
             shape: a
                 .shape
                 .iter()
-                .map(|s| self.atom(s, PROG))
+                .map(|s| Ok(self.atom(s, PROG)?.0))
                 .collect::<R<_>>()?,
+            elem: a.elem,
             block,
             lmad: self.lmad(a)?,
             span: a.span,
@@ -549,8 +733,8 @@ impl Compiler {
         let mut params = Vec::with_capacity(p.params.len());
         for q in &p.params {
             params.push(match q {
-                Param::Scalar(x, _, span) => {
-                    ParamCode::Int(x.name.clone(), self.declare_int(&x.name), *span)
+                Param::Scalar(x, t, span) => {
+                    ParamCode::Scalar(x.name.clone(), self.declare_int(&x.name, *t), *t, *span)
                 }
                 Param::Array(a) => {
                     // Arrays given as inputs may share a block.
@@ -568,7 +752,7 @@ impl Compiler {
             .results
             .iter()
             .map(|r| match r {
-                ImpResult::Scalar(x) => Ok(ResultCode::Int(self.int(x, PROG)?)),
+                ImpResult::Scalar(x) => Ok(ResultCode::Scalar(self.int(x, PROG)?)),
                 ImpResult::Array(a) => {
                     Ok(ResultCode::Array(self.arr(a, self.mem(&a.block, PROG)?)?))
                 }
@@ -580,7 +764,10 @@ impl Compiler {
             body,
             results,
             int_names: self.int_names,
+            int_types: self.int_types,
             mem_names: self.mem_names,
+            scans: self.scans,
+            reduces: self.reduces,
         })
     }
 }
@@ -601,14 +788,107 @@ impl fmt::Display for BlockLabel {
     }
 }
 
+/// A scalar slot's value as observers see it.
+struct Word(Prim, u64);
+
+impl fmt::Display for Word {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Prim::I64 => write!(f, "{}", self.1 as i64),
+            t => write!(f, "{}", Const::from_bits(t, self.1)),
+        }
+    }
+}
+
+/// The word of type `t` in the `t.size()` bytes at the start of `raw`
+/// (little-endian, the rest of `raw` zero).
+#[inline(always)]
+fn word_of(t: Prim, raw: u64) -> u64 {
+    match t {
+        Prim::I64 | Prim::F64 => raw,
+        Prim::I32 => raw as u32 as i32 as i64 as u64,
+        Prim::F32 => raw & 0xffff_ffff,
+        Prim::Bool => (raw & 0xff != 0) as u64,
+    }
+}
+
+/// The bytes `[at, at + size)` of `block`, where `at` is element `i`'s of a
+/// type of `size` bytes; `None` when any of them lies outside.
+#[inline(always)]
+fn bytes_at(i: i64, size: usize, len: usize) -> Option<std::ops::Range<usize>> {
+    let at = usize::try_from(i).ok()?.checked_mul(size)?;
+    let end = at.checked_add(size)?;
+    (end <= len).then_some(at..end)
+}
+
+/// Reads the element of type `t` at element index `i` of `block`.
+#[inline(always)]
+fn load(block: &[u8], i: i64, t: Prim) -> Option<u64> {
+    let size = t.size() as usize;
+    let r = bytes_at(i, size, block.len())?;
+    let mut buf = [0u8; 8];
+    buf[..size].copy_from_slice(&block[r]);
+    Some(word_of(t, u64::from_le_bytes(buf)))
+}
+
+/// Writes the word `w` of type `t` at element index `i` of `block`; false
+/// when out of bounds.
+#[inline(always)]
+fn store(block: &mut [u8], i: i64, t: Prim, w: u64) -> bool {
+    let size = t.size() as usize;
+    match bytes_at(i, size, block.len()) {
+        Some(r) => {
+            block[r].copy_from_slice(&w.to_le_bytes()[..size]);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The heap limit's units: 8 bytes (a cell of the untyped semantics).
+fn cells_of(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
+/// A vector of `bytes` zero bytes, or an error at `span` charged to `rule`
+/// when the system refuses the memory (instead of aborting the process).
+/// They come zeroed from the allocator, so untouched pages cost nothing.
+fn zeroed_bytes(bytes: u64, rule: &'static str, span: Span) -> R<Vec<u8>> {
+    let refused = || {
+        stuck(
+            rule,
+            span,
+            format!("the system refused memory for a block of {bytes} bytes; give the run a smaller --max-heap, or it more memory"),
+        )
+    };
+    let n = usize::try_from(bytes).map_err(|_| refused())?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| refused())?;
+    // SAFETY: `layout` has a non-zero size (n > 0 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(refused());
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[u8; n]`, which is what a `Vec<u8>` of capacity n uses; all n
+    // bytes are initialised (to zero).
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
 struct Machine<'a, O> {
-    ints: Vec<i64>,
+    /// The scalar slots' words.
+    ints: Vec<u64>,
     mems: Vec<usize>,
-    blocks: Vec<Vec<i64>>,
+    /// The blocks' bytes.
+    blocks: Vec<Vec<u8>>,
     fuel: u64,
     limits: Limits,
     heap_used: u64,
     race: RaceDetector,
+    /// Kernels and parallel reductions around the current statement.
+    depth: usize,
     code: &'a Code,
     obs: &'a mut O,
 }
@@ -616,20 +896,37 @@ struct Machine<'a, O> {
 #[cold]
 #[inline(never)]
 fn div_error(rule: &'static str, span: Span, d: DivZero) -> Box<EvalError> {
+    let lhs = match d.lhs {
+        Const::I64(k) => k.to_string(),
+        c => c.to_string(),
+    };
     stuck(
         rule,
         span,
-        format!("division by zero: `{} {} 0`", d.lhs, d.op.symbol()),
+        format!("division by zero: `{lhs} {} 0`", d.op.symbol()),
     )
 }
 
 #[cold]
 #[inline(never)]
 fn race_error(r: Box<Race>) -> Box<EvalError> {
-    let (span, message) = (r.kernel, describe(&r));
+    race_error_at(r, KERNEL)
+}
+
+/// A race in the parallel operation (kernel, `reduce`, `scan`) of `rule`.
+fn race_error_at(r: Box<Race>, rule: &'static str) -> Box<EvalError> {
+    let span = r.kernel;
+    let message = match rule {
+        SCAN => format!(
+            "the scan writes where it reads (its iterations run in parallel; its result number i counts as iteration n + i): {}",
+            describe(&r)
+        ),
+        REDUCE => format!("in the reduce (its iterations run in parallel): {}", describe(&r)),
+        _ => describe(&r),
+    };
     Box::new(EvalError {
         kind: ErrorKind::Race(r),
-        rule: KERNEL,
+        rule,
         span,
         message,
     })
@@ -654,8 +951,14 @@ impl<O: Observer> Machine<'_, O> {
     }
 
     #[inline(always)]
-    fn eval(&self, e: &Expr, rule: &'static str, span: Span) -> R<i64> {
+    fn eval(&self, e: &Expr, rule: &'static str, span: Span) -> R<u64> {
         e.eval(&self.ints).map_err(|d| div_error(rule, span, d))
+    }
+
+    /// An `i64` expression's value.
+    #[inline(always)]
+    fn eval_int(&self, e: &Expr, rule: &'static str, span: Span) -> R<i64> {
+        self.eval(e, rule, span).map(|w| w as i64)
     }
 
     /// The block in `mem` slot `m`.
@@ -689,48 +992,102 @@ impl<O: Observer> Machine<'_, O> {
             assert_message(
                 a.check,
                 &a.text,
-                a.vars.iter().map(|(n, k)| (n.as_str(), self.ints[*k])),
+                a.vars.iter().map(|(n, k)| (n.as_str(), self.ints[*k] as i64)),
             ),
         )
     }
 
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn out_of_bounds(
         &self,
         what: &str,
         m: usize,
         b: usize,
         off: i64,
+        t: Prim,
         rule: &'static str,
         span: Span,
     ) -> Box<EvalError> {
         let name = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
         let size = self.blocks.get(b).map_or(0, Vec::len);
+        let bytes = match off.checked_mul(t.size() as i64) {
+            Some(at) => format!("bytes {at}..{}", at.saturating_add(t.size() as i64)),
+            None => "bytes beyond any block".to_string(),
+        };
         stuck(
             rule,
             span,
             format!(
-                "{what} out of bounds: offset {off} of block {b} (`{name}`), which has size {size}"
+                "{what} out of bounds: offset {off} of type {t} ({bytes}) of block {b} (`{name}`), which has size {size} bytes"
             ),
         )
     }
 
-    /// A fresh zero-filled block of `cells` elements, counted against the
-    /// heap limit.
-    fn allocate(&mut self, cells: i64, rule: &'static str, span: Span) -> R<usize> {
-        let Ok(n) = u64::try_from(cells) else {
-            return Err(stuck(
-                rule,
-                span,
-                format!("negative allocation size {cells}"),
-            ));
-        };
-        self.heap_used = self.limits.charge(self.heap_used, n, rule, span)?;
+    /// A fresh zero-filled block of `bytes` bytes, counted against the heap
+    /// limit in 8-byte cells.
+    fn allocate(&mut self, bytes: u64, rule: &'static str, span: Span) -> R<usize> {
+        let cells = cells_of(bytes);
+        self.heap_used = self.limits.charge(self.heap_used, cells, rule, span)?;
         let label = self.blocks.len();
-        self.blocks.push(machine::zeroed(n, rule, span)?);
-        self.obs.alloc(label, n);
+        self.blocks.push(zeroed_bytes(bytes, rule, span)?);
+        self.obs.alloc(label, cells);
         Ok(label)
+    }
+
+    /// Records an access of `t` at element `i` of block `b` with the race
+    /// detector: every byte it touches.
+    #[inline(always)]
+    fn race_access(&mut self, b: usize, i: i64, t: Prim, write: bool) -> R<()> {
+        let size = t.size() as i64;
+        let at = i * size;
+        for k in at..at + size {
+            if write {
+                self.race.write(b, k).map_err(race_error)?;
+            } else {
+                self.race.read(b, k).map_err(race_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn read<const RACE: bool>(&mut self, x: usize, m: usize, i: i64, t: Prim, span: Span) -> R<()> {
+        let b = self.block_of(m, READ, span)?;
+        let Some(v) = load(&self.blocks[b], i, t) else {
+            return Err(self.out_of_bounds("read", m, b, i, t, READ, span));
+        };
+        self.obs.read(b, i * t.size() as i64);
+        if RACE {
+            self.race_access(b, i, t, false)?;
+        }
+        self.ints[x] = v;
+        if let Some(n) = self.code.int_names.get(x) {
+            self.obs.bind(n, &Word(t, v));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn write<const RACE: bool>(
+        &mut self,
+        m: usize,
+        i: i64,
+        t: Prim,
+        v: u64,
+        rule: &'static str,
+        span: Span,
+    ) -> R<()> {
+        let b = self.block_of(m, rule, span)?;
+        if !store(&mut self.blocks[b], i, t, v) {
+            return Err(self.out_of_bounds("write", m, b, i, t, rule, span));
+        }
+        self.obs.write(b, i * t.size() as i64);
+        if RACE {
+            self.race_access(b, i, t, true)?;
+        }
+        Ok(())
     }
 
     fn exec<const RACE: bool>(&mut self, ss: &[Stmt]) -> R<()> {
@@ -756,8 +1113,10 @@ impl<O: Observer> Machine<'_, O> {
                     self.tick(ASSIGN_INT, span)?;
                     let v = self.eval(e, ASSIGN_INT, span)?;
                     self.ints[x] = v;
-                    if let Some(n) = self.code.int_names.get(x) {
-                        self.obs.bind(n, &v);
+                    if let (Some(n), Some(&t)) =
+                        (self.code.int_names.get(x), self.code.int_types.get(x))
+                    {
+                        self.obs.bind(n, &Word(t, v));
                     }
                 }
                 Kind::AssignMem(x, y) => {
@@ -768,50 +1127,30 @@ impl<O: Observer> Machine<'_, O> {
                         self.obs.bind(n, &BlockLabel(b));
                     }
                 }
-                Kind::Alloc(x, ref e) => {
+                Kind::Alloc(x, ref e, size) => {
                     self.tick(ALLOC, span)?;
-                    let cells = self.eval(e, ALLOC, span)?;
-                    let b = self.allocate(cells, ALLOC, span)?;
+                    let n = self.eval_int(e, ALLOC, span)?;
+                    let Some(bytes) = u64::try_from(n).ok().and_then(|n| n.checked_mul(size))
+                    else {
+                        return Err(self.bad_alloc(n, size, span));
+                    };
+                    let b = self.allocate(bytes, ALLOC, span)?;
                     self.mems[x] = b;
                     if let Some(n) = self.code.mem_names.get(x) {
                         self.obs.bind(n, &BlockLabel(b));
                     }
                 }
-                Kind::Read(x, m, ref i) => {
+                Kind::Read(x, m, ref i, t) => {
                     self.tick(READ, span)?;
-                    let b = self.block_of(m, READ, span)?;
-                    let off = self.eval(i, READ, span)?;
-                    let Some(&v) = usize::try_from(off)
-                        .ok()
-                        .and_then(|o| self.blocks[b].get(o))
-                    else {
-                        return Err(self.out_of_bounds("read", m, b, off, READ, span));
-                    };
-                    self.obs.read(b, off);
-                    if RACE {
-                        self.race.read(b, off).map_err(race_error)?;
-                    }
-                    self.ints[x] = v;
-                    if let Some(n) = self.code.int_names.get(x) {
-                        self.obs.bind(n, &v);
-                    }
+                    let i = self.eval_int(i, READ, span)?;
+                    self.read::<RACE>(x, m, i, t, span)?;
                 }
-                Kind::Write(m, ref i, ref e) => {
+                Kind::Write(m, ref i, ref e, t) => {
                     self.tick(WRITE, span)?;
-                    let b = self.block_of(m, WRITE, span)?;
-                    let off = self.eval(i, WRITE, span)?;
+                    self.block_of(m, WRITE, span)?;
+                    let i = self.eval_int(i, WRITE, span)?;
                     let v = self.eval(e, WRITE, span)?;
-                    let Some(cell) = usize::try_from(off)
-                        .ok()
-                        .and_then(|o| self.blocks[b].get_mut(o))
-                    else {
-                        return Err(self.out_of_bounds("write", m, b, off, WRITE, span));
-                    };
-                    *cell = v;
-                    self.obs.write(b, off);
-                    if RACE {
-                        self.race.write(b, off).map_err(race_error)?;
-                    }
+                    self.write::<RACE>(m, i, t, v, WRITE, span)?;
                 }
                 Kind::If(c, ref t, ref e) => {
                     if self.ints[c] != 0 {
@@ -824,7 +1163,7 @@ impl<O: Observer> Machine<'_, O> {
                 }
                 Kind::Kernel(x, ref n, ref body) => {
                     self.tick(KERNEL, span)?;
-                    let n = self.eval(n, KERNEL, span)?;
+                    let n = self.eval_int(n, KERNEL, span)?;
                     if n < 0 {
                         return Err(stuck(KERNEL, span, format!("negative kernel bound {n}")));
                     }
@@ -836,8 +1175,9 @@ impl<O: Observer> Machine<'_, O> {
                     if RACE {
                         self.race.enter_kernel(span);
                     }
+                    self.depth += 1;
                     for i in 0..n {
-                        self.ints[x] = i;
+                        self.ints[x] = i as u64;
                         self.obs.iteration_start(span, i);
                         if RACE {
                             self.race.begin_iteration(i);
@@ -845,15 +1185,16 @@ impl<O: Observer> Machine<'_, O> {
                         self.exec::<RACE>(body)?;
                         self.obs.iteration_end(span, i);
                     }
+                    self.depth -= 1;
                     if RACE {
                         self.race.exit_kernel();
                     }
                 }
                 Kind::For(x, ref n, ref body) => {
                     self.tick(FOR, span)?;
-                    let n = self.eval(n, FOR, span)?;
+                    let n = self.eval_int(n, FOR, span)?;
                     for i in 0..n {
-                        self.ints[x] = i;
+                        self.ints[x] = i as u64;
                         self.iteration::<RACE>(FOR, "for", span, body)?;
                     }
                 }
@@ -863,6 +1204,78 @@ impl<O: Observer> Machine<'_, O> {
                         self.iteration::<RACE>(WHILE, "while", span, body)?;
                     }
                 }
+                Kind::Red(ref r) => self.reduce::<RACE>(r, span)?,
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_alloc(&self, n: i64, size: u64, span: Span) -> Box<EvalError> {
+        if n < 0 {
+            stuck(ALLOC, span, format!("negative allocation size {n}"))
+        } else {
+            let cells = (n as u64).saturating_mul(size) / 8;
+            Box::new(self.limits.over_heap(ALLOC, span, cells, self.heap_used))
+        }
+    }
+
+    /// E-IMP-REDUCE / E-IMP-SCAN: the left fold of the iterations'
+    /// elements, in order. Outside every kernel the statement is one
+    /// parallel operation for the race detector (its iterations are a
+    /// kernel's, and a scan's result i is written by "iteration" n + i, so
+    /// that it races with every other iteration's reads there); inside a
+    /// kernel it is sequential code of the enclosing iteration.
+    #[inline(never)]
+    fn reduce<const RACE: bool>(&mut self, r: &RedCode, span: Span) -> R<()> {
+        let (rule, form) = match r.to {
+            RedTo::Slot(_) => (REDUCE, "reduce"),
+            RedTo::Block(..) => (SCAN, "scan"),
+        };
+        self.tick(rule, span)?;
+        let n = self.eval_int(&r.count, rule, span)?;
+        if n < 0 {
+            return Err(stuck(rule, span, format!("negative {form} bound {n}")));
+        }
+        let mut acc = self.eval(&r.ne, rule, span)?;
+        let parallel = RACE && self.depth == 0 && n > 0;
+        if parallel {
+            self.race.enter_kernel(span);
+        }
+        self.depth += 1;
+        for i in 0..n {
+            self.ints[r.index] = i as u64;
+            if parallel {
+                self.race.begin_iteration(i);
+            }
+            self.iteration::<RACE>(rule, form, span, &r.body)?;
+            let e = self.eval(&r.elem, rule, span)?;
+            acc = match r.op {
+                OpCode::Bin(op) => bin_t(op, r.t, acc, e).map_err(|d| div_error(rule, span, d))?,
+                OpCode::Lambda(a, b, ref body, ref res) => {
+                    self.ints[a] = acc;
+                    self.ints[b] = e;
+                    self.exec::<RACE>(body)?;
+                    self.eval(res, rule, span)?
+                }
+            };
+            if let RedTo::Block(m, ref j) = r.to {
+                let at = self.eval_int(j, rule, span)?;
+                if parallel {
+                    self.race.begin_iteration(n.saturating_add(i));
+                }
+                self.write::<RACE>(m, at, r.t, acc, rule, span)?;
+            }
+        }
+        self.depth -= 1;
+        if parallel {
+            self.race.exit_kernel();
+        }
+        if let RedTo::Slot(x) = r.to {
+            self.ints[x] = acc;
+            if let Some(name) = self.code.int_names.get(x) {
+                self.obs.bind(name, &Word(r.t, acc));
             }
         }
         Ok(())
@@ -904,7 +1317,7 @@ impl<O: Observer> Machine<'_, O> {
 
     /// The sizes of an array parameter or result, and its LMAD, evaluated.
     fn arr_layout(&self, a: &ArrCode) -> R<(Vec<i64>, Lmad<i64>)> {
-        let ev = |e: &Expr| self.eval(e, PROG, a.span);
+        let ev = |e: &Expr| self.eval_int(e, PROG, a.span);
         let shape = a.shape.iter().map(ev).collect::<R<Vec<_>>>()?;
         let offset = ev(&a.lmad.offset)?;
         let dims = a
@@ -927,20 +1340,21 @@ impl<O: Observer> Machine<'_, O> {
         let code = self.code;
         let want = code.params.len();
         prog::check_not_too_many(want, inputs.len(), span)?;
-        // Array inputs with their layouts, and each block's size.
+        // Array inputs with their layouts, and each block's size in bytes.
         let mut arrays: Vec<(&ArrayValue, usize, Lmad<i64>, &ArrCode)> = Vec::new();
-        let mut sizes: Vec<Option<i64>> = vec![None; code.mem_names.len()];
+        let mut sizes: Vec<Option<u64>> = vec![None; code.mem_names.len()];
         let mut order: Vec<usize> = Vec::new();
         for (k, q) in code.params.iter().enumerate() {
             match q {
-                ParamCode::Int(x, slot, pspan) => {
-                    let v = prog::input_of(inputs, k, want, x.as_str(), "int", *pspan)?;
+                ParamCode::Scalar(x, slot, t, pspan) => {
+                    let tn = ImpType::Prim(*t).name();
+                    let v = prog::input_of(inputs, k, want, x.as_str(), tn, *pspan)?;
                     match v {
-                        Value::Scalar(Const::I64(i)) => self.ints[*slot] = *i,
+                        Value::Scalar(c) if c.prim() == *t => self.ints[*slot] = c.to_bits(),
                         _ => {
                             return Err(Box::new(prog::mismatch(
                                 x.as_str(),
-                                "int",
+                                tn,
                                 &v.type_name(),
                                 *pspan,
                             )))
@@ -949,9 +1363,36 @@ impl<O: Observer> Machine<'_, O> {
                 }
                 ParamCode::Array(a) => {
                     let (shape, l) = self.arr_layout(a)?;
-                    let expected = prog::type_of_shape(&shape);
+                    let expected = type_of(&shape, a.elem);
                     let v = prog::input_of(inputs, k, want, a.name.as_str(), &expected, a.span)?;
-                    let (av, need) = prog::array_input(v, a.name.as_str(), a.span, &shape, &l)?;
+                    if v.prim() != a.elem {
+                        return Err(Box::new(prog::mismatch(
+                            a.name.as_str(),
+                            &expected,
+                            &v.type_name(),
+                            a.span,
+                        )));
+                    }
+                    let (av, need) = prog::array_input(v, a.name.as_str(), a.span, &shape, &l)
+                        .map_err(|e| Box::new(retyped(e, &shape, a.elem)))?;
+                    let need = match need {
+                        Some(n) => Some(
+                            u64::try_from(n)
+                                .ok()
+                                .and_then(|n| n.checked_mul(a.elem.size()))
+                                .ok_or_else(|| {
+                                    stuck(
+                                        PROG,
+                                        a.span,
+                                        format!(
+                                            "array parameter `{}` has address {n}, too large for a block",
+                                            a.name
+                                        ),
+                                    )
+                                })?,
+                        ),
+                        None => None,
+                    };
                     let s = &mut sizes[a.block];
                     *s = match (*s, need) {
                         (Some(s), Some(n)) => Some(s.max(n)),
@@ -966,13 +1407,13 @@ impl<O: Observer> Machine<'_, O> {
             }
         }
         for m in order {
-            let cells = sizes[m].unwrap_or(0);
-            let b = self.allocate(cells, PROG, span)?;
+            let bytes = sizes[m].unwrap_or(0);
+            let b = self.allocate(bytes, PROG, span)?;
             self.mems[m] = b;
         }
         for (av, m, l, a) in arrays {
             let b = self.mems[m];
-            prog::lay_out(&mut self.blocks[b], av, &l, a.name.as_str(), a.span)?;
+            lay_out(&mut self.blocks[b], av, &l, a)?;
         }
         Ok(())
     }
@@ -985,7 +1426,10 @@ impl<O: Observer> Machine<'_, O> {
         let mut copied = 0;
         for r in &code.results {
             out.push(match r {
-                ResultCode::Int(x) => Value::Scalar(Const::I64(self.ints[*x])),
+                ResultCode::Scalar(x) => {
+                    let t = code.int_types.get(*x).copied().unwrap_or(Prim::I64);
+                    Value::Scalar(Const::from_bits(t, self.ints[*x]))
+                }
                 ResultCode::Array(a) => self.read_back(a, &mut copied)?,
             });
         }
@@ -994,15 +1438,88 @@ impl<O: Observer> Machine<'_, O> {
 
     fn read_back(&mut self, a: &ArrCode, copied: &mut u64) -> R<Value> {
         let (shape, l) = self.arr_layout(a)?;
-        let dims = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)?;
-        *copied = self.limits.charge(*copied, dims.1 as u64, PROG, a.span)?;
+        let (dims, len) = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)
+            .map_err(|e| Box::new(retyped(e, &shape, a.elem)))?;
+        let cells = cells_of((len as u64).saturating_mul(a.elem.size()));
+        *copied = self.limits.charge(*copied, cells, PROG, a.span)?;
         let m = a.block;
         let b = self.block_of(m, PROG, a.span)?;
-        let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
-        let label = format!("block {b} (`{bname}`)");
-        let v = prog::read_back(a.name.as_str(), a.span, dims, &l, &self.blocks[b], &label)?;
-        Ok(v)
+        let block = &self.blocks[b];
+        let t = a.elem;
+        let mut words: Vec<u64> = Vec::new();
+        words
+            .try_reserve_exact(len)
+            .map_err(|_| stuck(PROG, a.span, format!("the system refused memory for result `{}`", a.name)))?;
+        let got = l.for_each_address(|addr| match load(block, addr, t) {
+            Some(w) => {
+                words.push(w);
+                Ok(())
+            }
+            None => Err(addr),
+        });
+        if let Err(addr) = got {
+            let bname = self.code.mem_names.get(m).map_or("?", |n| n.as_str());
+            return Err(stuck(
+                PROG,
+                a.span,
+                format!(
+                    "result `{}`: read out of bounds: offset {addr} of type {t} of block {b} (`{bname}`), which has size {} bytes",
+                    a.name,
+                    block.len()
+                ),
+            ));
+        }
+        Ok(Value::Array(ArrayValue {
+            shape: dims,
+            data: Elems::from_words(t, words),
+        }))
     }
+}
+
+/// The type of an array of this shape and element type, e.g. `[2][3]f32`.
+fn type_of(shape: &[i64], t: Prim) -> String {
+    let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+    format!("{dims}{}", ImpType::Prim(t).name())
+}
+
+/// An error of [`crate::prog`], which names `int` arrays, about an array of
+/// element type `t`.
+fn retyped(mut e: EvalError, shape: &[i64], t: Prim) -> EvalError {
+    if t != Prim::I64 {
+        e.message = e
+            .message
+            .replace(&prog::type_of_shape(shape), &type_of(shape, t));
+    }
+    e
+}
+
+/// Lays the array `av` out in `block` by its LMAD `l`, element by element
+/// at byte offsets address * size.
+fn lay_out(block: &mut [u8], av: &ArrayValue, l: &Lmad<i64>, a: &ArrCode) -> R<()> {
+    let t = a.elem;
+    // A row-major layout is one straight copy.
+    if let Some(at) = prog::contiguous_at(av, l) {
+        let bytes = av.data.to_le_bytes();
+        let start = at.saturating_mul(t.size() as usize);
+        if let Some(dst) = block.get_mut(start..start.saturating_add(bytes.len())) {
+            dst.copy_from_slice(&bytes);
+            return Ok(());
+        }
+    }
+    let mut data = av.data.words();
+    l.for_each_address(|addr| {
+        // Addresses are in the block by construction of the block.
+        if let Some(w) = data.next() {
+            if store(block, addr, t, w) {
+                return Ok(());
+            }
+        }
+        Err(stuck(
+            PROG,
+            a.span,
+            format!("array parameter `{}`: address {addr} outside its block", a.name),
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -1144,11 +1661,11 @@ mod tests {
             "E-IMP-KERNEL",
             "start 0",
             "E-IMP-WRITE",
-            "write 0 1",
+            "write 0 8",
             "end 0",
             "start 1",
             "E-IMP-WRITE",
-            "write 0 2",
+            "write 0 16",
             "end 1",
         ];
         assert_eq!(log.0, want);
@@ -1253,12 +1770,12 @@ mod tests {
         stuck_with(
             run(src, &ints(&[3, 3])),
             "E-IMP-READ",
-            &["out of bounds", "offset 3", "block 0", "size 3"],
+            &["out of bounds", "offset 3", "block 0", "size 24 bytes"],
         );
         stuck_with(
             run(src, &ints(&[3, -1])),
             "E-IMP-READ",
-            &["out of bounds", "offset -1", "block 0", "size 3"],
+            &["out of bounds", "offset -1", "block 0", "size 24 bytes"],
         );
         let src = "def main (n: int) (i: int) =
             var m: mem; var k: mem;
@@ -1269,11 +1786,11 @@ mod tests {
         let e = stuck_with(
             run(src, &ints(&[2, 7])),
             "E-IMP-WRITE",
-            &["out of bounds", "offset 7", "block 1", "size 2"],
+            &["out of bounds", "offset 7", "block 1", "size 16 bytes"],
         );
         assert_eq!(
             e.message,
-            "write out of bounds: offset 7 of block 1 (`m`), which has size 2"
+            "write out of bounds: offset 7 of type i64 (bytes 56..64) of block 1 (`m`), which has size 16 bytes"
         );
         let p = program(src);
         assert_eq!(
@@ -1412,17 +1929,17 @@ mod tests {
         stuck_with(
             run(src, &[Value::Scalar(Const::I64(3)), arr(&[1, 2])]),
             "E-IMP-PROG",
-            &["`xs`", "must be [3]int", "[2]int was given"],
+            &["`xs`", "must be [3]int", "[2]i64 was given"],
         );
         stuck_with(
             run(src, &[Value::Scalar(Const::I64(2)), matrix(2, 1, &[1, 2])]),
             "E-IMP-PROG",
-            &["`xs`", "[2]int", "[2][1]int"],
+            &["`xs`", "[2]int", "[2][1]i64"],
         );
         stuck_with(
             run(src, &[arr(&[2]), arr(&[1, 2])]),
             "E-IMP-PROG",
-            &["`n`", "must be int", "[1]int was given"],
+            &["`n`", "must be int", "[1]i64 was given"],
         );
         stuck_with(
             run(
@@ -1430,7 +1947,7 @@ mod tests {
                 &[Value::Scalar(Const::I64(2)), Value::Scalar(Const::I64(1))],
             ),
             "E-IMP-PROG",
-            &["`xs`", "[2]int", "int was given"],
+            &["`xs`", "[2]int", "i64 was given"],
         );
         let bad = Value::Array(ArrayValue {
             shape: vec![2],
@@ -1444,7 +1961,7 @@ mod tests {
         stuck_with(
             run(src, &[Value::Scalar(Const::I64(-1)), arr(&[])]),
             "E-IMP-PROG",
-            &["[-1]int", "[0]int was given"],
+            &["[-1]int", "[0]i64 was given"],
         );
     }
 
@@ -1535,7 +2052,7 @@ mod tests {
                 &[Value::Scalar(Const::I64(2)), arr(&[1, 2]), arr(&[5, 6])],
             ),
             "E-IMP-WRITE",
-            &["out of bounds", "size 4"],
+            &["out of bounds", "size 32 bytes"],
         );
         // Empty arrays make an empty block.
         let src = "def main (n: int) (xs: [n]int @ b -> R(n)) = var x: int; x <- b[0] out (x)";
@@ -1570,7 +2087,7 @@ mod tests {
         stuck_with(
             run(src, &ints(&[2])),
             "E-IMP-PROG",
-            &["`a`", "out of bounds", "offset 2", "block 0", "size 2"],
+            &["`a`", "out of bounds", "offset 2", "block 0", "size 16 bytes"],
         );
         // A stride-0 result bigger than the heap limit is refused.
         let src =
@@ -1801,7 +2318,7 @@ mod tests {
             &src[e.span.start..e.span.end],
             "kernel i < n do m[1] <- i done"
         );
-        assert_eq!((r.block, r.offset), (0, 1));
+        assert_eq!((r.block, r.offset), (0, 8));
         assert_eq!(
             r.first,
             Access {
@@ -1818,7 +2335,7 @@ mod tests {
         );
         for part in [
             "block 0",
-            "offset 1",
+            "offset 8",
             "written by iteration 0",
             "written by iteration 1",
         ] {
@@ -2020,7 +2537,9 @@ mod tests {
                     RefVal::Int(k) => k,
                     RefVal::Mem(_) => panic!("ill typed"),
                 },
-                SExp::Un(op, e, _) => unop(*op, Self::se(env, e, rule)?),
+                SExp::Un(op, e, _) => {
+                    crate::scalar::unop_t(*op, Prim::I64, Self::se(env, e, rule)? as u64) as i64
+                }
                 SExp::Bin(op, l, r, _) => {
                     binop(*op, Self::se(env, l, rule)?, Self::se(env, r, rule)?)
                         .map_err(|_| (rule, ErrorKind::Stuck))?
@@ -2038,8 +2557,12 @@ mod tests {
         fn stmts(&mut self, env: &mut RefEnv, ss: &[AstStmt]) -> Result<(), RefErr> {
             for s in ss {
                 match &s.kind {
-                    StmtKind::Reduce(..) | StmtKind::Scan(..) => {
-                        unimplemented!("TRANSIENT(issue 19)")
+                    StmtKind::Reduce(x, r) => {
+                        let v = self.fold(env, r, None)?;
+                        env.insert(x.name.clone(), RefVal::Int(v));
+                    }
+                    StmtKind::Scan(r, m, j) => {
+                        self.fold(env, r, Some((m, j)))?;
                     }
                     StmtKind::For(i, n, body) => {
                         let n = Self::se(env, n, FOR)?;
@@ -2116,6 +2639,48 @@ mod tests {
                 }
             }
             Ok(())
+        }
+
+        /// E-IMP-REDUCE / E-IMP-SCAN on `i64`s: a left fold, each
+        /// iteration in a copy of the environment.
+        fn fold(
+            &mut self,
+            env: &RefEnv,
+            r: &funmem_lang::imp::Red,
+            out: Option<(&Ident, &SExp)>,
+        ) -> Result<i64, RefErr> {
+            let rule = if out.is_some() { SCAN } else { REDUCE };
+            let n = Self::se(env, &r.count, rule)?;
+            if n < 0 {
+                return Err((rule, ErrorKind::Stuck));
+            }
+            let mut acc = Self::se(env, &r.ne, rule)?;
+            for k in 0..n {
+                let mut e = env.clone();
+                e.insert(r.index.name.clone(), RefVal::Int(k));
+                self.stmts(&mut e, &r.body)?;
+                let v = Self::se(&e, &r.elem, rule)?;
+                acc = match &r.op {
+                    ImpOp::Bin(op) => binop(*op, acc, v).map_err(|_| (rule, ErrorKind::Stuck))?,
+                    ImpOp::Lambda(a, b, ss, res) => {
+                        let mut l = env.clone();
+                        l.insert(a.name.clone(), RefVal::Int(acc));
+                        l.insert(b.name.clone(), RefVal::Int(v));
+                        self.stmts(&mut l, ss)?;
+                        Self::se(&l, res, rule)?
+                    }
+                };
+                if let Some((m, j)) = out {
+                    let b = Self::block(&e, m, rule)?;
+                    let j = Self::se(&e, j, rule)?;
+                    let cell = usize::try_from(j)
+                        .ok()
+                        .and_then(|j| self.heap[b].get_mut(j))
+                        .ok_or((rule, ErrorKind::Stuck))?;
+                    *cell = acc;
+                }
+            }
+            Ok(acc)
         }
 
         /// Runs `def main (n: int) (a: int) (xs: [n]int @ xm -> R(n)) = ...`
@@ -2200,7 +2765,14 @@ mod tests {
                 3 => format!("max({}, {})", self.se(depth - 1), self.se(depth - 1)),
                 _ => {
                     let op = ops[self.next(ops.len() as u64) as usize];
-                    format!("({} {op} {})", self.se(depth - 1), self.se(depth - 1))
+                    let (l, r) = (self.se(depth - 1), self.se(depth - 1));
+                    // Comparisons are bools: converted, as the paper's
+                    // int truth values are.
+                    if ["<", "<=", ">", ">=", "==", "!="].contains(&op) {
+                        format!("i64({l} {op} {r})")
+                    } else {
+                        format!("({l} {op} {r})")
+                    }
                 }
             }
         }
