@@ -93,6 +93,7 @@
 use crate::names::Names;
 use crate::obligation::{Claim, Fact, Obligation, Outcome, Prover, Verdict};
 use crate::pass::{Counts, PassOutput};
+use crate::walk;
 use funmem_lang::ast::*;
 use funmem_lang::diag::Diagnostic;
 use funmem_lang::lmad::{Dim, Lmad, Num};
@@ -138,6 +139,7 @@ pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
         obligations: Vec::new(),
         plain: HashMap::new(),
         counts: Counts::default(),
+        depth: 0,
     };
     let mut facts = Vec::new();
     for q in &p.params {
@@ -216,16 +218,20 @@ struct Expander<'a> {
     /// What the pass did: per kernel an allocation is found in, whether it
     /// was hoisted out of it or why not ([`COUNTS`]).
     counts: Counts,
+    /// How many kernels enclose the body being expanded.
+    depth: usize,
 }
 
 /// The names of the pass's counts, each counted once per kernel an
 /// allocation is found in (an allocation hoisted out of two nested kernels
 /// counts twice): found, hoisted, and why one was not.
-pub const COUNTS: [&str; 9] = [
+pub const COUNTS: [&str; 11] = [
     KERNEL_ALLOCATIONS,
     EXPANDED,
     VARIANT,
     VARIANT_EXPANDED,
+    DATA,
+    DATA_EXPANDED,
     LEFT_UNKNOWN_SIZE,
     LEFT_LOOP_VARIANT,
     LEFT_SHARED,
@@ -240,6 +246,11 @@ pub const EXPANDED: &str = "expanded";
 pub const VARIANT: &str = "variant sizes";
 /// Of those, hoisted out of the kernel.
 pub const VARIANT_EXPANDED: &str = "variant sizes expanded";
+/// Allocations whose size depends on data read in the kernel (their
+/// maximum is computed before it).
+pub const DATA: &str = "data-dependent sizes";
+/// Of those, hoisted out of the kernel.
+pub const DATA_EXPANDED: &str = "data-dependent sizes expanded";
 /// Left: the size is not known before the kernel (it depends on data read
 /// in the kernel, or may divide by zero).
 pub const LEFT_UNKNOWN_SIZE: &str = "left, size unknown before the kernel";
@@ -267,6 +278,8 @@ struct Found {
     conds: Vec<SExp>,
     /// Inside a loop of the kernel body (which may run no iteration).
     in_loop: bool,
+    /// The element type the size counts (the hoisted block counts it too).
+    elem: Prim,
     span: Span,
 }
 
@@ -287,7 +300,9 @@ impl Expander<'_> {
                     // Inner kernels first: their allocations land in this
                     // body. Then the names bound inside this kernel are
                     // those of the body as it now is.
+                    self.depth += 1;
                     let kb2 = self.body(kb, &inner_facts);
+                    self.depth -= 1;
                     let inside = bound_in(&kb2);
                     let (pre, k2) = self.hoist(s, i, n, &kb2, &facts, &inside);
                     stms.extend(pre);
@@ -427,16 +442,6 @@ impl Expander<'_> {
                     *e = p.clone();
                 }
             }
-            let sizes: Option<Vec<(SExp, SExp)>> = members
-                .iter()
-                .map(|f| {
-                    let code = outer_size(&f.size, &defs, inside, &i.name)
-                        .filter(|se| !crate::simplify::sexp_may_fail(se))?;
-                    let plain = self.plain.get(&f.block).unwrap_or(&f.size);
-                    let plain = outer_size(plain, &plain_defs, inside, &i.name)?;
-                    Some((code, plain))
-                })
-                .collect();
             let count = members.len() as u64;
             self.counts.add(KERNEL_ALLOCATIONS, count);
             if class_names.iter().any(|m| carried.contains(m)) {
@@ -447,6 +452,34 @@ impl Expander<'_> {
                 self.counts.add(LEFT_SHARED, count);
                 continue;
             }
+            // The statements that compute data-dependent maxima (emitted
+            // only if the class is expanded), and for each such member the
+            // fact that its size is at most that maximum.
+            let mut pre_g = Vec::new();
+            let mut data_facts: HashMap<usize, Fact> = HashMap::new();
+            let mut sizes: Option<Vec<(SExp, SExp)>> = Some(Vec::new());
+            for (k, f) in members.iter().enumerate() {
+                let known = outer_size(&f.size, &defs, inside, &i.name)
+                    .filter(|se| !crate::simplify::sexp_may_fail(se))
+                    .and_then(|code| {
+                        let plain = self.plain.get(&f.block).unwrap_or(&f.size);
+                        Some((code, outer_size(plain, &plain_defs, inside, &i.name)?))
+                    });
+                let got = match known {
+                    Some(pair) => Some(pair),
+                    None => self
+                        .data_max(f, kb, i, n, &defs, inside, &mut pre_g)
+                        .map(|(m, fact)| {
+                            data_facts.insert(k, fact);
+                            (SExp::var(&m.name), SExp::var(&m.name))
+                        }),
+                };
+                match (got, sizes.as_mut()) {
+                    (Some(pair), Some(v)) => v.push(pair),
+                    _ => sizes = None,
+                }
+            }
+            self.counts.add(DATA, data_facts.len() as u64);
             let Some(sizes) = sizes else {
                 // Would it be known if the loops' names were not local?
                 let not_loop: HashSet<Name> = inside.difference(&loop_names).cloned().collect();
@@ -469,7 +502,7 @@ impl Expander<'_> {
             // Each member's size in iteration `i` (plain), and the facts
             // known there: the fits-its-part obligations speak of them.
             let mut in_iteration = Vec::new();
-            for (f, (se, plain)) in members.iter().zip(sizes) {
+            for (k, (f, (se, plain))) in members.iter().zip(sizes).enumerate() {
                 // Out of a branch, a negative size must not get stuck when
                 // the branch is not taken: hoist max(se, 0). (When it is
                 // taken, the array of negative size built next gets stuck,
@@ -483,12 +516,27 @@ impl Expander<'_> {
                 } else {
                     0
                 };
-                let variant = se.mentions(i.name.as_str()) || plain.mentions(i.name.as_str());
+                let variant = !data_facts.contains_key(&k)
+                    && (se.mentions(i.name.as_str()) || plain.mentions(i.name.as_str()));
                 let mut kfacts = facts.to_vec();
                 kfacts.extend(index_facts(&ivar, &nexp));
                 for c in &f.conds {
                     kfacts.push(Fact::new(c.clone(), "branch condition"));
                 }
+                // A data-dependent size: the obligation speaks of the size
+                // as the iteration computes it, and the maximum computed
+                // before the kernel bounds it by construction.
+                let plain = match data_facts.get(&k) {
+                    Some(fact) => {
+                        kfacts.push(fact.clone());
+                        f.size.clone()
+                    }
+                    None => plain,
+                };
+                let known_m = match data_facts.get(&k) {
+                    Some(_) => Some(se.clone()),
+                    None => None,
+                };
                 let ends = |e: &SExp| {
                     let first = subst_var(e, &i.name, &SExp::int(0));
                     #[cfg(feature = "planted-faults")]
@@ -502,7 +550,10 @@ impl Expander<'_> {
                     );
                     SExp::bin(BinOp::Max, first, last)
                 };
-                let (m, m_plain) = if variant {
+                let (m, m_plain) = if let Some(m) = known_m {
+                    // At least the floor: the reduction starts from it.
+                    (m.clone(), m)
+                } else if variant {
                     variants += 1;
                     (
                         at_least(ends(&se), floor, facts),
@@ -529,7 +580,6 @@ impl Expander<'_> {
                     .reduce(|a, b| SExp::bin(BinOp::Max, a, b))
                     .unwrap_or_else(|| SExp::int(0))
             };
-            let mut pre_g = Vec::new();
             let mut plain_g = Vec::new();
             let cpu_m = if self.layout == Layout::Cpu {
                 let m = self.names.fresh(&format!("{}_part", members[0].block));
@@ -632,6 +682,7 @@ impl Expander<'_> {
             }
             self.counts.add(EXPANDED, count);
             self.counts.add(VARIANT_EXPANDED, variants);
+            self.counts.add(DATA_EXPANDED, data_facts.len() as u64);
             // Apply: allocate outside, map the class's LMADs.
             for (f, part) in members.iter().zip(&size_names) {
                 let total = match (&cap, n) {
@@ -656,7 +707,7 @@ impl Expander<'_> {
                         span: Span::DUMMY,
                     }],
                     exp: Exp {
-                        kind: ExpKind::Alloc(total, Prim::I64),
+                        kind: ExpKind::Alloc(total, f.elem),
                         span: f.span,
                     },
                     span: f.span,
@@ -694,6 +745,248 @@ impl Expander<'_> {
         let kb3 = renames.body(&kb2);
         (pre, rebuild(kb3))
     }
+}
+
+impl Expander<'_> {
+    /// A data-dependent size: the largest value `f`'s size takes over the
+    /// iterations of kernel `i < n` (body `kb`), computed before the kernel
+    /// by the slice of the body the size depends on. The slice is made of
+    /// statements at the body's top level that bind only scalars (scalar
+    /// expressions, element reads, reductions, and `if`s and loops binding
+    /// only scalars) and read only what is bound outside the kernel; every
+    /// iteration of the kernel runs them before the allocation, so running
+    /// them beforehand gets stuck only where the kernel would. At host
+    /// level it is a kernel writing each iteration's size and a `reduce
+    /// (max)` over them; inside a kernel (where no block may be allocated)
+    /// a loop keeping the running maximum. The statements go to `pre`;
+    /// returns the maximum's name and the fact that bounds the size in
+    /// iteration `i`.
+    #[allow(clippy::too_many_arguments)]
+    fn data_max(
+        &mut self,
+        f: &Found,
+        kb: &Body,
+        i: &Ident,
+        n: &Atom,
+        defs: &HashMap<Name, SExp>,
+        inside: &HashSet<Name>,
+        pre: &mut Vec<Stm>,
+    ) -> Option<(Ident, Fact)> {
+        // Scalar definitions inlined as far as they go (those of branches
+        // included); what remains must come from the top level.
+        let top: HashMap<Name, usize> = kb
+            .stms
+            .iter()
+            .enumerate()
+            .flat_map(|(k, s)| s.pats.iter().map(move |p| (p.name.name.clone(), k)))
+            .collect();
+        let size = inline_local(&f.size, defs, &top, 0)?;
+        if crate::simplify::sexp_may_fail(&size) || size.depth_within(MAX_INLINE).is_none() {
+            return None;
+        }
+        let mut slice: Vec<usize> = Vec::new();
+        let mut work: Vec<Name> = Vec::new();
+        size.for_each_var(&mut |x| work.push(x.name.clone()));
+        let mut seen: HashSet<Name> = HashSet::new();
+        while let Some(x) = work.pop() {
+            if x == i.name || !inside.contains(&x) || !seen.insert(x.clone()) {
+                continue;
+            }
+            let k = *top.get(&x)?;
+            let st = &kb.stms[k];
+            if !slice_stm(st) {
+                return None;
+            }
+            if !slice.contains(&k) {
+                slice.push(k);
+                let own = stm_binders(st);
+                walk::stm_names(st, &mut |y| {
+                    if !own.contains(&y.name) {
+                        work.push(y.name.clone());
+                    }
+                });
+            }
+        }
+        slice.sort_unstable();
+        let floor = if f.conds.is_empty() && !f.in_loop {
+            -1
+        } else {
+            0
+        };
+        let m = self.names.fresh(&format!("{}_max", f.block));
+        let sz = self.names.fresh(&format!("{}_size", f.block));
+        // The floor as a name: a literal atom cannot be negative.
+        let fl = self.names.fresh(&format!("{}_floor", f.block));
+        pre.push(scalar_stm(&fl, SExp::int(floor)));
+        let floor = Atom::Var(fl);
+        let mut stms: Vec<Stm> = slice.iter().map(|&k| kb.stms[k].clone()).collect();
+        stms.push(scalar_stm(&sz, size.clone()));
+        let int_pat = |x: &Ident| Pat {
+            unique: false,
+            name: x.clone(),
+            ty: Type::int(Span::DUMMY),
+            span: Span::DUMMY,
+        };
+        let stm = |pats: Vec<Pat>, kind: ExpKind| Stm {
+            pats,
+            exp: Exp {
+                kind,
+                span: f.span,
+            },
+            span: f.span,
+        };
+        if self.depth == 0 {
+            // let (b_sizes_mem: mem) = alloc max(n, 0)
+            // let (b_sizes: [n]int @ b_sizes_mem -> R(n)) = kernel i < n do
+            //     slice; let (b_size: int) = se in (b_size)
+            // let (b_max: int) = reduce (max) floor b_sizes
+            let arr = self.names.fresh(&format!("{}_sizes", f.block));
+            let blk = self.names.fresh(&format!("{}_sizes_mem", f.block));
+            let count = match n {
+                Atom::Var(_) => SExp::bin(BinOp::Max, SExp::Atom(n.clone()), SExp::int(0)),
+                _ => SExp::Atom(n.clone()),
+            };
+            pre.push(stm(
+                vec![Pat {
+                    unique: false,
+                    name: blk.clone(),
+                    ty: Type::Mem(Span::DUMMY),
+                    span: Span::DUMMY,
+                }],
+                ExpKind::Alloc(count, Prim::I64),
+            ));
+            let arr_pat = Pat {
+                unique: false,
+                name: arr.clone(),
+                ty: Type::Array(
+                    ArrayType {
+                        shape: vec![n.clone()],
+                        elem: Prim::I64,
+                        mem: Some(MemAnn {
+                            block: blk,
+                            lmad: LmadSyn::RowMajor(vec![n.clone()], Span::DUMMY),
+                        }),
+                    },
+                    Span::DUMMY,
+                ),
+                span: Span::DUMMY,
+            };
+            let body = Body {
+                stms,
+                result: vec![sz],
+                span: kb.span,
+            };
+            pre.push(stm(
+                vec![arr_pat],
+                ExpKind::Kernel(i.clone(), n.clone(), body),
+            ));
+            pre.push(stm(
+                vec![int_pat(&m)],
+                ExpKind::Reduce(
+                    RedOp::Bin(BinOp::Max, Span::DUMMY),
+                    floor,
+                    arr,
+                ),
+            ));
+        } else {
+            // let (b_max: int) = loop (b_acc: int) = (floor) for i < n do
+            //     slice; let (b_size: int) = se
+            //     let (b_next: int) = max(b_acc, b_size) in (b_next)
+            let acc = self.names.fresh(&format!("{}_acc", f.block));
+            let next = self.names.fresh(&format!("{}_next", f.block));
+            stms.push(scalar_stm(
+                &next,
+                SExp::bin(BinOp::Max, SExp::var(&acc.name), SExp::var(&sz.name)),
+            ));
+            let body = Body {
+                stms,
+                result: vec![next],
+                span: kb.span,
+            };
+            pre.push(stm(
+                vec![int_pat(&m)],
+                ExpKind::Loop(
+                    vec![int_pat(&acc)],
+                    vec![floor],
+                    LoopForm::For(i.clone(), n.clone()),
+                    body,
+                ),
+            ));
+        }
+        let fact = Fact {
+            exp: SExp::bin(BinOp::Le, f.size.clone(), SExp::var(&m.name)),
+            origin: "the maximum of the sizes, computed before the kernel".into(),
+            span: f.span,
+        };
+        Some((m, fact))
+    }
+}
+
+/// Whether a statement may be part of a size's slice: it binds only
+/// scalars, at any depth, and contains no kernel, allocation or update.
+fn slice_stm(s: &Stm) -> bool {
+    let scalar = |p: &Pat| matches!(p.ty, Type::Prim(..));
+    if !s.pats.iter().all(scalar) {
+        return false;
+    }
+    let nested = |b: &Body| {
+        let mut ok = true;
+        b.for_each_pat(&mut |p| ok &= scalar(p));
+        ok
+    };
+    match &s.exp.kind {
+        ExpKind::Scalar(_) | ExpKind::Index(..) => true,
+        ExpKind::Reduce(op, ..) => match op {
+            RedOp::Bin(..) => true,
+            RedOp::Lambda(l) => nested(&l.body),
+        },
+        ExpKind::If(_, b1, b2) => nested(b1) && nested(b2),
+        ExpKind::Loop(ps, _, _, b) => ps.iter().all(scalar) && nested(b),
+        _ => false,
+    }
+}
+
+/// Every name a statement binds, at any depth (its pattern, the names
+/// bound in its branches, loop and lambda bodies, loop parameters and
+/// indices, lambda parameters).
+fn stm_binders(s: &Stm) -> HashSet<Name> {
+    let mut out: HashSet<Name> = s.pats.iter().map(|p| p.name.name.clone()).collect();
+    let body = Body {
+        stms: vec![s.clone()],
+        result: Vec::new(),
+        span: s.span,
+    };
+    body.for_each_pat(&mut |p| {
+        out.insert(p.name.name.clone());
+    });
+    if let ExpKind::Loop(_, _, LoopForm::For(i, _), _) = &s.exp.kind {
+        out.insert(i.name.clone());
+    }
+    out.extend(bound_in(&body));
+    out
+}
+
+/// `e` with the scalar definitions of names not bound at the kernel body's
+/// top level inlined (at most [`MAX_INLINE`] deep); `None` when too deep.
+fn inline_local(
+    e: &SExp,
+    defs: &HashMap<Name, SExp>,
+    top: &HashMap<Name, usize>,
+    depth: usize,
+) -> Option<SExp> {
+    if depth > MAX_INLINE {
+        return None;
+    }
+    e.try_replace_vars(&mut |x| {
+        if top.contains_key(&x.name) {
+            return Ok(None);
+        }
+        match defs.get(&x.name) {
+            Some(d) => inline_local(d, defs, top, depth + 1).map(Some).ok_or(()),
+            None => Ok(None),
+        }
+    })
+    .ok()
 }
 
 /// The address map of an expanded block.
@@ -842,11 +1135,12 @@ fn rewrite_pat(p: &Pat, maps: &HashMap<Name, AddrMap>) -> Pat {
 fn find_allocs(b: &Body, conds: &[SExp], in_loop: bool, out: &mut Vec<Found>) {
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Alloc(se, _) => out.push(Found {
+            ExpKind::Alloc(se, t) => out.push(Found {
                 block: s.pats[0].name.name.clone(),
                 size: se.clone(),
                 conds: conds.to_vec(),
                 in_loop,
+                elem: *t,
                 span: s.span,
             }),
             ExpKind::If(c, b1, b2) => {

@@ -46,6 +46,7 @@ use funmem_lang::ast::*;
 use funmem_lang::diag::Diagnostic;
 use funmem_lang::lmad::Lmad;
 use funmem_lang::poly::Poly;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::{Name, Span};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -285,6 +286,26 @@ impl Prop {
                 if sexp_may_fail(&e) {
                     return self.emit(mk(pats, ExpKind::Scalar(e)), out);
                 }
+                if !(pats[0].ty.is_int() && pure_int(&e)) {
+                    // Not integer arithmetic: no polynomial rules (`x + x`
+                    // on floats is not `2 * x`); copies propagate and
+                    // literals fold where the result is exact.
+                    let folded = match &e {
+                        SExp::Atom(a) => Some(a.clone()),
+                        _ => fold_const(&e).map(|c| Atom::lit(c, Span::DUMMY)),
+                    };
+                    match folded {
+                        Some(a @ Atom::Var(_)) => {
+                            sub.0.insert(pats[0].name.name.clone(), a);
+                        }
+                        Some(a) => {
+                            sub.0.insert(pats[0].name.name.clone(), a.clone());
+                            self.emit(mk(pats, ExpKind::Scalar(SExp::Atom(a))), out);
+                        }
+                        None => self.emit(mk(pats, ExpKind::Scalar(e)), out),
+                    }
+                    return;
+                }
                 let poly = Poly::from_sexp(&e);
                 match as_atom(&poly) {
                     Some(a @ Atom::Var(_)) => {
@@ -303,7 +324,7 @@ impl Prop {
                 let t = *t;
                 let e = sub.sexp(e);
                 let e = match as_atom(&Poly::from_sexp(&e)) {
-                    Some(a) if !sexp_may_fail(&e) => SExp::Atom(a),
+                    Some(a) if !sexp_may_fail(&e) && pure_int(&e) => SExp::Atom(a),
                     _ => e,
                 };
                 self.emit(mk(pats, ExpKind::Alloc(e, t)), out);
@@ -349,11 +370,34 @@ impl Prop {
             | ExpKind::Iota(_)
             | ExpKind::Update(..)
             | ExpKind::Concat(..)
-            | ExpKind::Replicate(..)
-            | ExpKind::Reduce(..)
-            | ExpKind::Scan(..) => {
+            | ExpKind::Replicate(..) => {
                 let e = sub.exp(&s.exp);
                 self.emit(mk(pats, e.kind), out);
+            }
+            // The operator's body is simplified like a kernel's, in a scope
+            // of its own (it binds only scalars).
+            ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+                let op = match op {
+                    RedOp::Bin(..) => op.clone(),
+                    RedOp::Lambda(l) => {
+                        let params: Vec<Pat> = l.params.iter().map(|p| self.pat(sub, p)).collect();
+                        for q in &params {
+                            self.bind_param(q);
+                        }
+                        let body = self.body(&l.body, sub.clone(), Where::Branch);
+                        RedOp::Lambda(Box::new(Lambda {
+                            params,
+                            body,
+                            span: l.span,
+                        }))
+                    }
+                };
+                let (ne, xs) = (sub.atom(ne), sub.ident(xs));
+                let kind = match &s.exp.kind {
+                    ExpKind::Reduce(..) => ExpKind::Reduce(op, ne, xs),
+                    _ => ExpKind::Scan(op, ne, xs),
+                };
+                self.emit(mk(pats, kind), out);
             }
         }
     }
@@ -408,7 +452,7 @@ impl Prop {
                 continue;
             }
             inner.0.insert(p.name.name.clone(), init[k].clone());
-            if let Atom::Int(..) = init[k] {
+            if let Atom::Int(..) | Atom::Const(..) = init[k] {
                 // A literal cannot stand where a name is needed (a size):
                 // the parameter becomes a constant binding.
                 let st = Stm {
@@ -443,7 +487,7 @@ impl Prop {
         for (k, q) in s.pats.iter().enumerate() {
             if !keep[k] {
                 let a = match &init[k] {
-                    Atom::Int(..) => Atom::Var(ps[k].name.clone()),
+                    Atom::Int(..) | Atom::Const(..) => Atom::Var(ps[k].name.clone()),
                     a => a.clone(),
                 };
                 after.0.insert(q.name.name.clone(), a);
@@ -504,6 +548,12 @@ impl Prop {
             match p.ty {
                 Type::Mem(_) if xt.name == xe.name && outer(xt) => {
                     hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
+                }
+                Type::Prim(t, _) if t != Prim::I64 => {
+                    // Not integer arithmetic: only the same outer name.
+                    if xt.name == xe.name && outer(xt) {
+                        hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
+                    }
                 }
                 Type::Prim(..) => {
                     // A size must stay a name that the branches' arrays
@@ -700,7 +750,9 @@ impl<'a> Resolver<'a> {
                 local.insert(p.name.name.clone());
             }
             if let (ExpKind::Scalar(e), [p]) = (&s.exp.kind, s.pats.as_slice()) {
-                defs.insert(&p.name.name, e);
+                if p.ty.is_int() && pure_int(e) {
+                    defs.insert(&p.name.name, e);
+                }
             }
         }
         Resolver { defs, local }
@@ -727,6 +779,57 @@ impl<'a> Resolver<'a> {
             }
         });
         ok.then(|| Poly::from_sexp(e).subst(&|v| vals.get(v).cloned()))
+    }
+}
+
+/// Whether an `i64` expression is integer arithmetic throughout: no
+/// conversion, float function, comparison or literal of another type. In a
+/// strictly typed program every variable of such an expression is then an
+/// `i64`, so its polynomial normal form means what it says.
+pub fn pure_int(e: &SExp) -> bool {
+    match e {
+        SExp::Atom(Atom::Var(_) | Atom::Int(..)) => true,
+        SExp::Atom(Atom::Const(c, _)) => c.prim() == Prim::I64,
+        SExp::Bin(op, l, r, _) => !is_comparison(*op) && pure_int(l) && pure_int(r),
+        SExp::Un(op, x, _) => matches!(op, UnOp::Neg | UnOp::Not | UnOp::Abs) && pure_int(x),
+    }
+}
+
+/// `< <= > >= == !=`: a `bool` from two operands of another type.
+fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
+}
+
+/// The value of an expression of literals, computed with the interpreters'
+/// operators where that is exact: `None` when a variable occurs, when it
+/// would get stuck (division by zero), and for `exp` and `log` (whose last
+/// bits may differ between the host and a device).
+fn fold_const(e: &SExp) -> Option<Const> {
+    use funmem_semantics::scalar::{binop_t, unop_t};
+    match e {
+        SExp::Atom(a) => a.constant(),
+        SExp::Bin(op, l, r, _) => {
+            let (a, b) = (fold_const(l)?, fold_const(r)?);
+            let t = a.prim();
+            if b.prim() != t {
+                return None;
+            }
+            let w = binop_t(*op, t, a.to_bits(), b.to_bits()).ok()?;
+            let rt = if is_comparison(*op) { Prim::Bool } else { t };
+            Some(Const::from_bits(rt, w))
+        }
+        SExp::Un(UnOp::Exp | UnOp::Log, ..) => None,
+        SExp::Un(op, x, _) => {
+            let c = fold_const(x)?;
+            let rt = match op {
+                UnOp::Conv(to) => *to,
+                _ => c.prim(),
+            };
+            Some(Const::from_bits(rt, unop_t(*op, c.prim(), c.to_bits())))
+        }
     }
 }
 
@@ -805,8 +908,12 @@ fn may_fail(s: &Stm, sizes: &Sizes) -> bool {
         ExpKind::Update(..) => true,
         // The shapes agree by type, and the result's size is their sum.
         ExpKind::Concat(..) => false,
-        // TRANSIENT(issue 19): an operator's body may divide by zero.
-        ExpKind::Reduce(..) | ExpKind::Scan(..) => true,
+        // The elements are in bounds by type; a built-in operator cannot
+        // get stuck, a lambda where its body may (a division, an index).
+        ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => match op {
+            RedOp::Bin(..) => false,
+            RedOp::Lambda(l) => l.body.stms.iter().any(|s| may_fail(s, sizes)),
+        },
         ExpKind::Replicate(n, _) => !matches!(n, Atom::Int(k, _) if *k >= 0),
         // A `while` may never end (the fuel limit stops it); a `for` ends,
         // and gets stuck only where its body may.

@@ -75,6 +75,7 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
                 let mut ap = array_pat(
                     &q.name,
                     &a.shape,
+                    a.elem,
                     &block,
                     LmadSyn::RowMajor(a.shape.clone(), *sp),
                     q.span,
@@ -99,11 +100,12 @@ pub fn transform_program(p: &Program) -> Result<Program, Diagnostic> {
         // s_alloc and s_lin: the result, copied to a fresh row-major block.
         let y = tr.names.fresh(&format!("{}_res", x.name));
         let block = tr.names.fresh(&format!("{}_res_mem", x.name));
-        stms.push(alloc_stm(&block, product(&a.shape), x.span));
+        stms.push(alloc_stm(&block, product(&a.shape), a.elem, x.span));
         stms.push(Stm {
             pats: vec![array_pat(
                 &y,
                 &a.shape,
+                a.elem,
                 &block,
                 LmadSyn::RowMajor(a.shape.clone(), Span::DUMMY),
                 x.span,
@@ -183,6 +185,7 @@ impl Tr {
         Ok(array_pat(
             &p.name,
             shape,
+            elem_of(p),
             &block,
             lmad_syn(shape, &l),
             p.span,
@@ -226,12 +229,13 @@ impl Tr {
             }
         };
         Ok(match &s.exp.kind {
-            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
-                    s.span,
-                    "TRANSIENT: reduce and scan are not lowered yet",
-                ))
+            // E-MEM-REDUCE: a scalar, no memory; the operator's body binds
+            // only scalars and is carried over as it is.
+            ExpKind::Reduce(..) => vec![s.clone()],
+            // E-MEM-SCAN: a fresh array in a block of its own, like `copy`.
+            ExpKind::Scan(..) => {
+                let shape = shape_of(first)?;
+                self.fresh_array(s, &shape, s.exp.kind.clone())
             }
             ExpKind::Loop(ps, init, form, b) => self.transform_loop(s, ps, init, form, b)?,
             ExpKind::Update(x, _, _) => {
@@ -242,6 +246,18 @@ impl Tr {
             ExpKind::Concat(..) | ExpKind::Replicate(..) => {
                 let shape = shape_of(first)?;
                 self.fresh_array(s, &shape, s.exp.kind.clone())
+            }
+            // T-MEM-INDEX: fewer indices than dimensions select a sub-array,
+            // which stays in x's block at x's LMAD with those dimensions
+            // fixed (index_f): no allocation, no copy.
+            ExpKind::Index(x, idx) if matches!(first.map(|p| &p.ty), Some(Type::Array(..))) => {
+                let shape = shape_of(first)?;
+                one(self.in_block_of(&s.pats[0], &shape, x, |mut l| {
+                    for i in idx {
+                        l = l.index(&Poly::atom(i));
+                    }
+                    Ok(l)
+                })?)
             }
             ExpKind::Scalar(_) | ExpKind::Index(..) => vec![s.clone()],
             ExpKind::Slice(x, sl) => {
@@ -331,6 +347,7 @@ impl Tr {
     /// For a fresh array bound by `p`: its block's allocation and the
     /// pattern that binds it there, row-major.
     fn fresh_block(&mut self, p: &Pat, shape: &[Atom], span: Span) -> (Stm, Pat) {
+        let elem = elem_of(p);
         let block = self.names.fresh(&format!("{}_mem", p.name.name));
         #[allow(unused_mut)]
         let mut layout = LmadSyn::RowMajor(shape.to_vec(), Span::DUMMY);
@@ -341,8 +358,8 @@ impl Tr {
             layout = lmad_syn(shape, &l);
         }
         (
-            alloc_stm(&block, product(shape), span),
-            array_pat(&p.name, shape, &block, layout, p.span),
+            alloc_stm(&block, product(shape), elem, span),
+            array_pat(&p.name, shape, elem, &block, layout, p.span),
         )
     }
 
@@ -431,7 +448,7 @@ impl Tr {
                 .collect(),
             span: sp,
         };
-        pats.push(array_pat(&p.name, &a.shape, &block, lmad, p.span));
+        pats.push(array_pat(&p.name, &a.shape, a.elem, &block, lmad, p.span));
         pats
     }
 
@@ -549,7 +566,7 @@ impl Tr {
                                 .collect();
                             let lmad = lmad_syn(&a.shape, &l.slice(&polys));
                             after.push(stm1(
-                                array_pat(&q.name, &a.shape, &block, lmad, q.span),
+                                array_pat(&q.name, &a.shape, a.elem, &block, lmad, q.span),
                                 ExpKind::Slice(x.clone(), pairs),
                                 s.span,
                             ));
@@ -647,16 +664,22 @@ fn int_pat(x: &Ident, span: Span) -> Pat {
     }
 }
 
-/// `(x: shape int @ block -> lmad)`.
-pub fn array_pat(x: &Ident, shape: &[Atom], block: &Ident, lmad: LmadSyn, span: Span) -> Pat {
+/// `(x: shape t @ block -> lmad)`.
+pub fn array_pat(
+    x: &Ident,
+    shape: &[Atom],
+    elem: Prim,
+    block: &Ident,
+    lmad: LmadSyn,
+    span: Span,
+) -> Pat {
     Pat {
         unique: false,
         name: x.clone(),
         ty: Type::Array(
             ArrayType {
                 shape: shape.to_vec(),
-                // TRANSIENT(issue 19): the element type comes from the source.
-                elem: Prim::I64,
+                elem,
                 mem: Some(MemAnn {
                     block: block.clone(),
                     lmad,
@@ -665,6 +688,16 @@ pub fn array_pat(x: &Ident, shape: &[Atom], block: &Ident, lmad: LmadSyn, span: 
             Span::DUMMY,
         ),
         span,
+    }
+}
+
+/// The element type of an array pattern (`i64` for a scalar one, which
+/// the callers never pass).
+fn elem_of(p: &Pat) -> Prim {
+    match &p.ty {
+        Type::Array(a, _) => a.elem,
+        Type::Prim(t, _) => *t,
+        Type::Mem(_) => Prim::I64,
     }
 }
 
@@ -677,8 +710,9 @@ fn stm1(pat: Pat, kind: ExpKind, span: Span) -> Stm {
     }
 }
 
-fn alloc_stm(block: &Ident, size: SExp, span: Span) -> Stm {
-    stm1(mem_pat(block, span), ExpKind::Alloc(size, Prim::I64), span)
+/// `let (block: mem) = alloc size t`: room for `size` elements of type t.
+fn alloc_stm(block: &Ident, size: SExp, elem: Prim, span: Span) -> Stm {
+    stm1(mem_pat(block, span), ExpKind::Alloc(size, elem), span)
 }
 
 fn scalar_stm(x: &Ident, e: SExp, span: Span) -> Stm {
