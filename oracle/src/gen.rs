@@ -2895,8 +2895,13 @@ impl Gen<'_> {
             } else {
                 &[UnOp::Neg, UnOp::Abs]
             };
-            let op = ops[self.upto(ops.len())];
+            let mut op = ops[self.upto(ops.len())];
             let (e, fuzzy) = self.tsexp(t, depth - 1, exact);
+            if op == UnOp::Neg && matches!(&e, SExp::Atom(Atom::Const(c, _)) if c.is_nan()) {
+                // `-f32.nan` folds to a NaN literal with its sign bit set,
+                // which prints as `f32.nan` and so would not parse back.
+                op = UnOp::Abs;
+            }
             let fuzzy = fuzzy || matches!(op, UnOp::Sqrt | UnOp::Exp | UnOp::Log);
             return (SExp::unary(op, e, Span::DUMMY), fuzzy);
         }

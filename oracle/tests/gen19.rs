@@ -2,7 +2,9 @@
 //! conversions, `reduce`, `scan` (with lambdas) and partial indexing: the
 //! programs are strictly typed and print and parse back to themselves, the
 //! shares of `GenConfig::constructs` hold, `--no-new-constructs` leaves the
-//! new constructs out, and the summary counts them.
+//! new constructs out, safe programs run and risky ones get stuck, the
+//! summary counts the constructs, and the reducer shrinks a failure inside
+//! a reduce's lambda.
 
 use funmem_lang::ast::{ArrayType, Body, ExpKind, Lang, Program, RedOp, SExp, Type, UnOp};
 use funmem_lang::check::check_program;
@@ -12,7 +14,13 @@ use funmem_lang::print;
 
 use funmem_oracle::campaign::ConstructStats;
 use funmem_oracle::gen::gen_fun;
+use funmem_oracle::reduce::{reduce, size};
 use funmem_oracle::{Case, Constructs, GenConfig, Rng};
+use funmem_semantics::error::{ErrorKind, Limits};
+use funmem_semantics::fun::run_value;
+use funmem_semantics::observer::NoObserver;
+use funmem_semantics::textual::parse_values;
+use funmem_semantics::value::Value;
 use rand::SeedableRng;
 use std::collections::HashSet;
 
@@ -266,4 +274,89 @@ fn the_summary_counts_the_new_constructs() {
     old.merge(&stats);
     assert_eq!(old.programs[0], stats.programs[0] + 1);
     assert_eq!(old.programs[12], stats.programs[12]);
+}
+
+/// A fuel limit far above what any generated program needs.
+fn limits() -> Limits {
+    Limits {
+        fuel: 10_000_000,
+        max_heap: 1 << 24,
+    }
+}
+
+#[test]
+fn safe_typed_programs_never_go_wrong_and_risky_ones_get_stuck() {
+    let mut wrong = 0;
+    for seed in 0..600 {
+        let risky = seed % 2 == 1;
+        let c = case(seed, &with(everything(), if risky { 1.0 } else { 0.0 }));
+        match run_value(&c.program, &c.inputs, limits(), &mut NoObserver) {
+            Ok(_) => {}
+            Err(e) if risky => {
+                assert_eq!(e.kind, ErrorKind::Stuck, "seed {seed}: {e:?}");
+                wrong += 1;
+            }
+            Err(e) => panic!(
+                "seed {seed}: went wrong: {e:?}\n{}\ninputs: {:?}",
+                print::program(&c.program),
+                c.inputs
+            ),
+        }
+    }
+    assert!(wrong >= 30, "only {wrong} of 300 risky programs went wrong");
+}
+
+/// A planted failure in a lambda: its body divides by a parameter that is
+/// 0, among statements that have nothing to do with it.
+const LAMBDA_FAILS: &str = "
+def main (n: int) (xs: [n]i32) (k: i32) (fs: [n]f32) =
+  let (a: int) = n + 1
+  let (ys: [n]i32) = kernel i < n do
+      let (x: i32) = xs[i]
+      let (y: i32) = x * 2i32
+      in (y)
+  let (g: f32) = reduce (+) 0f32 fs
+  let (r: i32) = reduce (\\(p: i32) (q: i32) ->
+      let (c: i32) = p + q
+      let (d: i32) = c / k
+      in (d)) 0i32 ys
+  let (s: f32) = f32(r) + g
+  let (zs: [n]i32) = scan (+) 0i32 ys
+  let (b: bool) = s < 2.5f32
+  in (s, zs, a, b)
+";
+
+#[test]
+fn the_reducer_shrinks_a_failure_in_a_reduce_lambda() {
+    let program = parse_program(LAMBDA_FAILS, Lang::Fun).unwrap_or_else(|d| panic!("{d}"));
+    check_program(&program).unwrap_or_else(|d| panic!("{d}"));
+    let inputs = parse_values("4 [1i32, 2i32, 3i32, 4i32] 0i32 [1.5f32, -2f32, 0.25f32, 8f32]")
+        .expect("inputs parse");
+    let case = Case { program, inputs };
+    let fails = |c: &Case| {
+        matches!(run_value(&c.program, &c.inputs, limits(), &mut NoObserver),
+            Err(e) if e.message.contains("division by zero"))
+    };
+    assert!(fails(&case));
+    let r = reduce(&case, &mut |c: &Case| fails(c), 2000);
+    let text = print::program(&r.program);
+    assert!(fails(&r), "{text}");
+    check_program(&r.program).expect("type-checks");
+    // The reduce and the two statements of its lambda.
+    assert!(size(&r.program) <= 3, "{} statements:\n{text}", size(&r.program));
+    assert_eq!(r.program.body.stms.len(), 1, "{text}");
+    // The lambda stays (a builtin operator does not divide), the rest goes.
+    assert!(text.contains("reduce (\\"), "{text}");
+    assert!(!text.contains("scan") && !text.contains("f32"), "{text}");
+    // Typed inputs shrink: the array to one element.
+    let elems: usize = r
+        .inputs
+        .iter()
+        .map(|v| match v {
+            Value::Array(a) => a.data.len(),
+            Value::Scalar(_) => 1,
+        })
+        .sum();
+    assert!(elems <= 4, "{:?}\n{text}", r.inputs);
+    assert_eq!(reduce(&case, &mut |c: &Case| fails(c), 2000), r, "deterministic");
 }
