@@ -284,14 +284,21 @@ fn count_convs(e: &SExp, n: &mut [u64]) {
             count_convs(r, n);
         }
         SExp::Un(op, a, _) => {
-            // `i64(a < b)`, a truth value as an int, is no conversion of
-            // interest.
+            // `i64(a < b)` or `i64(a > 0 && b > 0)`, a truth value as an
+            // int, is no conversion of interest.
             let truth = matches!(
                 (op, &**a),
                 (
                     UnOp::Conv(Prim::I64),
                     SExp::Bin(
-                        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne,
+                        BinOp::Lt
+                            | BinOp::Le
+                            | BinOp::Gt
+                            | BinOp::Ge
+                            | BinOp::Eq
+                            | BinOp::Ne
+                            | BinOp::And
+                            | BinOp::Or,
                         ..
                     )
                 )
