@@ -360,3 +360,69 @@ fn the_reducer_shrinks_a_failure_in_a_reduce_lambda() {
     assert!(elems <= 4, "{:?}\n{text}", r.inputs);
     assert_eq!(reduce(&case, &mut |c: &Case| fails(c), 2000), r, "deterministic");
 }
+
+/// The FUNMEM generator with element types, reduce, scan and rows: every
+/// program type-checks; valid ones (`gen_funmem_valid`) agree with the
+/// brute-force heap reference and are valid; the new constructs show up.
+#[test]
+fn funmem_programs_with_types_reduce_scan_and_rows() {
+    use funmem_oracle::gen_mem::{gen_funmem, gen_funmem_valid};
+    use funmem_oracle::reference::{reference_heap_within, RefOutcome};
+    use funmem_semantics::validity::{validate, Verdict};
+    let cfg = with(everything(), 0.1);
+    let limits = Limits {
+        fuel: 1_000_000,
+        max_heap: 1 << 20,
+    };
+    let (mut typed, mut reduces, mut scans, mut rows, mut valid) = (0, 0, 0, 0, 0);
+    for seed in 0..300u64 {
+        for only_valid in [false, true] {
+            let mut rng = Rng::seed_from_u64(seed);
+            let case = if only_valid {
+                gen_funmem_valid(&mut rng, &cfg)
+            } else {
+                gen_funmem(&mut rng, &cfg)
+            };
+            let text = print::program(&case.program);
+            if let Err(d) = check_program(&case.program) {
+                panic!("seed {seed}: {}\n{text}", d.message);
+            }
+            typed += usize::from(text.contains("f32 @") || text.contains("i32 @"));
+            reduces += text.matches("= reduce").count();
+            scans += text.matches("= scan").count();
+            rows += text.lines().filter(|l| is_row(l)).count();
+            if !only_valid {
+                continue;
+            }
+            let (p, inputs) = (&case.program, &case.inputs);
+            let r = reference_heap_within(p, inputs, limits.fuel, limits.max_heap);
+            let h = funmem_semantics::heap::run_heap(p, inputs, limits, true, &mut NoObserver);
+            match (&r, &h) {
+                (RefOutcome::Results(a), Ok(b)) => {
+                    assert_eq!(a, b, "seed {seed}\n{text}");
+                    match validate(p, inputs, limits) {
+                        Verdict::Valid(_) => valid += 1,
+                        v => panic!("seed {seed}: not valid: {v:?}\n{text}"),
+                    }
+                }
+                (RefOutcome::Stuck(_), Err(e)) if e.kind == ErrorKind::Stuck => {}
+                _ => panic!("seed {seed}: reference {r:?}, heap {h:?}\n{text}"),
+            }
+        }
+    }
+    eprintln!("{typed} typed, {reduces} reduces, {scans} scans, {rows} rows, {valid} valid");
+    assert!(typed > 100 && reduces > 50 && scans > 50 && rows > 20 && valid > 100);
+}
+
+/// Whether a FUNMEM line binds a row: `let (r: ...) = xs[k]` with one
+/// literal index.
+fn is_row(line: &str) -> bool {
+    let Some((_, e)) = line.rsplit_once(") = ") else {
+        return false;
+    };
+    let Some((x, rest)) = e.split_once('[') else {
+        return false;
+    };
+    let k = rest.trim_end().trim_end_matches(']');
+    !x.contains(' ') && !k.is_empty() && k.chars().all(|c| c.is_ascii_digit())
+}
