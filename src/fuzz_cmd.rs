@@ -67,13 +67,16 @@ pub struct Args {
     #[arg(long, default_value_t = GenConfig::default().fail_share)]
     fail_share: f64,
     /// Share (0 to 1) of FUN programs containing each construct at least
-    /// once: `loop=0.3,update=0.3,concat=0.2,replicate=0.2,multi-kernel=0.2`
-    /// (the defaults; names left out keep theirs; `all=S` sets every one,
-    /// `none` turns all off).
+    /// once: `loop=0.3,update=0.3,concat=0.2,replicate=0.2,multi-kernel=0.2,
+    /// types=0.3,reduce=0.2,scan=0.2,index-row=0.2` (the defaults; `types`:
+    /// bool/i32/f32/f64 values, conversions and float functions;
+    /// `index-row`: partial indexing; names left out keep theirs; `all=S`
+    /// sets every one, `none` turns all off).
     #[arg(long)]
     constructs: Option<String>,
     /// Generate FUN programs without loops, in-place updates, concat,
-    /// replicate and multi-result kernels (as `--constructs none`).
+    /// replicate, multi-result kernels, other element types than i64,
+    /// reduce, scan and partial indexing (as `--constructs none`).
     #[arg(long, conflicts_with = "constructs")]
     no_new_constructs: bool,
     /// Instead of the pipeline's checks: run every program's IMP (after

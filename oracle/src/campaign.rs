@@ -11,11 +11,14 @@
 pub use crate::baseline::{compare_with_baseline, Drop};
 use crate::check::{check_case_with, Checks, Failure, FailureKind, Passed, Tally};
 use crate::{gen::gen_fun, Case, GenConfig, Rng};
-use funmem_lang::ast::{Body, ExpKind, LoopForm, Program};
+use funmem_lang::ast::{BinOp, Body, ExpKind, LoopForm, Pat, Program, RedOp, SExp, Type, UnOp};
+use funmem_lang::prim::Prim;
+use funmem_lang::Name;
 use funmem_semantics::error::Limits;
 use funmem_transforms::Pass;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -179,8 +182,10 @@ pub struct Summary {
 
 /// The constructs a summary counts: loops (`for` and `while` ones apart),
 /// in-place updates, `concat`, `replicate` and kernels with several
-/// results.
-pub const CONSTRUCTS: [&str; 7] = [
+/// results (issue 18); bindings and parameters of other element types
+/// than `i64`, conversions, `reduce`, `scan`, lambdas and partial indexing
+/// (issue 19).
+pub const CONSTRUCTS: [&str; 13] = [
     "loop",
     "for",
     "while",
@@ -188,23 +193,35 @@ pub const CONSTRUCTS: [&str; 7] = [
     "concat",
     "replicate",
     "multi-result kernel",
+    "non-i64 type",
+    "conversion",
+    "reduce",
+    "scan",
+    "lambda",
+    "row index",
 ];
 
 /// How often each of [`CONSTRUCTS`] occurs in a campaign's programs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstructStats {
     /// Per construct (in the order of [`CONSTRUCTS`]): programs that
-    /// contain it.
-    pub programs: [u64; 7],
+    /// contain it (a summary saved before some were counted has fewer).
+    pub programs: Vec<u64>,
     /// Per construct: occurrences, nested ones included.
-    pub occurrences: [u64; 7],
+    pub occurrences: Vec<u64>,
 }
 
 impl ConstructStats {
     /// Counts one program.
     pub fn add_program(&mut self, p: &Program) {
-        let mut n = [0u64; 7];
-        count_constructs(&p.body, &mut n);
+        let mut n = [0u64; CONSTRUCTS.len()];
+        let mut ranks: HashMap<&Name, usize> = HashMap::new();
+        for q in &p.params {
+            note_pat(q, &mut ranks, &mut n);
+        }
+        count_constructs(&p.body, &mut ranks, &mut n);
+        self.programs.resize(CONSTRUCTS.len(), 0);
+        self.occurrences.resize(CONSTRUCTS.len(), 0);
         for ((p, o), n) in self.programs.iter_mut().zip(&mut self.occurrences).zip(n) {
             *p += u64::from(n > 0);
             *o += n;
@@ -213,11 +230,14 @@ impl ConstructStats {
 
     /// Adds another campaign's counts.
     pub fn merge(&mut self, o: &ConstructStats) {
-        for (p, q) in self.programs.iter_mut().zip(o.programs) {
-            *p = p.saturating_add(q);
+        let len = CONSTRUCTS.len().max(o.programs.len()).max(o.occurrences.len());
+        self.programs.resize(len, 0);
+        self.occurrences.resize(len, 0);
+        for (p, q) in self.programs.iter_mut().zip(&o.programs) {
+            *p = p.saturating_add(*q);
         }
-        for (p, q) in self.occurrences.iter_mut().zip(o.occurrences) {
-            *p = p.saturating_add(q);
+        for (p, q) in self.occurrences.iter_mut().zip(&o.occurrences) {
+            *p = p.saturating_add(*q);
         }
     }
 
@@ -227,48 +247,112 @@ impl ConstructStats {
             .iter()
             .enumerate()
             .map(|(k, name)| {
+                let having = self.programs.get(k).copied().unwrap_or(0);
+                let times = self.occurrences.get(k).copied().unwrap_or(0);
                 let pct = if programs > 0 {
-                    100.0 * self.programs[k] as f64 / programs as f64
+                    100.0 * having as f64 / programs as f64
                 } else {
                     0.0
                 };
-                format!(
-                    "{name} in {} programs ({pct:.1}%, {} times)",
-                    self.programs[k], self.occurrences[k]
-                )
+                format!("{name} in {having} programs ({pct:.1}%, {times} times)")
             })
             .collect();
         format!("constructs: {}", items.join(", "))
     }
 }
 
+/// Notes a binding: its rank (for partial indexing) and whether its
+/// element type is another than `i64`.
+fn note_pat<'a>(q: &'a Pat, ranks: &mut HashMap<&'a Name, usize>, n: &mut [u64]) {
+    let (rank, elem) = match &q.ty {
+        Type::Prim(t, _) => (0, Some(*t)),
+        Type::Array(a, _) => (a.shape.len(), Some(a.elem)),
+        Type::Mem(_) => (0, None),
+    };
+    if elem.is_some_and(|t| t != Prim::I64) {
+        n[7] += 1;
+    }
+    ranks.insert(&q.name.name, rank);
+}
+
+/// Adds the conversions in a scalar expression to `n`.
+fn count_convs(e: &SExp, n: &mut [u64]) {
+    match e {
+        SExp::Atom(_) => {}
+        SExp::Bin(_, l, r, _) => {
+            count_convs(l, n);
+            count_convs(r, n);
+        }
+        SExp::Un(op, a, _) => {
+            // `i64(a < b)` or `i64(a > 0 && b > 0)`, a truth value as an
+            // int, is no conversion of interest.
+            let truth = matches!(
+                (op, &**a),
+                (
+                    UnOp::Conv(Prim::I64),
+                    SExp::Bin(
+                        BinOp::Lt
+                            | BinOp::Le
+                            | BinOp::Gt
+                            | BinOp::Ge
+                            | BinOp::Eq
+                            | BinOp::Ne
+                            | BinOp::And
+                            | BinOp::Or,
+                        ..
+                    )
+                )
+            );
+            n[8] += u64::from(matches!(op, UnOp::Conv(_)) && !truth);
+            count_convs(a, n);
+        }
+    }
+}
+
 /// Adds the occurrences of each of [`CONSTRUCTS`] in a body to `n`.
-fn count_constructs(b: &Body, n: &mut [u64; 7]) {
+fn count_constructs<'a>(b: &'a Body, ranks: &mut HashMap<&'a Name, usize>, n: &mut [u64]) {
     for s in &b.stms {
+        for q in &s.pats {
+            note_pat(q, ranks, n);
+        }
         match &s.exp.kind {
-            ExpKind::Loop(_, _, form, body) => {
+            ExpKind::Loop(params, _, form, body) => {
                 n[0] += 1;
                 match form {
                     LoopForm::For(..) => n[1] += 1,
                     LoopForm::While(_) => n[2] += 1,
                 }
-                count_constructs(body, n);
+                for q in params {
+                    note_pat(q, ranks, n);
+                }
+                count_constructs(body, ranks, n);
             }
             ExpKind::Update(..) => n[3] += 1,
             ExpKind::Concat(..) => n[4] += 1,
             ExpKind::Replicate(..) => n[5] += 1,
-            ExpKind::Reduce(..) | ExpKind::Scan(..) => {}
+            ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => {
+                n[if matches!(s.exp.kind, ExpKind::Reduce(..)) { 9 } else { 10 }] += 1;
+                if let RedOp::Lambda(l) = op {
+                    n[11] += 1;
+                    for q in &l.params {
+                        note_pat(q, ranks, n);
+                    }
+                    count_constructs(&l.body, ranks, n);
+                }
+            }
             ExpKind::Kernel(_, _, body) => {
                 n[6] += u64::from(s.pats.len() > 1);
-                count_constructs(body, n);
+                count_constructs(body, ranks, n);
             }
             ExpKind::If(_, t, e) => {
-                count_constructs(t, n);
-                count_constructs(e, n);
+                count_constructs(t, ranks, n);
+                count_constructs(e, ranks, n);
             }
-            ExpKind::Scalar(_)
-            | ExpKind::Alloc(..)
-            | ExpKind::Index(..)
+            ExpKind::Index(x, idx) => {
+                n[12] += u64::from(ranks.get(&x.name).is_some_and(|&r| idx.len() < r));
+            }
+            ExpKind::Scalar(e) => count_convs(e, n),
+            ExpKind::Alloc(..)
             | ExpKind::Slice(..)
             | ExpKind::Transpose(_)
             | ExpKind::Iota(_)

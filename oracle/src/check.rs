@@ -797,11 +797,15 @@ fn funmem_source(
     }
 }
 
-/// A race in a few words: the kernel (by the name it binds), the location,
-/// the two iterations at its level and their kinds of access.
+/// A race in a few words: the kernel (by the name it binds) or the scan,
+/// the location (block and byte), the two iterations at its level and
+/// their kinds of access.
 fn brief(p: &Program, r: &Race) -> String {
-    let kernel = kernel_name(&p.body, (r.kernel.start, r.kernel.end))
-        .map_or("a kernel".to_string(), |x| format!("the kernel of `{x}`"));
+    let kernel = match kernel_name(&p.body, (r.kernel.start, r.kernel.end)) {
+        Some((x, true)) => format!("the scan of `{x}`"),
+        Some((x, false)) => format!("the kernel of `{x}`"),
+        None => "a kernel".to_string(),
+    };
     let access = |a: &funmem_semantics::error::Access| {
         format!(
             "{} by iteration {}",
@@ -810,7 +814,7 @@ fn brief(p: &Program, r: &Race) -> String {
         )
     };
     format!(
-        "{kernel}: block {} at offset {} {} and {}",
+        "{kernel}: block {} at byte {} {} and {}",
         r.block,
         r.offset,
         access(&r.first),
@@ -818,18 +822,19 @@ fn brief(p: &Program, r: &Race) -> String {
     )
 }
 
-/// The name bound by the kernel statement at these source positions.
-fn kernel_name(b: &Body, at: (usize, usize)) -> Option<String> {
-    b.stms.iter().find_map(|s| match &s.exp.kind {
-        ExpKind::Kernel(_, _, kb) => {
-            if (s.span.start, s.span.end) == at {
-                s.pats.first().map(|q| q.name.name.to_string())
-            } else {
-                kernel_name(kb, at)
-            }
+/// The name bound by the kernel (or scan, `true`) statement at these
+/// source positions, in any nested body.
+fn kernel_name(b: &Body, at: (usize, usize)) -> Option<(String, bool)> {
+    b.stms.iter().find_map(|s| {
+        let scan = matches!(s.exp.kind, ExpKind::Scan(..));
+        if (matches!(s.exp.kind, ExpKind::Kernel(..)) || scan) && (s.span.start, s.span.end) == at {
+            return s.pats.first().map(|q| (q.name.name.to_string(), scan));
         }
-        ExpKind::If(_, t, e) => kernel_name(t, at).or_else(|| kernel_name(e, at)),
-        _ => None,
+        match &s.exp.kind {
+            ExpKind::Kernel(_, _, kb) | ExpKind::Loop(_, _, _, kb) => kernel_name(kb, at),
+            ExpKind::If(_, t, e) => kernel_name(t, at).or_else(|| kernel_name(e, at)),
+            _ => None,
+        }
     })
 }
 

@@ -12,10 +12,27 @@
 //! buffer, offset or stride anywhere. Values cross the boundary as
 //! [`Value`]s, converted here by code of its own.
 //!
-//! Scalars follow the rules of docs/language.md: 64-bit two's complement,
-//! `+ - *` and unary `-` wrap, `/` and `%` truncate toward zero (`MIN / -1`
-//! is `MIN`, its remainder 0), division or remainder by zero is stuck,
-//! comparisons and `&& || !` give 1 or 0 and evaluate both sides.
+//! Scalars have element types (`bool`, `i32`, `i64`, `f32`, `f64`), and
+//! their operators are written again here from docs/language.md, sharing
+//! nothing with the interpreters' operator table: integers are two's
+//! complement of their width, `+ - *` and unary `-` wrap, `/` and `%`
+//! truncate toward zero (`MIN / -1` is `MIN`, its remainder 0), division or
+//! remainder by zero is stuck; floats are IEEE 754 in their own width (`%`
+//! is `fmod`, `min`/`max` return the other operand of a NaN); comparisons
+//! give a `bool`; `&&`, `||` combine `bool`s (or give 1 or 0 of an
+//! integer type) and evaluate both sides. A conversion wraps between
+//! integers, truncates a float toward zero and saturates (NaN gives 0),
+//! rounds to nearest into a float, and is "not zero" into `bool`. Both
+//! operands of a binary operator have one type in every program the front
+//! end accepts; two types are stuck here.
+//!
+//! `reduce op ne xs` is the left fold ((ne op xs[0]) op xs[1]) ... and
+//! `scan op ne xs` the array of its inclusive prefixes (E-REDUCE, E-SCAN),
+//! one unit of fuel per element; a lambda operator binds its two
+//! parameters (like a loop's, not bindings of the trace) and runs its body,
+//! whose statements are. An index with fewer indices than the array has
+//! dimensions is the sub-array they select (a copy here: nested vectors
+//! share nothing).
 //!
 //! Loops, in-place updates, `concat`, `replicate` and kernels with
 //! several results follow docs/language.md too: a loop binds its
@@ -49,33 +66,35 @@
 //! much memory. A limit decides nothing (limits are not semantics).
 
 use funmem_lang::ast::{
-    Atom, BinOp, Body, ExpKind, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
+    Atom, BinOp, Body, ExpKind, LoopForm, Pat, Program, RedOp, SExp, Stm, Type, UnOp, UpdIdx,
 };
-use funmem_lang::prim::Const;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::Name;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::observer::Observer;
 use funmem_semantics::validity::first_difference;
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use std::fmt;
 
-/// A value: an integer, or an array of rows.
+/// A value: a scalar of some element type, or an array of rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RVal {
-    /// A 64-bit integer.
-    Int(i64),
+    /// A scalar.
+    Scalar(Const),
     /// An array.
     Arr(RArr),
 }
 
 /// An array as nested vectors: `rows.len() == shape[0]`, and each row is
-/// an [`RVal::Int`] when the array has one dimension, otherwise an
-/// [`RVal::Arr`] of shape `shape[1..]`. The shape is carried so that an
-/// empty array keeps its inner sizes.
+/// an [`RVal::Scalar`] of type `elem` when the array has one dimension,
+/// otherwise an [`RVal::Arr`] of shape `shape[1..]`. The shape and the
+/// element type are carried so that an empty array keeps them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RArr {
     /// Size of each dimension, outermost first; never empty.
     pub shape: Vec<usize>,
+    /// The element type.
+    pub elem: Prim,
     /// The rows, in order.
     pub rows: Vec<RVal>,
 }
@@ -279,22 +298,36 @@ fn clip(s: &str) -> String {
     }
 }
 
+/// Appends `c` to elements of its type, by our own code (one arm per
+/// type, no word representation); a constant of another type is left out
+/// (rows are checked before they are built, so none is).
+pub(crate) fn push(out: &mut Elems, c: Const) {
+    match (out, c) {
+        (Elems::Bool(v), Const::Bool(b)) => v.push(b),
+        (Elems::I32(v), Const::I32(k)) => v.push(k),
+        (Elems::I64(v), Const::I64(k)) => v.push(k),
+        (Elems::F32(v), Const::F32(b)) => v.push(f32::from_bits(b)),
+        (Elems::F64(v), Const::F64(b)) => v.push(f64::from_bits(b)),
+        _ => {}
+    }
+}
+
 /// A nested value as a flat [`Value`] (row-major elements and the shape).
 pub fn to_value(v: &RVal) -> Value {
-    fn flatten(v: &RVal, out: &mut Vec<i64>) {
+    fn flatten(v: &RVal, out: &mut Elems) {
         match v {
-            RVal::Int(k) => out.push(*k),
+            RVal::Scalar(c) => push(out, *c),
             RVal::Arr(a) => a.rows.iter().for_each(|r| flatten(r, out)),
         }
     }
     match v {
-        RVal::Int(k) => Value::Scalar(Const::I64(*k)),
+        RVal::Scalar(c) => Value::Scalar(*c),
         RVal::Arr(a) => {
-            let mut data = Vec::new();
+            let mut data = Elems::with_capacity(a.elem, 0);
             flatten(v, &mut data);
             Value::Array(ArrayValue {
                 shape: a.shape.clone(),
-                data: funmem_semantics::value::Elems::I64(data),
+                data,
             })
         }
     }
@@ -314,22 +347,45 @@ fn cells_of(shape: &[usize]) -> Option<u64> {
 
 /// A flat array's elements nested by its shape: the rows of `data` split
 /// into `shape[0]` equal parts, each nested by `shape[1..]`.
-fn nest(shape: &[usize], data: &[i64]) -> RVal {
+fn nest(shape: &[usize], elem: Prim, data: &[Const]) -> RVal {
     match shape {
-        [] => RVal::Int(data.first().copied().unwrap_or(0)),
+        [] => RVal::Scalar(data.first().copied().unwrap_or(zero(elem))),
         [n, inner @ ..] => {
             let len: usize = inner.iter().product();
             let rows = (0..*n)
                 .map(|k| {
                     let part = data.get(k * len..(k + 1) * len).unwrap_or(&[]);
-                    nest(inner, part)
+                    nest(inner, elem, part)
                 })
                 .collect();
             RVal::Arr(RArr {
                 shape: shape.to_vec(),
+                elem,
                 rows,
             })
         }
+    }
+}
+
+/// The zero of a type.
+fn zero(t: Prim) -> Const {
+    match t {
+        Prim::Bool => Const::Bool(false),
+        Prim::I32 => Const::I32(0),
+        Prim::I64 => Const::I64(0),
+        Prim::F32 => Const::F32(0),
+        Prim::F64 => Const::F64(0),
+    }
+}
+
+/// An input's elements, read by our own code (one arm per type).
+pub(crate) fn elems_of(e: &Elems) -> Vec<Const> {
+    match e {
+        Elems::Bool(v) => v.iter().map(|&b| Const::Bool(b)).collect(),
+        Elems::I32(v) => v.iter().map(|&k| Const::I32(k)).collect(),
+        Elems::I64(v) => v.iter().map(|&k| Const::I64(k)).collect(),
+        Elems::F32(v) => v.iter().map(|x| Const::F32(x.to_bits())).collect(),
+        Elems::F64(v) => v.iter().map(|x| Const::F64(x.to_bits())).collect(),
     }
 }
 
@@ -339,8 +395,8 @@ fn shape_text(shape: &[usize]) -> String {
 
 fn describe(v: &RVal) -> String {
     match v {
-        RVal::Int(k) => format!("the integer {k}"),
-        RVal::Arr(a) => format!("an array of shape {}", shape_text(&a.shape)),
+        RVal::Scalar(c) => format!("the {} {c}", c.prim()),
+        RVal::Arr(a) => format!("an array of shape {}{}", shape_text(&a.shape), a.elem),
     }
 }
 
@@ -411,10 +467,21 @@ impl Machine<'_> {
         }
     }
 
+    /// An `i64` variable (a size, an index, a count).
     fn int(&self, x: &Name) -> R<i64> {
         match self.lookup(x)? {
-            RVal::Int(k) => Ok(*k),
-            v => stuck(format!("`{x}` is {}, not an integer", describe(v))),
+            RVal::Scalar(Const::I64(k)) => Ok(*k),
+            v => stuck(format!("`{x}` is {}, not an i64", describe(v))),
+        }
+    }
+
+    /// A condition: a `bool`, or an integer that is true when not zero.
+    fn truth(&self, x: &Name) -> R<bool> {
+        match self.lookup(x)? {
+            RVal::Scalar(Const::Bool(b)) => Ok(*b),
+            RVal::Scalar(Const::I64(k)) => Ok(*k != 0),
+            RVal::Scalar(Const::I32(k)) => Ok(*k != 0),
+            v => stuck(format!("`{x}` is {}, not a condition", describe(v))),
         }
     }
 
@@ -425,11 +492,25 @@ impl Machine<'_> {
         }
     }
 
+    /// An `i64` atom (sizes, indices, counts, bounds are `i64`).
     fn atom(&self, a: &Atom) -> R<i64> {
         match a {
             Atom::Int(k, _) => Ok(*k),
-            Atom::Const(c, _) => Ok(c.to_bits() as i64),
+            Atom::Const(Const::I64(k), _) => Ok(*k),
+            Atom::Const(c, _) => stuck(format!("the {} {c} where an i64 is wanted", c.prim())),
             Atom::Var(x) => self.int(&x.name),
+        }
+    }
+
+    /// A scalar atom of any type.
+    fn scalar_atom(&self, a: &Atom) -> R<Const> {
+        match a {
+            Atom::Int(k, _) => Ok(Const::I64(*k)),
+            Atom::Const(c, _) => Ok(*c),
+            Atom::Var(x) => match self.lookup(&x.name)? {
+                RVal::Scalar(c) => Ok(*c),
+                v => stuck(format!("`{}` is {}, not a scalar", x.name, describe(v))),
+            },
         }
     }
 
@@ -439,18 +520,10 @@ impl Machine<'_> {
         usize::try_from(k).or_else(|_| stuck(format!("negative size {k}")))
     }
 
-    fn scalar(&self, e: &SExp) -> R<i64> {
+    fn scalar(&self, e: &SExp) -> R<Const> {
         match e {
-            SExp::Atom(a) => self.atom(a),
-            SExp::Un(op, a, _) => {
-                let a = self.scalar(a)?;
-                Ok(match op {
-                    UnOp::Neg => 0i64.wrapping_sub(a),
-                    UnOp::Not => i64::from(a == 0),
-                    UnOp::Abs => a.wrapping_abs(),
-                    _ => return stuck("TRANSIENT: element types are not evaluated yet"),
-                })
-            }
+            SExp::Atom(a) => self.scalar_atom(a),
+            SExp::Un(op, a, _) => unop(*op, self.scalar(a)?),
             SExp::Bin(op, a, b, _) => {
                 let (a, b) = (self.scalar(a)?, self.scalar(b)?);
                 binop(*op, a, b)
@@ -469,8 +542,8 @@ impl Machine<'_> {
         let mut arrays = Vec::new();
         for (p, v) in params.iter().zip(inputs) {
             match (&p.ty, v) {
-                (Type::Prim(..), Value::Scalar(Const::I64(k))) => {
-                    self.bind(&p.name.name, RVal::Int(*k))?
+                (Type::Prim(t, _), Value::Scalar(c)) if c.prim() == *t => {
+                    self.bind(&p.name.name, RVal::Scalar(*c))?
                 }
                 (Type::Array(..), Value::Array(a)) => arrays.push((p, a)),
                 _ => {
@@ -495,8 +568,7 @@ impl Machine<'_> {
                 ));
             }
             self.charge(&a.shape)?;
-            let words: Vec<i64> = a.data.words().map(|w| w as i64).collect();
-            let v = nest(&a.shape, &words);
+            let v = nest(&a.shape, a.data.prim(), &elems_of(&a.data));
             self.check_type(p, &v)?;
             self.bind(&p.name.name, v)?;
         }
@@ -506,10 +578,10 @@ impl Machine<'_> {
     /// Holds a bound value against its pattern's type.
     fn check_type(&self, p: &Pat, v: &RVal) -> R<()> {
         let ok = match (&p.ty, v) {
-            (Type::Prim(..), RVal::Int(_)) => true,
+            (Type::Prim(t, _), RVal::Scalar(c)) => c.prim() == *t,
             (Type::Array(t, _), RVal::Arr(a)) => {
                 let want: Vec<usize> = t.shape.iter().map(|s| self.size(s)).collect::<R<_>>()?;
-                want == a.shape
+                want == a.shape && t.elem == a.elem
             }
             _ => false,
         };
@@ -572,13 +644,18 @@ impl Machine<'_> {
             ExpKind::Update(x, is, v) => self.update(&x.name, is, v)?,
             ExpKind::Concat(x, y) => self.concat(&x.name, &y.name)?,
             ExpKind::Replicate(n, v) => self.replicate(n, v)?,
-            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
-                return stuck("TRANSIENT: reduce and scan are not evaluated yet")
-            }
-            ExpKind::Scalar(e) => RVal::Int(self.scalar(e)?),
+            ExpKind::Reduce(op, ne, xs) => self.reduce(op, ne, &xs.name, false)?,
+            ExpKind::Scan(op, ne, xs) => self.reduce(op, ne, &xs.name, true)?,
+            ExpKind::Scalar(e) => RVal::Scalar(self.scalar(e)?),
             ExpKind::Index(x, idx) => {
                 let is: Vec<i64> = idx.iter().map(|a| self.atom(a)).collect::<R<_>>()?;
-                index(self.lookup(&x.name)?, &is, &x.name)?
+                let v = index(self.lookup(&x.name)?, &is, &x.name)?;
+                // A row is a new array: its cells are charged.
+                if let RVal::Arr(a) = &v {
+                    let shape = a.shape.clone();
+                    self.charge(&shape)?;
+                }
+                v
             }
             ExpKind::Slice(x, pairs) => {
                 let pairs: Vec<(i64, i64)> = pairs
@@ -616,12 +693,13 @@ impl Machine<'_> {
                 self.charge(&[len])?;
                 RVal::Arr(RArr {
                     shape: vec![len],
-                    rows: (0..n).map(RVal::Int).collect(),
+                    elem: Prim::I64,
+                    rows: (0..n).map(|k| RVal::Scalar(Const::I64(k))).collect(),
                 })
             }
             ExpKind::If(c, t, e) => {
-                let c = self.int(&c.name)?;
-                return self.body(if c != 0 { t } else { e });
+                let c = self.truth(&c.name)?;
+                return self.body(if c { t } else { e });
             }
             ExpKind::Alloc(..) => return stuck("`alloc` is not FUN"),
         }])
@@ -639,10 +717,12 @@ impl Machine<'_> {
             return stuck(format!("kernel of negative size {n}"));
         };
         let mut shapes = Vec::with_capacity(s.pats.len());
+        let mut elems = Vec::with_capacity(s.pats.len());
         for p in &s.pats {
             let Type::Array(t, _) = &p.ty else {
                 return stuck("a kernel's result must be an array");
             };
+            elems.push(t.elem);
             let mut shape = vec![len];
             for a in t.shape.iter().skip(1) {
                 shape.push(self.size(a)?);
@@ -667,7 +747,7 @@ impl Machine<'_> {
             .collect();
         for k in 0..n {
             self.burn(1)?;
-            self.env.push((i.clone(), RVal::Int(k)));
+            self.env.push((i.clone(), RVal::Scalar(Const::I64(k))));
             let r = self.body(b)?;
             self.env.pop();
             if r.len() != shapes.len() {
@@ -677,15 +757,16 @@ impl Machine<'_> {
                     shapes.len()
                 ));
             }
-            for ((v, shape), out) in r.into_iter().zip(&shapes).zip(&mut rows) {
+            for (((v, shape), out), &elem) in r.into_iter().zip(&shapes).zip(&mut rows).zip(&elems)
+            {
                 let inner = &shape[1..];
                 let fits = match &v {
-                    RVal::Int(_) => inner.is_empty(),
-                    RVal::Arr(a) => a.shape == inner,
+                    RVal::Scalar(c) => inner.is_empty() && c.prim() == elem,
+                    RVal::Arr(a) => a.shape == inner && a.elem == elem,
                 };
                 if !fits {
                     return stuck(format!(
-                        "iteration {k} returned {}, but each must give {}int",
+                        "iteration {k} returned {}, but each must give {}{elem}",
                         describe(&v),
                         shape_text(inner)
                     ));
@@ -696,15 +777,16 @@ impl Machine<'_> {
         Ok(shapes
             .into_iter()
             .zip(rows)
-            .map(|(shape, rows)| RVal::Arr(RArr { shape, rows }))
+            .zip(elems)
+            .map(|((shape, rows), elem)| RVal::Arr(RArr { shape, elem, rows }))
             .collect())
     }
 
-    /// The value of an atom of any type (an int literal, or a variable).
+    /// The value of an atom of any type (a literal, or a variable).
     fn value(&self, a: &Atom) -> R<RVal> {
         match a {
-            Atom::Int(k, _) => Ok(RVal::Int(*k)),
-            Atom::Const(c, _) => Ok(RVal::Int(c.to_bits() as i64)),
+            Atom::Int(k, _) => Ok(RVal::Scalar(Const::I64(*k))),
+            Atom::Const(c, _) => Ok(RVal::Scalar(*c)),
             Atom::Var(x) => Ok(self.lookup(&x.name)?.clone()),
         }
     }
@@ -745,14 +827,14 @@ impl Machine<'_> {
                 let n = self.atom(n)?;
                 for k in 0..n.max(0) {
                     self.burn(1)?;
-                    self.env.push((i.name.clone(), RVal::Int(k)));
+                    self.env.push((i.name.clone(), RVal::Scalar(Const::I64(k))));
                     let r = self.body(b)?;
                     self.env.truncate(mark);
                     self.bind_params(ps, r)?;
                 }
             }
             LoopForm::While(c) => {
-                while self.int(&c.name)? != 0 {
+                while self.truth(&c.name)? {
                     self.burn(1)?;
                     let r = self.body(b)?;
                     self.env.truncate(mark);
@@ -808,15 +890,16 @@ impl Machine<'_> {
             }
         }
         want.extend_from_slice(&a.shape[idx.len()..]);
-        let got: &[usize] = match &v {
-            RVal::Int(_) => &[],
-            RVal::Arr(b) => &b.shape,
+        let (got, elem): (&[usize], Prim) = match &v {
+            RVal::Scalar(c) => (&[], c.prim()),
+            RVal::Arr(b) => (&b.shape, b.elem),
         };
-        if got != want.as_slice() {
+        if got != want.as_slice() || elem != a.elem {
             return stuck(format!(
-                "the new value for `{x}` is {}, but the indices leave {}int",
+                "the new value for `{x}` is {}, but the indices leave {}{}",
                 describe(&v),
-                shape_text(&want)
+                shape_text(&want),
+                a.elem
             ));
         }
         let shape = a.shape.clone();
@@ -828,7 +911,7 @@ impl Machine<'_> {
     /// equal.
     fn concat(&mut self, x: &Name, y: &Name) -> R<RVal> {
         let (a, b) = (self.array(x)?, self.array(y)?);
-        if a.shape.len() != b.shape.len() || a.shape[1..] != b.shape[1..] {
+        if a.shape.len() != b.shape.len() || a.shape[1..] != b.shape[1..] || a.elem != b.elem {
             return stuck(format!(
                 "concat of `{x}`, of shape {}, and `{y}`, of shape {}",
                 shape_text(&a.shape),
@@ -839,8 +922,79 @@ impl Machine<'_> {
         shape[0] += b.shape[0];
         self.charge(&shape)?;
         let (a, b) = (self.array(x)?, self.array(y)?);
+        let elem = a.elem;
         let rows = a.rows.iter().chain(&b.rows).cloned().collect();
-        Ok(RVal::Arr(RArr { shape, rows }))
+        Ok(RVal::Arr(RArr { shape, elem, rows }))
+    }
+
+    /// E-REDUCE (`scan` false): ne op xs[0] op ... op xs[n-1], folded from
+    /// the left; E-SCAN: the array of the inclusive prefixes. One unit of
+    /// fuel per element.
+    fn reduce(&mut self, op: &RedOp, ne: &Atom, xs: &Name, scan: bool) -> R<RVal> {
+        let ne = self.scalar_atom(ne)?;
+        let a = self.array(xs)?;
+        if a.shape.len() != 1 || a.elem != ne.prim() {
+            return stuck(format!(
+                "{} of `{xs}`, of type {}{}, with the neutral element {ne}",
+                if scan { "scan" } else { "reduce" },
+                shape_text(&a.shape),
+                a.elem
+            ));
+        }
+        let elems: Vec<Const> = a
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                RVal::Scalar(c) => Some(*c),
+                RVal::Arr(_) => None,
+            })
+            .collect();
+        let n = elems.len();
+        if scan {
+            self.charge(&[n])?;
+        }
+        let mut acc = ne;
+        let mut out = Vec::with_capacity(if scan { n } else { 0 });
+        for x in elems {
+            self.burn(1)?;
+            acc = self.combine(op, acc, x)?;
+            if scan {
+                out.push(RVal::Scalar(acc));
+            }
+        }
+        Ok(if scan {
+            RVal::Arr(RArr {
+                shape: vec![n],
+                elem: ne.prim(),
+                rows: out,
+            })
+        } else {
+            RVal::Scalar(acc)
+        })
+    }
+
+    /// `a op b` for the operator of a reduction: a built-in operator, or a
+    /// lambda's body with its parameters bound to a and b (like a loop's
+    /// parameters, not bindings of the trace), which must give one scalar
+    /// of their type.
+    fn combine(&mut self, op: &RedOp, a: Const, b: Const) -> R<Const> {
+        match op {
+            RedOp::Bin(op, _) => binop(*op, a, b),
+            RedOp::Lambda(l) => {
+                let mark = self.env.len();
+                self.bind_params(&l.params, vec![RVal::Scalar(a), RVal::Scalar(b)])?;
+                let r = self.body(&l.body);
+                self.env.truncate(mark);
+                match r?.as_slice() {
+                    [RVal::Scalar(c)] if c.prim() == a.prim() => Ok(*c),
+                    r => stuck(format!(
+                        "an operator gives {} values where one {} is wanted",
+                        r.len(),
+                        a.prim()
+                    )),
+                }
+            }
+        }
     }
 
     /// E-REPLICATE: n copies of v as the rows of an array.
@@ -851,9 +1005,13 @@ impl Machine<'_> {
             return stuck(format!("replicate of negative count {n}"));
         };
         let mut shape = vec![len];
-        if let RVal::Arr(a) = &v {
-            shape.extend_from_slice(&a.shape);
-        }
+        let elem = match &v {
+            RVal::Arr(a) => {
+                shape.extend_from_slice(&a.shape);
+                a.elem
+            }
+            RVal::Scalar(c) => c.prim(),
+        };
         let elements = shape.iter().try_fold(1i64, |p, &d| {
             i64::try_from(d).ok().and_then(|d| p.checked_mul(d))
         });
@@ -866,6 +1024,7 @@ impl Machine<'_> {
         self.charge(&shape)?;
         Ok(RVal::Arr(RArr {
             shape,
+            elem,
             rows: vec![v; len],
         }))
     }
@@ -901,36 +1060,195 @@ fn replace(a: &RVal, idx: &[Upd], v: &RVal) -> RVal {
     RVal::Arr(arr)
 }
 
-/// `a op b`, by the rules of docs/language.md.
-fn binop(op: BinOp, a: i64, b: i64) -> R<i64> {
-    let truth = |c: bool| i64::from(c);
-    Ok(match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div | BinOp::Rem if b == 0 => return stuck("division by zero"),
-        // The one quotient that does not fit wraps to itself; its
-        // remainder is 0.
-        BinOp::Div if b == -1 => 0i64.wrapping_sub(a),
-        BinOp::Rem if b == -1 => 0,
-        // Rust's `/` and `%` on i64 truncate toward zero, as C does.
-        BinOp::Div => a / b,
-        BinOp::Rem => a % b,
-        BinOp::Lt => truth(a < b),
-        BinOp::Le => truth(a <= b),
-        BinOp::Gt => truth(a > b),
-        BinOp::Ge => truth(a >= b),
-        BinOp::Eq => truth(a == b),
-        BinOp::Ne => truth(a != b),
-        BinOp::And => truth(a != 0 && b != 0),
-        BinOp::Or => truth(a != 0 || b != 0),
-        BinOp::Min => a.min(b),
-        BinOp::Max => a.max(b),
+/// `a op b` on integers of one width, by the rules of docs/language.md
+/// (comparisons give a `bool`; `&&`, `||` give 1 or 0 of the type).
+macro_rules! int_binop {
+    ($op:expr, $a:expr, $b:expr, $t:ident, $make:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        let make = $make;
+        Ok(match $op {
+            BinOp::Add => make(a.wrapping_add(b)),
+            BinOp::Sub => make(a.wrapping_sub(b)),
+            BinOp::Mul => make(a.wrapping_mul(b)),
+            BinOp::Div | BinOp::Rem if b == 0 => return stuck("division by zero"),
+            // The one quotient that does not fit wraps to itself; its
+            // remainder is 0.
+            BinOp::Div if b == -1 => make((0 as $t).wrapping_sub(a)),
+            BinOp::Rem if b == -1 => make(0),
+            // Rust's `/` and `%` on integers truncate toward zero, as C does.
+            BinOp::Div => make(a / b),
+            BinOp::Rem => make(a % b),
+            BinOp::Lt => Const::Bool(a < b),
+            BinOp::Le => Const::Bool(a <= b),
+            BinOp::Gt => Const::Bool(a > b),
+            BinOp::Ge => Const::Bool(a >= b),
+            BinOp::Eq => Const::Bool(a == b),
+            BinOp::Ne => Const::Bool(a != b),
+            BinOp::And => make((a != 0 && b != 0) as $t),
+            BinOp::Or => make((a != 0 || b != 0) as $t),
+            BinOp::Min => make(if a <= b { a } else { b }),
+            BinOp::Max => make(if a >= b { a } else { b }),
+        })
+    }};
+}
+
+/// `a op b` on floats of one width: IEEE 754 in that width.
+macro_rules! float_binop {
+    ($op:expr, $a:expr, $b:expr, $make:expr) => {{
+        let (a, b) = ($a, $b);
+        let make = $make;
+        Ok(match $op {
+            BinOp::Add => make(a + b),
+            BinOp::Sub => make(a - b),
+            BinOp::Mul => make(a * b),
+            BinOp::Div => make(a / b),
+            // Rust's float `%` is C's fmod.
+            BinOp::Rem => make(a % b),
+            // fmin / fmax: a NaN operand gives the other one.
+            BinOp::Min => make(a.min(b)),
+            BinOp::Max => make(a.max(b)),
+            BinOp::Lt => Const::Bool(a < b),
+            BinOp::Le => Const::Bool(a <= b),
+            BinOp::Gt => Const::Bool(a > b),
+            BinOp::Ge => Const::Bool(a >= b),
+            BinOp::Eq => Const::Bool(a == b),
+            BinOp::Ne => Const::Bool(a != b),
+            BinOp::And | BinOp::Or => return stuck("`&&` or `||` on floats"),
+        })
+    }};
+}
+
+/// `a op b`, by the rules of docs/language.md; both operands of one type.
+pub(crate) fn binop(op: BinOp, a: Const, b: Const) -> R<Const> {
+    match (a, b) {
+        (Const::I64(x), Const::I64(y)) => int_binop!(op, x, y, i64, Const::I64),
+        (Const::I32(x), Const::I32(y)) => int_binop!(op, x, y, i32, Const::I32),
+        (Const::F32(x), Const::F32(y)) => {
+            float_binop!(op, f32::from_bits(x), f32::from_bits(y), |v: f32| {
+                Const::F32(v.to_bits())
+            })
+        }
+        (Const::F64(x), Const::F64(y)) => {
+            float_binop!(op, f64::from_bits(x), f64::from_bits(y), |v: f64| {
+                Const::F64(v.to_bits())
+            })
+        }
+        (Const::Bool(x), Const::Bool(y)) => Ok(Const::Bool(match op {
+            BinOp::And | BinOp::Min => x && y,
+            BinOp::Or | BinOp::Max => x || y,
+            BinOp::Lt => !x && y,
+            BinOp::Le => !x || y,
+            BinOp::Gt => x && !y,
+            BinOp::Ge => x || !y,
+            BinOp::Eq => x == y,
+            BinOp::Ne => x != y,
+            _ => return stuck(format!("arithmetic on bools ({a} and {b})")),
+        })),
+        _ => stuck(format!(
+            "operands of two types: the {} {a} and the {} {b}",
+            a.prim(),
+            b.prim()
+        )),
+    }
+}
+
+/// `op a`, by the rules of docs/language.md.
+pub(crate) fn unop(op: UnOp, a: Const) -> R<Const> {
+    let wrong = || stuck(format!("`{op:?}` of the {} {a}", a.prim()));
+    Ok(match (op, a) {
+        (UnOp::Conv(t), _) => convert(a, t),
+        (UnOp::Neg, Const::I32(k)) => Const::I32(k.wrapping_neg()),
+        (UnOp::Neg, Const::I64(k)) => Const::I64(k.wrapping_neg()),
+        (UnOp::Neg, Const::F32(b)) => Const::F32((-f32::from_bits(b)).to_bits()),
+        (UnOp::Neg, Const::F64(b)) => Const::F64((-f64::from_bits(b)).to_bits()),
+        (UnOp::Not, Const::Bool(b)) => Const::Bool(!b),
+        (UnOp::Not, Const::I32(k)) => Const::I32((k == 0) as i32),
+        (UnOp::Not, Const::I64(k)) => Const::I64((k == 0) as i64),
+        (UnOp::Abs, Const::I32(k)) => Const::I32(k.wrapping_abs()),
+        (UnOp::Abs, Const::I64(k)) => Const::I64(k.wrapping_abs()),
+        (UnOp::Abs, Const::F32(b)) => Const::F32(f32::from_bits(b).abs().to_bits()),
+        (UnOp::Abs, Const::F64(b)) => Const::F64(f64::from_bits(b).abs().to_bits()),
+        (UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor, Const::F32(b)) => {
+            let x = f32::from_bits(b);
+            Const::F32(
+                match op {
+                    UnOp::Sqrt => x.sqrt(),
+                    UnOp::Exp => x.exp(),
+                    UnOp::Log => x.ln(),
+                    _ => x.floor(),
+                }
+                .to_bits(),
+            )
+        }
+        (UnOp::Sqrt | UnOp::Exp | UnOp::Log | UnOp::Floor, Const::F64(b)) => {
+            let x = f64::from_bits(b);
+            Const::F64(
+                match op {
+                    UnOp::Sqrt => x.sqrt(),
+                    UnOp::Exp => x.exp(),
+                    UnOp::Log => x.ln(),
+                    _ => x.floor(),
+                }
+                .to_bits(),
+            )
+        }
+        _ => return wrong(),
     })
 }
 
+/// `t(c)`: integers wrap (sign-extend or truncate); a `bool` is 0 or 1;
+/// a float truncates toward zero and saturates, NaN giving 0 (Rust's `as`);
+/// into a float rounds to nearest; into `bool` is "not zero" (a NaN is
+/// true).
+fn convert(c: Const, t: Prim) -> Const {
+    match t {
+        Prim::Bool => Const::Bool(match c {
+            Const::Bool(b) => b,
+            Const::I32(k) => k != 0,
+            Const::I64(k) => k != 0,
+            Const::F32(b) => f32::from_bits(b) != 0.0,
+            Const::F64(b) => f64::from_bits(b) != 0.0,
+        }),
+        Prim::I32 => Const::I32(match c {
+            Const::Bool(b) => b as i32,
+            Const::I32(k) => k,
+            Const::I64(k) => k as i32,
+            Const::F32(b) => f32::from_bits(b) as i32,
+            Const::F64(b) => f64::from_bits(b) as i32,
+        }),
+        Prim::I64 => Const::I64(match c {
+            Const::Bool(b) => b as i64,
+            Const::I32(k) => k as i64,
+            Const::I64(k) => k,
+            Const::F32(b) => f32::from_bits(b) as i64,
+            Const::F64(b) => f64::from_bits(b) as i64,
+        }),
+        Prim::F32 => Const::F32(
+            match c {
+                Const::Bool(b) => b as u8 as f32,
+                Const::I32(k) => k as f32,
+                Const::I64(k) => k as f32,
+                Const::F32(b) => f32::from_bits(b),
+                Const::F64(b) => f64::from_bits(b) as f32,
+            }
+            .to_bits(),
+        ),
+        Prim::F64 => Const::F64(
+            match c {
+                Const::Bool(b) => b as u8 as f64,
+                Const::I32(k) => k as f64,
+                Const::I64(k) => k as f64,
+                Const::F32(b) => f32::from_bits(b) as f64,
+                Const::F64(b) => f64::from_bits(b),
+            }
+            .to_bits(),
+        ),
+    }
+}
+
 /// `index(v, i1, ..., in)` (fig. 5): row i1, then its element at i2, ...;
-/// one index per dimension, each within its dimension.
+/// at most one index per dimension, each within its dimension (E-INDEX).
+/// With fewer indices than dimensions, the sub-array they select.
 fn index(v: &RVal, is: &[i64], x: &Name) -> R<RVal> {
     let mut cur = v;
     for (d, &k) in is.iter().enumerate() {
@@ -947,14 +1265,10 @@ fn index(v: &RVal, is: &[i64], x: &Name) -> R<RVal> {
             }
         }
     }
-    match cur {
-        RVal::Int(k) => Ok(RVal::Int(*k)),
-        RVal::Arr(a) => stuck(format!(
-            "{} indices for `{x}`, of rank {}",
-            is.len(),
-            is.len() + a.shape.len()
-        )),
+    if is.is_empty() {
+        return stuck(format!("no indices for `{x}`"));
     }
+    Ok(cur.clone())
 }
 
 /// The shape of `slice(a, o1 : n1, ...)`, checking one pair per dimension,
@@ -988,11 +1302,12 @@ fn slice(a: &RArr, pairs: &[(i64, i64)]) -> RArr {
         .iter()
         .map(|r| match r {
             RVal::Arr(inner) => RVal::Arr(slice(inner, &pairs[1..])),
-            RVal::Int(k) => RVal::Int(*k),
+            RVal::Scalar(c) => RVal::Scalar(*c),
         })
         .collect();
     RArr {
         shape: pairs.iter().map(|&(_, n)| n as usize).collect(),
+        elem: a.elem,
         rows,
     }
 }
@@ -1004,12 +1319,13 @@ fn transpose(a: &RArr, r: usize, c: usize) -> RArr {
         .map(|j| {
             RVal::Arr(RArr {
                 shape: vec![r],
+                elem: a.elem,
                 rows: a
                     .rows
                     .iter()
                     .map(|row| match row {
                         RVal::Arr(row) => row.rows[j].clone(),
-                        RVal::Int(k) => RVal::Int(*k),
+                        RVal::Scalar(c) => RVal::Scalar(*c),
                     })
                     .collect(),
             })
@@ -1017,6 +1333,7 @@ fn transpose(a: &RArr, r: usize, c: usize) -> RArr {
         .collect();
     RArr {
         shape: vec![c, r],
+        elem: a.elem,
         rows,
     }
 }
@@ -1032,7 +1349,7 @@ fn type_text(m: &Machine<'_>, t: &Type) -> String {
                     Err(_) => "[?]".into(),
                 })
                 .collect();
-            format!("{dims}int")
+            format!("{dims}{}", a.elem)
         }
         t => t.describe(),
     }
@@ -1150,7 +1467,7 @@ mod tests {
             m.contains("index 3 is out of bounds for dimension 0"),
             "{m}"
         );
-        assert!(stuck_with(idx, "[4, 5] 0").contains("its type is [3]int"));
+        assert!(stuck_with(idx, "[4, 5] 0").contains("its type is [3]i64"));
         let iota = "def main (n: int) =\n  let (x: [n]int) = iota n\n  in (x)\n";
         assert_eq!(ok(iota, "3"), "[0i64, 1i64, 2i64]");
         assert!(stuck_with(iota, "-2").contains("iota of negative size -2"));
@@ -1214,8 +1531,13 @@ mod tests {
             max_heap: 1 << 20,
         };
         let (mut results, mut went_wrong) = (0, 0);
+        let mut ill_typed = Vec::new();
         for k in 0..400u64 {
             let case = crate::gen::gen_fun(&mut crate::Rng::seed_from_u64(k), &cfg);
+            if let Err(d) = funmem_lang::check::check_program(&case.program) {
+                ill_typed.push(format!("program {k}: {}", d.message));
+                continue;
+            }
             let mut trace = Trace::default();
             let source =
                 funmem_semantics::fun::run_value(&case.program, &case.inputs, limits, &mut trace);
@@ -1228,6 +1550,11 @@ mod tests {
                 Judgement::Differs(m) => panic!("program {k}: {m}\n{}", case.program),
             }
         }
+        eprintln!(
+            "{} ill-typed programs: {:?}",
+            ill_typed.len(),
+            ill_typed.first()
+        );
         assert!(results > 150 && went_wrong > 50, "{results} {went_wrong}");
     }
 }

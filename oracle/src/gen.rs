@@ -90,8 +90,8 @@
 
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{
-    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lang, LoopForm, Pat, Program, SExp, Stm,
-    Type, UnOp, UpdIdx,
+    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lambda, Lang, LoopForm, Pat, Program,
+    RedOp, SExp, Stm, Type, UnOp, UpdIdx,
 };
 use funmem_lang::prim::Const;
 use funmem_lang::prim::Prim;
@@ -129,6 +129,11 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         concat: draw(c.concat),
         replicate: draw(c.replicate),
         multi: draw(c.multi_kernel),
+        types: draw(c.types),
+        reduce: draw(c.reduce),
+        scan: draw(c.scan),
+        row: draw(c.index_row),
+        conversions: false,
     };
     let max_size = cfg.max_size.clamp(0, 1 << 20);
     let max_stms = cfg.max_stms.max(1);
@@ -237,6 +242,11 @@ impl Range {
 enum Ty {
     Int(Range),
     Arr(Vec<Atom>),
+    /// A scalar of another type than `i64`; `true` when it is *fuzzy*.
+    Sc(Prim, bool),
+    /// An array of elements of another type than `i64` (never consumed);
+    /// `true` when its elements are fuzzy.
+    TArr(Vec<Atom>, Prim, bool),
     Gone,
 }
 
@@ -244,24 +254,33 @@ impl Ty {
     fn shape(&self) -> Option<&[Atom]> {
         match self {
             Ty::Arr(s) => Some(s),
-            Ty::Int(_) | Ty::Gone => None,
+            Ty::Int(_) | Ty::Sc(..) | Ty::TArr(..) | Ty::Gone => None,
         }
     }
 
     fn range(&self) -> Option<&Range> {
         match self {
             Ty::Int(r) => Some(r),
-            Ty::Arr(_) | Ty::Gone => None,
+            Ty::Arr(_) | Ty::Sc(..) | Ty::TArr(..) | Ty::Gone => None,
         }
     }
 
     fn syntax(&self) -> Type {
         match self {
             Ty::Int(_) | Ty::Gone => Type::int(Span::DUMMY),
+            Ty::Sc(t, _) => Type::Prim(*t, Span::DUMMY),
             Ty::Arr(shape) => Type::Array(
                 ArrayType {
                     shape: shape.clone(),
                     elem: Prim::I64,
+                    mem: None,
+                },
+                Span::DUMMY,
+            ),
+            Ty::TArr(shape, t, _) => Type::Array(
+                ArrayType {
+                    shape: shape.clone(),
+                    elem: *t,
                     mem: None,
                 },
                 Span::DUMMY,
@@ -311,10 +330,17 @@ enum Action {
     Update,
     Concat,
     Replicate,
+    Typed,
+    Convert,
+    TKernel,
+    TIndex,
+    Row,
+    Reduce,
+    Scan,
 }
 
-/// Which constructs of issue 18 a program may use (or, counted, how many
-/// it has).
+/// Which constructs of issues 18 and 19 a program may use (or, counted,
+/// how many it has).
 #[derive(Clone, Copy, Debug, Default)]
 struct On<T = bool> {
     loops: T,
@@ -322,6 +348,11 @@ struct On<T = bool> {
     concat: T,
     replicate: T,
     multi: T,
+    types: T,
+    reduce: T,
+    scan: T,
+    row: T,
+    conversions: T,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -436,6 +467,48 @@ fn pat(x: &Name, ty: &Ty) -> Pat {
     }
 }
 
+/// Whether `op` compares (and gives a `bool`).
+fn is_cmp(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
+}
+
+/// `i64(e)`: the paper's int truth value of a `bool` (1 or 0).
+fn truth(e: SExp) -> SExp {
+    SExp::Un(UnOp::Conv(Prim::I64), Box::new(e), Span::DUMMY)
+}
+
+/// The neutral element of `op` on `t`: 0, 1, the largest or smallest
+/// value (infinities for floats), `true` or `false`.
+fn neutral(op: BinOp, t: Prim) -> Const {
+    match (op, t) {
+        (BinOp::Mul, _) => one(t),
+        (BinOp::Min, Prim::I32) => Const::I32(i32::MAX),
+        (BinOp::Min, Prim::I64) => Const::I64(i64::MAX),
+        (BinOp::Min, Prim::F32) => Const::f32(f32::INFINITY),
+        (BinOp::Min, Prim::F64) => Const::f64(f64::INFINITY),
+        (BinOp::Max, Prim::I32) => Const::I32(i32::MIN),
+        (BinOp::Max, Prim::I64) => Const::I64(i64::MIN),
+        (BinOp::Max, Prim::F32) => Const::f32(f32::NEG_INFINITY),
+        (BinOp::Max, Prim::F64) => Const::f64(f64::NEG_INFINITY),
+        (BinOp::And, _) => Const::Bool(true),
+        _ => t.zero(),
+    }
+}
+
+/// 1 of type `t` (`true` for `bool`).
+fn one(t: Prim) -> Const {
+    match t {
+        Prim::Bool => Const::Bool(true),
+        Prim::I32 => Const::I32(1),
+        Prim::I64 => Const::I64(1),
+        Prim::F32 => Const::f32(1.0),
+        Prim::F64 => Const::f64(1.0),
+    }
+}
+
 fn body(stms: Vec<Stm>, result: &[Name]) -> Body {
     Body {
         stms,
@@ -503,9 +576,14 @@ impl Gen<'_> {
     }
 
     fn fresh(&mut self, prefix: &str) -> Name {
-        let n = Name::new(&format!("{prefix}{}", self.next));
+        let mut text = format!("{prefix}{}", self.next);
         self.next += 1;
-        n
+        // `i32`, `f64`, ... are type names, not variables.
+        while Prim::from_name(&text).is_some() {
+            text = format!("{prefix}{}", self.next);
+            self.next += 1;
+        }
+        Name::new(&text)
     }
 
     // ----- scopes and facts -----
@@ -727,7 +805,9 @@ impl Gen<'_> {
         let x = self.fresh(prefix);
         if ty.shape().is_some() {
             let roots = match &kind {
-                ExpKind::Slice(y, _) | ExpKind::Transpose(y) => self.roots_of(&y.name).to_vec(),
+                ExpKind::Slice(y, _) | ExpKind::Transpose(y) | ExpKind::Index(y, _) => {
+                    self.roots_of(&y.name).to_vec()
+                }
                 ExpKind::If(_, t, e) => {
                     let names: Vec<&Name> =
                         t.result.iter().chain(&e.result).map(|i| &i.name).collect();
@@ -778,6 +858,9 @@ impl Gen<'_> {
         } else {
             self.sexp(depth - 1)
         };
+        if is_cmp(op) {
+            return truth(SExp::bin(op, l, r));
+        }
         SExp::bin(op, l, r)
     }
 
@@ -791,6 +874,11 @@ impl Gen<'_> {
                 .or_else(|| self.pick_var(0, |_, v| v.ty.range().is_some()));
             if let Some(i) = pick {
                 return SExp::var(&self.vars[i].name.clone());
+            }
+        }
+        if self.on.types && self.chance(0.1) {
+            if let Some(e) = self.convert_leaf(Prim::I64) {
+                return e;
             }
         }
         SExp::int(self.any_lit())
@@ -970,7 +1058,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 16] = [
+        const KINDS: [Action; 23] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -987,6 +1075,13 @@ impl Gen<'_> {
             Action::Update,
             Action::Concat,
             Action::Replicate,
+            Action::Typed,
+            Action::Convert,
+            Action::TKernel,
+            Action::TIndex,
+            Action::Row,
+            Action::Reduce,
+            Action::Scan,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -1011,6 +1106,13 @@ impl Gen<'_> {
             w(self.on.update && has_arr, 4),
             w(self.on.concat && has_arr, 2),
             w(self.on.replicate, 2),
+            w(self.on.types, 5),
+            w(self.on.types, 2),
+            w(self.on.types && nest, 3),
+            w(self.on.types, 2),
+            w(self.on.row, 3),
+            w(self.on.reduce, 3),
+            w(self.on.scan, 3),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -1032,6 +1134,13 @@ impl Gen<'_> {
             Action::Update => self.act_update(out, false),
             Action::Concat => self.act_concat(out),
             Action::Replicate => self.act_replicate(out),
+            Action::Typed => self.act_typed(out),
+            Action::Convert => self.act_convert(out),
+            Action::TKernel => self.act_tkernel(out),
+            Action::TIndex => self.act_tindex(out),
+            Action::Row => self.act_row(out),
+            Action::Reduce => self.act_reduce(out, false),
+            Action::Scan => self.act_reduce(out, true),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -1271,7 +1380,8 @@ impl Gen<'_> {
                 Some(c) => SExp::bin(BinOp::And, c, t),
             });
         }
-        let c = self.emit_int(out, "c", cond.unwrap_or(SExp::int(1)), Range::new(0, 1));
+        let cond = cond.map_or(SExp::int(1), truth);
+        let c = self.emit_int(out, "c", cond, Range::new(0, 1));
         // Then: the guarded sizes are at least 1.
         self.open();
         self.depth += 1;
@@ -1448,7 +1558,7 @@ impl Gen<'_> {
         make: impl FnOnce(&mut Self) -> (Vec<Stm>, Name),
     ) {
         let n = self.size_atom();
-        let cond = SExp::bin(BinOp::Lt, se(&n), SExp::int(0));
+        let cond = truth(SExp::bin(BinOp::Lt, se(&n), SExp::int(0)));
         let c = self.emit_int(out, "c", cond, Range::new(0, 0));
         let (then, x) = make(self);
         let y = self.fresh("y");
@@ -1807,11 +1917,20 @@ impl Gen<'_> {
             BinOp::And,
             BinOp::Or,
         ];
+        if self.on.types && self.chance(0.3) {
+            let e = self.tsexp(Prim::Bool, 2, true).0;
+            return self.emit(out, "c", Ty::Sc(Prim::Bool, false), ExpKind::Scalar(e));
+        }
         let e = if self.chance(0.7) {
             let op = CMP[self.upto(CMP.len())];
             let l = self.sexp(1);
             let r = self.sexp(1);
-            SExp::bin(op, l, r)
+            let e = SExp::bin(op, l, r);
+            if is_cmp(op) {
+                truth(e)
+            } else {
+                e
+            }
         } else {
             self.sexp(2)
         };
@@ -2057,6 +2176,30 @@ impl Gen<'_> {
         if self.on.replicate && self.made.replicate == 0 {
             self.act_replicate(out);
         }
+        if self.on.types && self.made.types == 0 && !self.act_tkernel(out) {
+            self.act_typed(out);
+        }
+        if self.on.types && self.made.conversions == 0 {
+            self.act_convert(out);
+        }
+        if self.on.row && self.made.row == 0 && !self.act_row(out) {
+            // No array of rank 2 with a row known to exist: make one.
+            let shape = vec![lit(self.between(1, self.max_size.max(1))), self.size_atom()];
+            if self.can_produce(&shape, self.depth, self.mult) {
+                let x = self.produce(out, &shape);
+                if let Some(i) = self.index_for(out, &shape[0]) {
+                    let ty = Ty::Arr(shape[1..].to_vec());
+                    self.emit(out, "r", ty, ExpKind::Index(ident(&x), vec![i]));
+                    self.made.row += 1;
+                }
+            }
+        }
+        if self.on.reduce && self.made.reduce == 0 {
+            self.act_reduce(out, false);
+        }
+        if self.on.scan && self.made.scan == 0 {
+            self.act_reduce(out, true);
+        }
         if self.on.multi && self.made.multi == 0 && self.depth < self.max_depth {
             // A kernel over a size with two results.
             let n = self.size_atom();
@@ -2252,7 +2395,7 @@ impl Gen<'_> {
         let mut params: Vec<(Name, Ty, Atom)> = Vec::new();
         let (mut cond, mut count) = (None, None);
         if is_while {
-            let c0 = SExp::bin(BinOp::Lt, SExp::int(0), se(&bound));
+            let c0 = truth(SExp::bin(BinOp::Lt, SExp::int(0), se(&bound)));
             let c0 = self.emit_int(out, "c", c0, Range::new(0, 1));
             let (c, t) = (self.fresh("c"), self.fresh("t"));
             params.push((c.clone(), Ty::Int(Range::new(0, 1)), var(&c0)));
@@ -2373,7 +2516,7 @@ impl Gen<'_> {
         }
         if let (Some(c), Some(t)) = (&cond, &count) {
             let kc = params.iter().position(|p| &p.0 == t).unwrap_or(1);
-            let c2 = SExp::bin(BinOp::Lt, SExp::var(&result[kc]), se(&bound));
+            let c2 = truth(SExp::bin(BinOp::Lt, SExp::var(&result[kc]), se(&bound)));
             let c2 = self.emit_int(&mut stms, "c", c2, Range::new(0, 1));
             if let Some(kc) = params.iter().position(|p| &p.0 == c) {
                 result[kc] = c2;
@@ -2581,6 +2724,11 @@ impl Gen<'_> {
                 self.bind(x, Ty::Int(Range::any()));
             }
         }
+        if self.on.types {
+            for _ in 0..self.between(1, 2) {
+                self.typed_param(&mut params, &mut inputs, &values);
+            }
+        }
         self.open();
         // Unique parameters may be consumed in the program's body.
         for r in unique {
@@ -2592,16 +2740,518 @@ impl Gen<'_> {
         self.force(&mut stms);
         let result = self.results();
         let body = body(stms, &result);
-        let mut program = Program {
+        let program = Program {
             lang: Lang::Fun,
             params,
             body,
             span: Span::DUMMY,
         };
-        // TRANSIENT(issue 19): the generator writes the paper's int truth
-        // values; elaboration makes their conversions explicit.
-        funmem_lang::elab::program(&mut program, None);
         Case { program, inputs }
+    }
+
+    // ----- element types (issue 19) -----
+
+    /// A non-`i64` element type: `f32` most often.
+    fn other_prim(&mut self) -> Prim {
+        [Prim::F32, Prim::F32, Prim::I32, Prim::F64, Prim::Bool][self.upto(5)]
+    }
+
+    /// A literal of type `t`: small, or one that wraps or is special
+    /// (`i32` extremes, infinities, NaN).
+    fn lit_of(&mut self, t: Prim) -> Const {
+        const FLOATS: [f64; 10] = [0.0, 1.0, -1.0, 0.5, 2.5, -3.25, 100.0, 0.125, 7.0, -0.0];
+        const SPECIAL: [f64; 3] = [f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+        match t {
+            Prim::Bool => Const::Bool(self.chance(0.5)),
+            Prim::I32 => Const::I32(match self.upto(12) {
+                0 => i32::MAX,
+                1 => i32::MIN,
+                _ => self.small_lit() as i32,
+            }),
+            Prim::I64 => Const::I64(self.any_lit()),
+            Prim::F32 | Prim::F64 => {
+                let x = if self.chance(0.03) {
+                    SPECIAL[self.upto(SPECIAL.len())]
+                } else {
+                    FLOATS[self.upto(FLOATS.len())]
+                };
+                if t == Prim::F32 {
+                    Const::f32(x as f32)
+                } else {
+                    Const::f64(x)
+                }
+            }
+        }
+    }
+
+    /// A literal of type `t` as an expression.
+    fn tlit(&mut self, t: Prim) -> SExp {
+        SExp::Atom(Atom::lit(self.lit_of(t), Span::DUMMY))
+    }
+
+    /// Whether a variable is a scalar of type `t` usable in an exact
+    /// expression (`exact`) or any.
+    fn is_scalar_of(v: &Var, t: Prim, exact: bool) -> bool {
+        match &v.ty {
+            Ty::Int(_) => t == Prim::I64,
+            Ty::Sc(u, fuzzy) => *u == t && !(exact && *fuzzy),
+            _ => false,
+        }
+    }
+
+    /// `t(x)` for a scalar variable `x` of another type (an exact one when
+    /// `t` is not a float, so that no float error turns into an integer
+    /// or truth difference).
+    fn convert_leaf(&mut self, t: Prim) -> Option<SExp> {
+        let exact = !t.is_float();
+        let i = self.pick_var(0, |_, v| match &v.ty {
+            Ty::Int(_) => t != Prim::I64,
+            Ty::Sc(u, fuzzy) => *u != t && !(exact && *fuzzy),
+            _ => false,
+        })?;
+        self.made.conversions += 1;
+        let x = SExp::var(&self.vars[i].name.clone());
+        Some(SExp::Un(UnOp::Conv(t), Box::new(x), Span::DUMMY))
+    }
+
+    /// A leaf of type `t` and whether it is fuzzy.
+    fn tleaf(&mut self, t: Prim, exact: bool) -> (SExp, bool) {
+        match self.upto(10) {
+            0..=5 => {
+                if let Some(i) = self.pick_var(0, |_, v| Self::is_scalar_of(v, t, exact)) {
+                    let fuzzy = matches!(self.vars[i].ty, Ty::Sc(_, true));
+                    return (SExp::var(&self.vars[i].name.clone()), fuzzy);
+                }
+            }
+            6 | 7 => {
+                if let Some(e) = self.convert_leaf(t) {
+                    return (e, false);
+                }
+            }
+            _ => {}
+        }
+        (self.tlit(t), false)
+    }
+
+    /// A random scalar expression of type `t` of at most `depth` operator
+    /// levels, strictly typed, and whether it is *fuzzy*: a float whose
+    /// value other backends may compute slightly differently (OpenCL's
+    /// `exp`, `log`, `sqrt`, float division, reassociated float sums).
+    /// With `exact`, it is not. Integer divisors are nonzero unless the
+    /// program is risky; float domain errors give NaN or infinities.
+    fn tsexp(&mut self, t: Prim, depth: u32, exact: bool) -> (SExp, bool) {
+        if t == Prim::I64 && self.chance(0.5) {
+            return (self.sexp(depth), false);
+        }
+        if depth == 0 || self.chance(0.3) {
+            return self.tleaf(t, exact);
+        }
+        let un = |op: UnOp, e: SExp| SExp::Un(op, Box::new(e), Span::DUMMY);
+        if t == Prim::Bool {
+            return match self.upto(6) {
+                0 => {
+                    let (e, _) = self.tsexp(t, depth - 1, exact);
+                    (un(UnOp::Not, e), false)
+                }
+                1 | 2 => {
+                    let op = if self.chance(0.5) {
+                        BinOp::And
+                    } else {
+                        BinOp::Or
+                    };
+                    let (l, _) = self.tsexp(t, depth - 1, exact);
+                    let (r, _) = self.tsexp(t, depth - 1, exact);
+                    (SExp::bin(op, l, r), false)
+                }
+                _ => {
+                    const CMP: [BinOp; 6] = [
+                        BinOp::Lt,
+                        BinOp::Le,
+                        BinOp::Gt,
+                        BinOp::Ge,
+                        BinOp::Eq,
+                        BinOp::Ne,
+                    ];
+                    let op = CMP[self.upto(CMP.len())];
+                    let u = [Prim::I64, Prim::I32, Prim::F32, Prim::F64][self.upto(4)];
+                    let (l, _) = self.tsexp(u, depth - 1, true);
+                    let (r, _) = self.tsexp(u, depth - 1, true);
+                    (SExp::bin(op, l, r), false)
+                }
+            };
+        }
+        if self.chance(0.2) {
+            let ops: &[UnOp] = if t.is_float() && !exact {
+                &[
+                    UnOp::Neg,
+                    UnOp::Abs,
+                    UnOp::Sqrt,
+                    UnOp::Exp,
+                    UnOp::Log,
+                    UnOp::Floor,
+                ]
+            } else if t.is_float() {
+                &[UnOp::Neg, UnOp::Abs, UnOp::Floor]
+            } else {
+                &[UnOp::Neg, UnOp::Abs]
+            };
+            let mut op = ops[self.upto(ops.len())];
+            let (e, fuzzy) = self.tsexp(t, depth - 1, exact);
+            if op == UnOp::Neg && matches!(&e, SExp::Atom(Atom::Const(c, _)) if c.is_nan()) {
+                // `-f32.nan` folds to a NaN literal with its sign bit set,
+                // which prints as `f32.nan` and so would not parse back.
+                op = UnOp::Abs;
+            }
+            let fuzzy = fuzzy || matches!(op, UnOp::Sqrt | UnOp::Exp | UnOp::Log);
+            return (SExp::unary(op, e, Span::DUMMY), fuzzy);
+        }
+        const OPS: [BinOp; 7] = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Min,
+            BinOp::Max,
+            BinOp::Div,
+            BinOp::Rem,
+        ];
+        let mut op = OPS[self.upto(OPS.len())];
+        if exact && t.is_float() && op == BinOp::Div {
+            op = BinOp::Mul;
+        }
+        let (l, fl) = self.tsexp(t, depth - 1, exact);
+        let (r, fr) = if matches!(op, BinOp::Div | BinOp::Rem) && t == Prim::I64 {
+            (self.divisor(depth - 1), false)
+        } else if matches!(op, BinOp::Div | BinOp::Rem) && t.is_int() {
+            if self.risky && self.chance(RISK) {
+                self.tsexp(t, depth - 1, exact)
+            } else if self.chance(0.5) {
+                let mut k = self.nonzero_lit() as i32;
+                if k == 0 {
+                    k = 1;
+                }
+                (SExp::Atom(Atom::Const(Const::I32(k), Span::DUMMY)), false)
+            } else {
+                let (e, f) = self.tsexp(t, depth - 1, exact);
+                (max(e, SExp::Atom(Atom::Const(Const::I32(1), Span::DUMMY))), f)
+            }
+        } else {
+            self.tsexp(t, depth - 1, exact)
+        };
+        let fuzzy = fl || fr || (t.is_float() && op == BinOp::Div);
+        (SExp::bin(op, l, r), fuzzy)
+    }
+
+    /// `let (x: t) = e` for a random non-`i64` type `t`.
+    fn act_typed(&mut self, out: &mut Vec<Stm>) -> bool {
+        let t = self.other_prim();
+        let d = self.between(1, 3) as u32;
+        let (e, fuzzy) = self.tsexp(t, d, false);
+        self.emit(out, "v", Ty::Sc(t, fuzzy), ExpKind::Scalar(e));
+        self.made.types += 1;
+        true
+    }
+
+    /// `let (k: int) = i64(e)` for an exact expression `e` of another type.
+    fn act_convert(&mut self, out: &mut Vec<Stm>) -> bool {
+        let t = self.other_prim();
+        let d = self.between(0, 2) as u32;
+        let (e, _) = self.tsexp(t, d, true);
+        self.made.conversions += 1;
+        let e = SExp::Un(UnOp::Conv(Prim::I64), Box::new(e), Span::DUMMY);
+        self.emit_int(out, "x", e, Range::any());
+        true
+    }
+
+    /// `let (ys: [n]t) = kernel i < n do ... in (v)` with `v` of type `t`
+    /// (or, nested, `[n][m]t`): an array of another element type.
+    fn act_tkernel(&mut self, out: &mut Vec<Stm>) -> bool {
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        let n = match self.upto(3) {
+            0 => match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+                Some(a) => {
+                    let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                    s[self.upto(s.len())].clone()
+                }
+                None => self.size_atom(),
+            },
+            _ => self.size_atom(),
+        };
+        let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+        if mult > BUDGET {
+            return false;
+        }
+        let t = self.other_prim();
+        // The inner size of a nested kernel is bound outside (T-KERNEL).
+        let inner = (self.depth + 1 < self.max_depth && self.chance(0.3)).then(|| self.size_atom());
+        let i = self.fresh("i");
+        let saved = self.mult;
+        self.open();
+        self.depth += 1;
+        self.mult = mult;
+        let hi = self.bounds(&n).1.saturating_sub(1).max(0);
+        self.bind(i.clone(), Ty::Int(Range::below(0, hi, n.clone())));
+        self.kernels.push((i.clone(), n.clone()));
+        let mut stms = Vec::new();
+        let target = self.upto(3);
+        self.stms(&mut stms, target);
+        // The element: a scalar, or (nested) a row made by a kernel.
+        let nested = inner.is_some_and(|m| self.act_tkernel_of(&mut stms, t, m));
+        let (r, ty) = if nested {
+            let k = self.vars.len() - 1;
+            match self.vars[k].ty.clone() {
+                Ty::TArr(s, t, f) => {
+                    let mut shape = vec![n.clone()];
+                    shape.extend(s);
+                    (self.vars[k].name.clone(), Ty::TArr(shape, t, f))
+                }
+                _ => (self.vars[k].name.clone(), Ty::Gone),
+            }
+        } else {
+            let (e, fuzzy) = self.tsexp(t, 2, false);
+            let v = self.emit(&mut stms, "v", Ty::Sc(t, fuzzy), ExpKind::Scalar(e));
+            (v, Ty::TArr(vec![n.clone()], t, fuzzy))
+        };
+        self.kernels.pop();
+        self.close();
+        self.depth -= 1;
+        self.mult = saved;
+        let kind = ExpKind::Kernel(ident(&i), n, body(stms, &[r]));
+        self.emit(out, "ys", ty, kind);
+        self.made.types += 1;
+        true
+    }
+
+    /// A one-dimensional kernel over `n` of elements of type `t`, bound
+    /// last.
+    fn act_tkernel_of(&mut self, out: &mut Vec<Stm>, t: Prim, n: Atom) -> bool {
+        if self.depth >= self.max_depth {
+            return false;
+        }
+        let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+        if mult > BUDGET {
+            return false;
+        }
+        let i = self.fresh("i");
+        let saved = self.mult;
+        self.open();
+        self.depth += 1;
+        self.mult = mult;
+        let hi = self.bounds(&n).1.saturating_sub(1).max(0);
+        self.bind(i.clone(), Ty::Int(Range::below(0, hi, n.clone())));
+        self.kernels.push((i.clone(), n.clone()));
+        let mut stms = Vec::new();
+        let (e, fuzzy) = self.tsexp(t, 2, false);
+        let v = self.emit(&mut stms, "v", Ty::Sc(t, fuzzy), ExpKind::Scalar(e));
+        self.kernels.pop();
+        self.close();
+        self.depth -= 1;
+        self.mult = saved;
+        let kind = ExpKind::Kernel(ident(&i), n.clone(), body(stms, &[v]));
+        self.emit(out, "ys", Ty::TArr(vec![n], t, fuzzy), kind);
+        true
+    }
+
+    /// The indices of `shape`'s first `k` dimensions: provably in bounds,
+    /// or (risky programs) one maybe not; `None` when a dimension may be 0
+    /// and nothing is known below it.
+    fn indices(&mut self, out: &mut Vec<Stm>, shape: &[Atom], k: usize) -> Option<Vec<Atom>> {
+        let risky_dim = (self.risky && self.chance(RISK)).then(|| self.upto(k));
+        let mut idx = Vec::with_capacity(k);
+        for (j, d) in shape[..k].iter().enumerate() {
+            if Some(j) == risky_dim {
+                idx.push(self.risky_index(out, d));
+            } else {
+                idx.push(self.index_for(out, d)?);
+            }
+        }
+        Some(idx)
+    }
+
+    /// `let (x: t) = ys[i, ...]` for an array `ys` of another element type.
+    fn act_tindex(&mut self, out: &mut Vec<Stm>) -> bool {
+        let Some(a) = self.pick_var(0, |_, v| matches!(v.ty, Ty::TArr(..))) else {
+            return false;
+        };
+        let Ty::TArr(shape, t, fuzzy) = self.vars[a].ty.clone() else {
+            return false;
+        };
+        let name = self.vars[a].name.clone();
+        let Some(idx) = self.indices(out, &shape, shape.len()) else {
+            return false;
+        };
+        self.emit(out, "v", Ty::Sc(t, fuzzy), ExpKind::Index(ident(&name), idx));
+        true
+    }
+
+    /// `let (r: [m]t) = xss[i]` (partial indexing): a row (or plane) of an
+    /// array of rank 2 or more, a view sharing the array's storage.
+    fn act_row(&mut self, out: &mut Vec<Stm>) -> bool {
+        let pick = self.pick_var(0, |_, v| match &v.ty {
+            Ty::Arr(s) | Ty::TArr(s, ..) => s.len() >= 2,
+            _ => false,
+        });
+        let Some(a) = pick else { return false };
+        let name = self.vars[a].name.clone();
+        let ty = self.vars[a].ty.clone();
+        let shape = match &ty {
+            Ty::Arr(s) | Ty::TArr(s, ..) => s.clone(),
+            _ => return false,
+        };
+        let k = self.between(1, shape.len() as i64 - 1) as usize;
+        let Some(idx) = self.indices(out, &shape, k) else {
+            return false;
+        };
+        let rest = shape[k..].to_vec();
+        let ty = match ty {
+            Ty::TArr(_, t, f) => Ty::TArr(rest, t, f),
+            _ => Ty::Arr(rest),
+        };
+        self.emit(out, "r", ty, ExpKind::Index(ident(&name), idx));
+        self.made.row += 1;
+        true
+    }
+
+    /// `let (x: t) = reduce op ne xs` (or, `scan`, `let (ys: [n]t) = scan
+    /// op ne xs`) over a one-dimensional array of any element type, with a
+    /// builtin operator or a lambda that is associative and has `ne` as
+    /// its neutral element.
+    fn act_reduce(&mut self, out: &mut Vec<Stm>, scan: bool) -> bool {
+        let mult = self.mult;
+        let pick = self.pick_var(0, |g, v| match &v.ty {
+            Ty::Arr(s) | Ty::TArr(s, ..) => {
+                s.len() == 1 && (!scan || mult.saturating_mul(g.cells(s)) <= BUDGET)
+            }
+            _ => false,
+        });
+        let Some(a) = pick else { return false };
+        let xs = self.vars[a].name.clone();
+        let (shape, t, fuzzy) = match self.vars[a].ty.clone() {
+            Ty::Arr(s) => (s, Prim::I64, false),
+            Ty::TArr(s, t, f) => (s, t, f),
+            _ => return false,
+        };
+        let op = if t == Prim::Bool {
+            [BinOp::And, BinOp::Or][self.upto(2)]
+        } else {
+            [BinOp::Add, BinOp::Mul, BinOp::Min, BinOp::Max][self.upto(4)]
+        };
+        let ne = neutral(op, t);
+        let red = if self.chance(0.4) {
+            RedOp::Lambda(Box::new(self.lambda(op, t)))
+        } else {
+            RedOp::Bin(op, Span::DUMMY)
+        };
+        let fuzzy = fuzzy || (t.is_float() && matches!(op, BinOp::Add | BinOp::Mul));
+        // A negative literal is no atom: bind it first.
+        let ne = if ne.program_text().starts_with('-') {
+            let ty = if t == Prim::I64 {
+                Ty::Int(Range::new(i64::MIN, i64::MIN))
+            } else {
+                Ty::Sc(t, false)
+            };
+            let e = SExp::Atom(Atom::lit(ne, Span::DUMMY));
+            var(&self.emit(out, "ne", ty, ExpKind::Scalar(e)))
+        } else {
+            Atom::lit(ne, Span::DUMMY)
+        };
+        if scan {
+            let ty = if t == Prim::I64 {
+                Ty::Arr(shape)
+            } else {
+                Ty::TArr(shape, t, fuzzy)
+            };
+            self.emit(out, "sc", ty, ExpKind::Scan(red, ne, ident(&xs)));
+            self.made.scan += 1;
+        } else {
+            let ty = if t == Prim::I64 {
+                Ty::Int(Range::any())
+            } else {
+                Ty::Sc(t, fuzzy)
+            };
+            self.emit(out, "rd", ty, ExpKind::Reduce(red, ne, ident(&xs)));
+            self.made.reduce += 1;
+        }
+        true
+    }
+
+    /// `\(a: t) (b: t) -> ...` computing `a op b`, in one of a few forms:
+    /// directly, through `let`s, adding a zero or multiplying by one
+    /// (integers: `k - k` of a variable from outside, which the body reads).
+    fn lambda(&mut self, op: BinOp, t: Prim) -> Lambda {
+        let (a, b, c) = (self.fresh("a"), self.fresh("b"), self.fresh("c"));
+        let ty = Ty::Sc(t, false);
+        let mut stms = vec![stm(
+            vec![pat(&c, &ty)],
+            ExpKind::Scalar(SExp::bin(op, SExp::var(&a), SExp::var(&b))),
+        )];
+        let mut result = c.clone();
+        if t.is_int() && matches!(op, BinOp::Add | BinOp::Mul) && self.chance(0.6) {
+            // c + (k - k), c * 1, or c + 0 (an identity on integers).
+            let outer = self.pick_name(|_, v| Self::is_scalar_of(v, t, true));
+            let id = match (op, outer) {
+                (BinOp::Add, Some(k)) => SExp::bin(
+                    BinOp::Add,
+                    SExp::var(&c),
+                    SExp::bin(BinOp::Sub, SExp::var(&k), SExp::var(&k)),
+                ),
+                (BinOp::Add, None) => {
+                    SExp::bin(BinOp::Add, SExp::var(&c), SExp::Atom(Atom::lit(t.zero(), Span::DUMMY)))
+                }
+                _ => SExp::bin(BinOp::Mul, SExp::var(&c), SExp::Atom(Atom::lit(one(t), Span::DUMMY))),
+            };
+            let d = self.fresh("d");
+            stms.push(stm(vec![pat(&d, &ty)], ExpKind::Scalar(id)));
+            result = d;
+        }
+        let param = |x: &Name| pat(x, &ty);
+        Lambda {
+            params: vec![param(&a), param(&b)],
+            body: body(stms, &[result]),
+            span: Span::DUMMY,
+        }
+    }
+
+    /// A parameter of another element type than `i64`: a scalar, or an
+    /// array of rank 1 or 2 over the size parameters `values`.
+    fn typed_param(&mut self, params: &mut Vec<Pat>, inputs: &mut Vec<Value>, values: &[(Name, i64)]) {
+        let t = self.other_prim();
+        let rank = self.upto(3).min(if self.max_size > 64 { 1 } else { 2 });
+        let dims: Vec<(Name, i64)> = (0..rank)
+            .map(|_| values[self.upto(values.len())].clone())
+            .collect();
+        let shape: Vec<usize> = dims.iter().map(|(_, v)| *v as usize).collect();
+        let len: usize = shape.iter().product();
+        let mut data = Elems::with_capacity(t, len.max(1));
+        for _ in 0..len.max(1) {
+            let c = if t.is_float() && self.chance(0.7) {
+                // Mostly exact small values, some with fractions.
+                let x = self.between(-40, 40) as f64 / 4.0;
+                if t == Prim::F32 {
+                    Const::f32(x as f32)
+                } else {
+                    Const::f64(x)
+                }
+            } else {
+                self.lit_of(t)
+            };
+            data.push(c);
+        }
+        let x = self.fresh(if rank == 0 { "p" } else { "xs" });
+        let ty = if rank == 0 {
+            Ty::Sc(t, false)
+        } else {
+            Ty::TArr(dims.iter().map(|(n, _)| var(n)).collect(), t, false)
+        };
+        params.push(pat(&x, &ty));
+        if rank == 0 {
+            inputs.push(Value::Scalar(data.get(0)));
+        } else {
+            let data = data.slice(0..len);
+            inputs.push(Value::Array(ArrayValue { shape, data }));
+        }
+        self.bind(x, ty);
     }
 
     /// The program's results: an array and an int bound in the body when

@@ -201,6 +201,12 @@ enum Kind {
     Concat,
     Replicate,
     MultiKernel,
+    /// Arrays of other element types sharing a block with an `int` one.
+    Typed,
+    Reduce,
+    Scan,
+    /// Partial indexing: a row as a view.
+    Row,
 }
 
 /// How a kernel's first read relates to its own iteration.
@@ -336,6 +342,10 @@ fn row_place(p: &Place, i: &str) -> Place {
 impl Gen<'_> {
     fn name(&mut self, base: &str) -> String {
         self.next += 1;
+        // `i32`, `f64`, ... are type names, not variables.
+        while funmem_lang::prim::Prim::from_name(&format!("{base}{}", self.next)).is_some() {
+            self.next += 1;
+        }
         format!("{base}{}", self.next)
     }
 
@@ -522,8 +532,9 @@ impl Gen<'_> {
             3 | 4 => format!("{a} * {b}"),
             5 => format!("min({a}, {b})"),
             6 => format!("max({a}, {b})"),
-            7 => format!("{a} < {b}"),
-            8 => format!("{a} == {b}"),
+            // Truth values as ints, explicitly (strictly typed).
+            7 => format!("i64({a} < {b})"),
+            8 => format!("i64({a} == {b})"),
             9 => format!("{a} / {nz}"),
             _ => format!("{a} % {nz}"),
         }
@@ -1759,6 +1770,10 @@ impl Gen<'_> {
             (c.concat, Kind::Concat),
             (c.replicate, Kind::Replicate),
             (c.multi_kernel, Kind::MultiKernel),
+            (c.types, Kind::Typed),
+            (c.reduce, Kind::Reduce),
+            (c.scan, Kind::Scan),
+            (c.index_row, Kind::Row),
         ] {
             if share > 0.0 && self.coin(share.min(1.0)) {
                 self.kinds.push(kind);
@@ -1907,8 +1922,122 @@ impl Gen<'_> {
                 }
                 true
             }
+            Kind::Typed | Kind::Reduce | Kind::Scan => {
+                self.typed_block_stm(sc, out);
+                true
+            }
+            Kind::Row => self.row_stm(sc, out),
             _ => false,
         }
+    }
+
+    /// An `int` array and an array of another element type side by side
+    /// in one block, at disjoint bytes: `alloc (n + m)` holds `n` `int`s
+    /// (bytes `0 .. 8n`) and then `m` elements of the other type from
+    /// byte `8n` (element offset `8n / size`); the typed array made by a
+    /// kernel, then reduced (to a scalar, converted to an `int`) or
+    /// scanned into a block of its own (`alloc m t`) and returned.
+    fn typed_block_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
+        let (n, m) = (self.size(sc), self.size(sc));
+        let (t, per, ne, op) = match self.range(0, 3) {
+            0 => ("f32", 2, "f32.inf", "min"),
+            1 => ("i32", 2, "0i32", "+"),
+            2 => ("f64", 1, "f64.inf", "min"),
+            _ => ("bool", 8, "false", "||"),
+        };
+        let mb = self.name("mb");
+        out.push(format!(
+            "let ({mb}: mem) = alloc {}",
+            add(&n.atom, &m.atom)
+        ));
+        let place = Place {
+            block: mb.clone(),
+            offset: "0".into(),
+            strides: vec!["1".into()],
+            rm: true,
+        };
+        let a = self.name("x");
+        out.push(format!(
+            "let ({a}: {}) = iota {}",
+            ty(std::slice::from_ref(&n), &place),
+            n.atom
+        ));
+        sc.bind(a, vec![n.clone()], place);
+        let (f, i, v) = (self.name("f"), self.name("i"), self.name("v"));
+        let k = if sc.ints.is_empty() || self.coin(0.5) {
+            self.range(0, 9).to_string()
+        } else {
+            self.pick(&sc.ints)
+        };
+        let elem = match t {
+            "bool" => format!("{i} < {k}"),
+            _ => format!("{t}({i}) * {t}({k})"),
+        };
+        out.push(format!(
+            "let ({f}: [{m}]{t} @ {mb} -> {} + {{({m} : 1)}}) = kernel {i} < {m} do let ({v}: {t}) = {elem} in ({v})",
+            mul(&per.to_string(), &n.atom),
+            m = m.atom
+        ));
+        let lambda = self.coin(0.4);
+        let opx = if lambda {
+            let (x, y, z) = (self.name("a"), self.name("b"), self.name("c"));
+            let body = match op {
+                "min" => format!("min({x}, {y})"),
+                _ => format!("{x} {op} {y}"),
+            };
+            format!(r"(\({x}: {t}) ({y}: {t}) -> let ({z}: {t}) = {body} in ({z}))")
+        } else {
+            format!("({op})")
+        };
+        if self.has(Kind::Scan) && (!self.has(Kind::Reduce) || self.coin(0.5)) {
+            let (mb2, ys) = (self.name("mb"), self.name("ys"));
+            out.push(format!("let ({mb2}: mem) = alloc {} {t}", m.atom));
+            out.push(format!(
+                "let ({ys}: [{m}]{t} @ {mb2} -> R({m})) = scan {opx} {ne} {f}",
+                m = m.atom
+            ));
+            if sc.top {
+                self.forced.push(ys);
+            } else if m.val >= 1 {
+                // In a body: its first element, as an int.
+                let (e, c) = (self.name("e"), self.name("c"));
+                out.push(format!("let ({e}: {t}) = {ys}[0]"));
+                out.push(format!("let ({c}: int) = i64({e})"));
+                sc.ints.push(c);
+            }
+        } else {
+            let (r, c) = (self.name("r"), self.name("c"));
+            out.push(format!("let ({r}: {t}) = reduce {opx} {ne} {f}"));
+            // A float minimum of no elements is infinite: saturates.
+            out.push(format!("let ({c}: int) = i64({r})"));
+            sc.ints.push(c);
+        }
+    }
+
+    /// `let (r: ...) = xss[i]`: a row of an array of rank 2, a view at
+    /// the row's place in the same block.
+    fn row_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) -> bool {
+        let cands: Vec<Arr> = sc
+            .arrs
+            .iter()
+            .filter(|a| a.shape.len() == 2 && a.shape[0].val >= 1)
+            .cloned()
+            .collect();
+        if cands.is_empty() {
+            return false;
+        }
+        let a = self.pick(&cands);
+        let i = self.range(0, a.shape[0].val - 1).to_string();
+        let place = row_place(&a.place, &i);
+        let shape = a.shape[1..].to_vec();
+        let r = self.name("r");
+        out.push(format!(
+            "let ({r}: {}) = {}[{i}]",
+            ty(&shape, &place),
+            a.name
+        ));
+        sc.bind(r, shape, place);
+        true
     }
 
     /// Whether the program may use this construct.

@@ -64,8 +64,9 @@ pub struct GenConfig {
     /// wrong at run time (an index or slice out of bounds, a division by
     /// zero); the rest never go wrong.
     pub fail_share: f64,
-    /// How often each construct of issue 18 (loops, in-place updates,
-    /// `concat`, `replicate`, kernels with several results) shows up.
+    /// How often each construct of issues 18 and 19 (loops, in-place
+    /// updates, `concat`, `replicate`, kernels with several results;
+    /// element types, `reduce`, `scan`, partial indexing) shows up.
     pub constructs: Constructs,
 }
 
@@ -86,6 +87,16 @@ pub struct Constructs {
     pub replicate: f64,
     /// Kernels that make several arrays.
     pub multi_kernel: f64,
+    /// Scalars and arrays of other element types than `i64` (`bool`,
+    /// `i32`, `f32`, `f64`), conversions between types and float
+    /// functions.
+    pub types: f64,
+    /// `reduce op ne xs` (builtin operators and lambdas).
+    pub reduce: f64,
+    /// `scan op ne xs`.
+    pub scan: f64,
+    /// Partial indexing: `xss[i]`, a row of an array of rank 2 or more.
+    pub index_row: f64,
 }
 
 impl Constructs {
@@ -96,10 +107,24 @@ impl Constructs {
         concat: 0.0,
         replicate: 0.0,
         multi_kernel: 0.0,
+        types: 0.0,
+        reduce: 0.0,
+        scan: 0.0,
+        index_row: 0.0,
     };
 
     /// The names `--constructs` takes, in order.
-    pub const NAMES: [&'static str; 5] = ["loop", "update", "concat", "replicate", "multi-kernel"];
+    pub const NAMES: [&'static str; 9] = [
+        "loop",
+        "update",
+        "concat",
+        "replicate",
+        "multi-kernel",
+        "types",
+        "reduce",
+        "scan",
+        "index-row",
+    ];
 
     /// The share of the construct called `name` (one of [`Constructs::NAMES`]).
     pub fn get_mut(&mut self, name: &str) -> Option<&mut f64> {
@@ -109,6 +134,10 @@ impl Constructs {
             "concat" => Some(&mut self.concat),
             "replicate" => Some(&mut self.replicate),
             "multi-kernel" => Some(&mut self.multi_kernel),
+            "types" => Some(&mut self.types),
+            "reduce" => Some(&mut self.reduce),
+            "scan" => Some(&mut self.scan),
+            "index-row" => Some(&mut self.index_row),
             _ => None,
         }
     }
@@ -165,6 +194,10 @@ impl Default for Constructs {
             concat: 0.2,
             replicate: 0.2,
             multi_kernel: 0.2,
+            types: 0.3,
+            reduce: 0.2,
+            scan: 0.2,
+            index_row: 0.2,
         }
     }
 }

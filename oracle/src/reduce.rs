@@ -8,8 +8,9 @@
 //!
 //! - remove dead statements; remove a program result (one is always kept);
 //! - delete a statement at any depth, or replace it by a cheap binding of
-//!   the same pattern (`0` for an `int`, `iota n` for a `[n]` array,
-//!   `alloc 0` for a block), or delete it and use `0` for its `int` name
+//!   the same pattern (`0` of a scalar's type, `iota n` for a `[n]int`
+//!   array, `replicate n 0` of another element type, `alloc 0` for a
+//!   block), or delete it and use `0` for its `int` name
 //!   and another visible name where a body returned it;
 //! - replace an `if` by the statements of one branch, the pattern's names
 //!   renamed to that branch's results in what follows;
@@ -29,10 +30,17 @@
 //!   body's results); an update `x with [...] = v` to `x`; `concat x y` to
 //!   one operand (its size name to the operand's); a kernel with several
 //!   results to one without an unused result;
-//! - remove an unused parameter, or turn an `int` parameter into its input
+//! - a `reduce` to its neutral element; a `scan` to a `copy` of its operand
+//!   or to its neutral element replicated; a lambda to a builtin operator
+//!   (`+ * min max && ||`, those that fit the element type);
+//! - a conversion `t(e)` to `e` where the types allow; a part of a scalar
+//!   expression to `0` or `1` of its own type (a non-`i64` literal to `0`
+//!   of its type);
+//! - remove an unused parameter, or turn a scalar parameter into its input
 //!   value;
 //! - shrink inputs: integers toward 0 (truncating the arrays whose sizes
-//!   they are, consistently), array elements to 0.
+//!   they are, consistently), other scalars toward 0 of their type (floats
+//!   to their integer part, halved), array elements to 0 of their type.
 //!
 //! The type checker is the guard of every move: a candidate that leaves a
 //! name unbound, rebinds a visible name or breaks a type is dropped before
@@ -260,13 +268,11 @@ fn measure(c: &Case) -> Measure {
     let mut input_mag = 0u64;
     for v in &c.inputs {
         match v {
-            Value::Scalar(k) => {
-                input_mag = input_mag.saturating_add((k.to_bits() as i64).unsigned_abs())
-            }
+            Value::Scalar(k) => input_mag = input_mag.saturating_add(magnitude(*k)),
             Value::Array(a) => {
                 input_elems = input_elems.saturating_add(a.data.len() as u64);
-                for k in a.data.words() {
-                    input_mag = input_mag.saturating_add((k as i64).unsigned_abs());
+                for k in a.data.iter() {
+                    input_mag = input_mag.saturating_add(magnitude(k));
                 }
             }
         }
@@ -289,7 +295,7 @@ fn atom_weight(a: &Atom, lits: &mut u64) -> u64 {
             2
         }
         Atom::Const(c, _) => {
-            *lits = lits.saturating_add((c.to_bits() as i64).unsigned_abs());
+            *lits = lits.saturating_add(magnitude(*c));
             2
         }
     }
@@ -553,13 +559,27 @@ fn scope_at(p: &Program, path: &[(usize, u8)], upto: usize) -> Vec<(Name, Type)>
     out
 }
 
-/// What kind of value a type describes: `int`, `mem`, or an array's rank.
-fn kind_of(t: &Type) -> (u8, usize) {
+/// What kind of value a type describes: a scalar of its type, `mem`, or
+/// an array of its rank and element type.
+fn kind_of(t: &Type) -> (u8, usize, Option<Prim>) {
     match t {
-        Type::Prim(..) => (0, 0),
-        Type::Mem(_) => (1, 0),
-        Type::Array(a, _) => (2, a.shape.len()),
+        Type::Prim(p, _) => (0, 0, Some(*p)),
+        Type::Mem(_) => (1, 0, None),
+        Type::Array(a, _) => (2, a.shape.len(), Some(a.elem)),
     }
+}
+
+/// The scalar type of a type, if it is one.
+fn prim_of(t: &Type) -> Option<Prim> {
+    match t {
+        Type::Prim(p, _) => Some(*p),
+        Type::Mem(_) | Type::Array(..) => None,
+    }
+}
+
+/// The literal `c` as an atom.
+fn const_atom(c: Const) -> Atom {
+    Atom::lit(c, Span::DUMMY)
 }
 
 fn lit(k: i64) -> Atom {
@@ -668,10 +688,11 @@ fn gen_drop_results(c: &Case) -> Vec<Case> {
 fn cheap_exp(s: &Stm) -> Option<ExpKind> {
     let [q] = s.pats.as_slice() else { return None };
     let e = match &q.ty {
-        Type::Prim(..) => ExpKind::Scalar(SExp::int(0)),
+        Type::Prim(t, _) => ExpKind::Scalar(SExp::Atom(const_atom(t.zero()))),
         Type::Mem(_) => ExpKind::Alloc(SExp::int(0), Prim::I64),
         Type::Array(a, _) => match a.shape.as_slice() {
-            [n] => ExpKind::Iota(n.clone()),
+            [n] if a.elem == Prim::I64 => ExpKind::Iota(n.clone()),
+            [n] => ExpKind::Replicate(n.clone(), const_atom(a.elem.zero())),
             _ => return None,
         },
     };
@@ -749,8 +770,8 @@ fn eliminate(c: &Case, path: &[(usize, u8)], j: usize) -> Option<Case> {
         }
     }
     let b = body_at_mut(&mut n.program.body, path)?;
-    if kind == (0, 0) {
-        subst_rest(b, j + 1, &Subst::one(x, lit(0)));
+    if let Some(t) = prim_of(&q.ty) {
+        subst_rest(b, j + 1, &Subst::one(x, const_atom(t.zero())));
     }
     b.stms.remove(j);
     Some(n)
@@ -800,7 +821,7 @@ fn bind_values(pats: &[Pat], vals: &[Atom]) -> Option<(Subst, Vec<Stm>)> {
     let mut sub = Subst::default();
     for (q, a) in pats.iter().zip(vals) {
         match (&q.ty, a) {
-            (Type::Prim(..), _) => binds.push(int_binding(&q.name, a.clone())),
+            (Type::Prim(t, _), _) => binds.push(scalar_binding(&q.name, *t, a.clone())),
             (_, Atom::Var(_)) => {}
             _ => return None,
         }
@@ -809,11 +830,12 @@ fn bind_values(pats: &[Pat], vals: &[Atom]) -> Option<(Subst, Vec<Stm>)> {
     Some((sub, binds))
 }
 
-fn int_binding(x: &Ident, a: Atom) -> Stm {
+/// `let (x: t) = a`.
+fn scalar_binding(x: &Ident, t: Prim, a: Atom) -> Stm {
     Stm {
         pats: vec![Pat {
             name: x.clone(),
-            ty: Type::int(Span::DUMMY),
+            ty: Type::Prim(t, Span::DUMMY),
             unique: false,
             span: Span::DUMMY,
         }],
@@ -884,7 +906,7 @@ fn gen_new_constructs(c: &Case) -> Vec<Case> {
                 if let Some((mut sub, mut binds)) = bind_values(ps, init) {
                     if let LoopForm::For(i, _) = form {
                         sub.0.insert(i.name.clone(), lit(0));
-                        binds.push(int_binding(i, lit(0)));
+                        binds.push(scalar_binding(i, Prim::I64, lit(0)));
                     }
                     let once = sub.body(lb);
                     let to_results = Subst(
@@ -929,6 +951,41 @@ fn gen_new_constructs(c: &Case) -> Vec<Case> {
                         b.stms.remove(j);
                         true
                     }));
+                }
+            }
+            ExpKind::Reduce(op, ne, xs) | ExpKind::Scan(op, ne, xs) => {
+                let scan = matches!(s.exp.kind, ExpKind::Scan(..));
+                let [q] = s.pats.as_slice() else { continue };
+                // A reduce to its neutral element; a scan to a copy of its
+                // operand or to its neutral element replicated.
+                let simpler = if scan {
+                    let n = q.ty.as_array().and_then(|a| a.shape.first().cloned());
+                    let mut v = vec![ExpKind::Copy(xs.clone())];
+                    v.extend(n.map(|n| ExpKind::Replicate(n, ne.clone())));
+                    v
+                } else {
+                    vec![ExpKind::Scalar(SExp::Atom(ne.clone()))]
+                };
+                for kind in simpler {
+                    out.extend(edit_body(c, &path, |b| {
+                        b.stms[j].exp.kind = kind;
+                        true
+                    }));
+                }
+                // A lambda to a builtin operator (the type checker keeps
+                // those that fit the element type).
+                if let RedOp::Lambda(_) = op {
+                    for bop in RedOp::BUILTIN {
+                        out.extend(edit_body(c, &path, |b| {
+                            match &mut b.stms[j].exp.kind {
+                                ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => {
+                                    *op = RedOp::Bin(bop, Span::DUMMY);
+                                }
+                                _ => {}
+                            }
+                            true
+                        }));
+                    }
                 }
             }
             ExpKind::Kernel(..) if s.pats.len() > 1 => {
@@ -1087,12 +1144,17 @@ fn gen_inline_scalar(c: &Case) -> Vec<Case> {
 const MAX_SEXP_VARIANTS: usize = 64;
 
 /// Every scalar expression obtained by replacing one part of `e` by `0`,
-/// `1` or one of that part's operands; outer parts first.
-fn sexp_variants(e: &SExp, out: &mut Vec<SExp>) {
+/// `1` (of that part's type, `ty`) or one of that part's operands (a
+/// conversion by its operand); outer parts first.
+fn sexp_variants(e: &SExp, ty: &dyn Fn(&SExp) -> Prim, out: &mut Vec<SExp>) {
     if out.len() >= MAX_SEXP_VARIANTS {
         return;
     }
-    let mut here = vec![SExp::int(0), SExp::int(1)];
+    let t = ty(e);
+    let mut here = vec![
+        SExp::Atom(const_atom(t.zero())),
+        SExp::Atom(const_atom(one(t))),
+    ];
     match e {
         SExp::Atom(_) => {}
         SExp::Bin(_, l, r, _) => {
@@ -1110,19 +1172,19 @@ fn sexp_variants(e: &SExp, out: &mut Vec<SExp>) {
         SExp::Atom(_) => {}
         SExp::Bin(op, l, r, sp) => {
             let mut ls = Vec::new();
-            sexp_variants(l, &mut ls);
+            sexp_variants(l, ty, &mut ls);
             for lv in ls {
                 out.push(SExp::Bin(*op, Box::new(lv), r.clone(), *sp));
             }
             let mut rs = Vec::new();
-            sexp_variants(r, &mut rs);
+            sexp_variants(r, ty, &mut rs);
             for rv in rs {
                 out.push(SExp::Bin(*op, l.clone(), Box::new(rv), *sp));
             }
         }
         SExp::Un(op, x, sp) => {
             let mut xs = Vec::new();
-            sexp_variants(x, &mut xs);
+            sexp_variants(x, ty, &mut xs);
             for xv in xs {
                 out.push(SExp::Un(*op, Box::new(xv), *sp));
             }
@@ -1143,8 +1205,18 @@ fn gen_sexp(c: &Case) -> Vec<Case> {
             ExpKind::Alloc(se, t) => (se, Some(*t)),
             _ => continue,
         };
+        let env: HashMap<Name, Prim> = scope_at(&c.program, &path, j)
+            .into_iter()
+            .filter_map(|(x, t)| prim_of(&t).map(|p| (x, p)))
+            .collect();
+        let ty = |e: &SExp| {
+            funmem_lang::check::sexp_type(e, &|x| {
+                Ok(env.get(&x.name).copied().unwrap_or(Prim::I64))
+            })
+            .unwrap_or(Prim::I64)
+        };
         let mut vs = Vec::new();
-        sexp_variants(se, &mut vs);
+        sexp_variants(se, &ty, &mut vs);
         for v in vs {
             let kind = match alloc {
                 Some(t) => ExpKind::Alloc(v, t),
@@ -1202,6 +1274,64 @@ fn replace_atom_in_sexp(e: &SExp, from: &Atom, to: &Atom) -> SExp {
         ),
         SExp::Un(op, x, sp) => SExp::Un(*op, Box::new(replace_atom_in_sexp(x, from, to)), *sp),
     }
+}
+
+/// 1 of type `t` (`true` for `bool`).
+fn one(t: Prim) -> Const {
+    match t {
+        Prim::Bool => Const::Bool(true),
+        Prim::I32 => Const::I32(1),
+        Prim::I64 => Const::I64(1),
+        Prim::F32 => Const::f32(1.0),
+        Prim::F64 => Const::f64(1.0),
+    }
+}
+
+/// How far a constant is from 0 (`false`, `0`, `0.0`), for the order
+/// reductions descend: an integer's magnitude, a float's absolute value's
+/// bits (so NaN and the infinities are far).
+fn magnitude(c: Const) -> u64 {
+    match c {
+        Const::Bool(b) => u64::from(b),
+        Const::I32(k) => u64::from(k.unsigned_abs()),
+        Const::I64(k) => k.unsigned_abs(),
+        Const::F32(b) => u64::from(b & 0x7fff_ffff),
+        Const::F64(b) => b & 0x7fff_ffff_ffff_ffff,
+    }
+}
+
+/// Constants nearer 0 than `c` of its type: 0, half of it, one step
+/// toward 0 (integers), its integer part (floats).
+fn toward_zero(c: Const) -> Vec<Const> {
+    let mut out: Vec<Const> = Vec::new();
+    let mut add = |d: Const| {
+        if magnitude(d) < magnitude(c) && !out.contains(&d) {
+            out.push(d);
+        }
+    };
+    add(c.prim().zero());
+    match c {
+        Const::Bool(_) => {}
+        Const::I32(k) => {
+            add(Const::I32(k / 2));
+            add(Const::I32(k - k.signum()));
+        }
+        Const::I64(k) => {
+            add(Const::I64(k / 2));
+            add(Const::I64(k - k.signum()));
+        }
+        Const::F32(b) => {
+            let x = f32::from_bits(b);
+            add(Const::f32(x.trunc()));
+            add(Const::f32(x / 2.0));
+        }
+        Const::F64(b) => {
+            let x = f64::from_bits(b);
+            add(Const::f64(x.trunc()));
+            add(Const::f64(x / 2.0));
+        }
+    }
+    out
 }
 
 /// Small literals for index atoms.
@@ -1327,11 +1457,14 @@ fn gen_params(c: &Case) -> Vec<Case> {
                 n.inputs.remove(i);
             }
             out.push(n);
-        } else if let (Type::Prim(..), Some(i)) = (&q.ty, ii) {
-            let Some(Value::Scalar(Const::I64(v))) = c.inputs.get(i) else {
+        } else if let (Type::Prim(t, _), Some(i)) = (&q.ty, ii) {
+            let Some(Value::Scalar(v)) = c.inputs.get(i) else {
                 continue;
             };
-            let sub = Subst::one(&q.name.name, lit(*v));
+            if v.prim() != *t {
+                continue;
+            }
+            let sub = Subst::one(&q.name.name, const_atom(*v));
             let mut n = c.clone();
             n.program.params.remove(k);
             n.inputs.remove(i);
@@ -1357,7 +1490,8 @@ fn truncate(a: &ArrayValue, shape: &[usize], start: &[usize]) -> ArrayValue {
     for d in (0..a.shape.len().saturating_sub(1)).rev() {
         strides[d] = strides[d + 1].saturating_mul(a.shape[d + 1]);
     }
-    let mut data = Vec::with_capacity(total);
+    let p = a.data.prim();
+    let mut data = Elems::with_capacity(p, total);
     for flat in 0..total {
         let mut rest = flat;
         let mut off = 0usize;
@@ -1368,14 +1502,14 @@ fn truncate(a: &ArrayValue, shape: &[usize], start: &[usize]) -> ArrayValue {
             off = off.saturating_add(i.saturating_mul(strides.get(d).copied().unwrap_or(0)));
         }
         data.push(if off < a.data.len() {
-            a.data.word(off)
+            a.data.get(off)
         } else {
-            0
+            p.zero()
         });
     }
     ArrayValue {
         shape: shape.to_vec(),
-        data: Elems::from_words(a.data.prim(), data),
+        data,
     }
 }
 
@@ -1421,16 +1555,14 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
                     let mut start = 0;
                     while start < len {
                         let end = start.saturating_add(chunk).min(len);
-                        if (start..end).any(|k| a.data.word(k) != 0) {
+                        let zero = a.data.prim().zero();
+                        if (start..end).any(|k| a.data.get(k) != zero) {
                             let mut b = a.clone();
-                            let words = a.data.words().enumerate().map(|(k, w)| {
-                                if (start..end).contains(&k) {
-                                    0
-                                } else {
-                                    w
-                                }
-                            });
-                            b.data = Elems::from_words(a.data.prim(), words);
+                            let mut data = Elems::with_capacity(zero.prim(), len);
+                            for (k, e) in a.data.iter().enumerate() {
+                                data.push(if (start..end).contains(&k) { zero } else { e });
+                            }
+                            b.data = data;
                             let mut n = c.clone();
                             n.inputs[i] = Value::Array(b);
                             out.push(n);
@@ -1443,7 +1575,14 @@ fn gen_inputs(c: &Case) -> Vec<Case> {
                     chunk = chunk.div_ceil(2);
                 }
             }
-            Some(Value::Scalar(_)) | None => {}
+            Some(Value::Scalar(v)) => {
+                for w in toward_zero(*v) {
+                    let mut n = c.clone();
+                    n.inputs[i] = Value::Scalar(w);
+                    out.push(n);
+                }
+            }
+            None => {}
         }
     }
     out

@@ -3,16 +3,20 @@
 //! speed: the reference against which the real interpreter
 //! (`funmem_semantics::heap`), its race detector and validity are checked.
 //!
-//! The heap is a vector of blocks, each a vector of i64 (labels are
-//! positions, in allocation order). Every heap access is recorded in the
-//! *trace* of the statement being evaluated: a read set and a write set of
-//! locations `(block, offset)`, as the boxed parts of fig. 10 do. A kernel
+//! The heap is a vector of blocks, each a vector of bytes (labels are
+//! positions, in allocation order). An array of element type t at LMAD
+//! address k occupies bytes k*size(t) .. (k+1)*size(t)-1 of its block,
+//! little-endian; arrays of different types may share a block. Every heap
+//! access is recorded in the *trace* of the statement being evaluated: a
+//! read set and a write set of byte ranges `(block, first byte, bytes)`,
+//! as the boxed parts of fig. 10 do. A kernel
 //! runs its iterations one after another, each with a trace of its own that
 //! takes in everything the iteration does, the kernels nested in it
 //! included, and the memcopy of its result into the kernel's array (fig.
 //! 10's R' and W'). When the iterations are done, eq. 4 is checked over
-//! every pair of them: a location written by one iteration and read or
-//! written by another is a race. Nothing is shared with the real
+//! every pair of them: bytes written by one iteration and read or written
+//! by another are a race (two accesses of different widths race when they
+//! share a byte). Nothing is shared with the real
 //! interpreters but the syntax tree, the value type and the type of a race
 //! report.
 //!
@@ -20,7 +24,8 @@
 //! the terms of the real interpreter's reports (`funmem_semantics::error::
 //! Race`): the racing kernel's statement, the location (the block by its
 //! allocation number, `mem` parameters first in parameter order, then
-//! every `alloc` in the order evaluated; the offset), the two iterations of
+//! every `alloc` in the order evaluated; the offset: the first byte both
+//! accesses touch), the two iterations of
 //! the racing kernel instance (the one that ran first first) and whether
 //! each read or wrote. A race does not stop this semantics: evaluation goes
 //! on (sequentially, as the paper's rules would if eq. 4 were dropped) and
@@ -29,6 +34,22 @@
 //! it meets, so its report must be one of the conflicts found here; where
 //! the program has exactly one (`gen_race` makes such programs), it must be
 //! that one.
+//!
+//! Element types, reduce, scan and partial indexing follow
+//! docs/language.md: scalars are typed constants, computed with the
+//! operators of [`crate::fun_ref`] (written independently of the
+//! interpreters'); `alloc se t` is se * size(t) bytes of zeros (the heap
+//! limit counts 8-byte cells); `reduce` reads xs's elements and gives a
+//! scalar (E-MEM-REDUCE); `scan` reads all of xs, then writes the prefixes
+//! at the pattern's place (E-MEM-SCAN). Outside every kernel a scan is one
+//! parallel operation: each pair of an element it reads and an element it
+//! writes that share a byte is a conflict, reported as a race of the scan's
+//! statement between "iteration" j (the read of xs[j]) and i (the write of
+//! the i-th prefix); inside a kernel iteration a reduce or scan is that
+//! iteration's code. A lambda operator runs its body with its parameters
+//! bound, its reads the enclosing trace's. `x[i]` with fewer indices than
+//! x's rank is x's block at x's LMAD with those dimensions fixed (index_f,
+//! no access).
 //!
 //! The constructs beyond the paper follow docs/language.md: a loop's
 //! parameters (blocks, integers, arrays with their block and LMAD) are
@@ -61,13 +82,14 @@
 //! iteration's included, at every enclosing kernel, and reports a race if
 //! one is there.
 
+use crate::fun_ref::{self, RefError};
 use funmem_lang::ast::{
-    Atom, BinOp, Body, ExpKind, LmadSyn, LoopForm, Pat, Program, SExp, Stm, Type, UnOp, UpdIdx,
+    Atom, Body, ExpKind, LmadSyn, LoopForm, Pat, Program, RedOp, SExp, Stm, Type, UpdIdx,
 };
-use funmem_lang::prim::Const;
+use funmem_lang::prim::{Const, Prim};
 use funmem_lang::{Name, Span};
 use funmem_semantics::error::{Access, Race};
-use funmem_semantics::value::{ArrayValue, Value};
+use funmem_semantics::value::{ArrayValue, Elems, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// How a program ends under the reference heap semantics.
@@ -76,11 +98,12 @@ pub enum RefOutcome {
     /// The results, `mem` results left out, arrays read back through their
     /// LMADs in row-major order of their index space.
     Results(Vec<Value>),
-    /// Eq. 4 fails for some kernel instance: every conflicting pair of
-    /// accesses found (at least one), in the order found. Each names the
-    /// racing kernel's statement, the location, and the two iterations at
-    /// that kernel's level (paths of one index: the earlier iteration
-    /// first) with whether each read or wrote.
+    /// Eq. 4 fails for some kernel instance (or a scan outside every
+    /// kernel writes where it reads): every conflicting pair of accesses
+    /// found (at least one), in the order found. Each names the racing
+    /// kernel's (or scan's) statement, the location (its first shared
+    /// byte), and the two iterations at that kernel's level (paths of one
+    /// index: the earlier iteration first) with whether each read or wrote.
     Race {
         /// The conflicts, inner kernels' before the enclosing ones'.
         conflicts: Vec<Race>,
@@ -90,12 +113,12 @@ pub enum RefOutcome {
     /// More statements, kernel and loop iterations, `replicate` rows and
     /// elements written or read back than the fuel allows.
     OutOfFuel,
-    /// More heap cells than the limit allows.
+    /// More heap cells (8 bytes each) than the limit allows.
     OutOfHeap,
 }
 
-/// Most heap cells [`reference_heap`] allocates in all (the real
-/// interpreter's default limit).
+/// Most heap cells (8 bytes each) [`reference_heap`] allocates in all (the
+/// real interpreter's default limit).
 const MAX_CELLS: u64 = 1 << 30;
 
 /// Evaluates a FUNMEM program on its inputs under the reference heap
@@ -106,7 +129,8 @@ pub fn reference_heap(p: &Program, inputs: &[Value], fuel: u64) -> RefOutcome {
     reference_heap_within(p, inputs, fuel, MAX_CELLS)
 }
 
-/// [`reference_heap`] allocating at most `max_cells` heap cells in all.
+/// [`reference_heap`] allocating at most `max_cells` heap cells (8 bytes
+/// each, the bytes of all blocks rounded up) in all.
 pub fn reference_heap_within(
     p: &Program,
     inputs: &[Value],
@@ -116,9 +140,10 @@ pub fn reference_heap_within(
     let mut m = Machine {
         heap: Vec::new(),
         fuel,
-        cells: 0,
+        bytes: 0,
         max_cells,
         conflicts: Vec::new(),
+        depth: 0,
     };
     let r = m.program(p, inputs);
     if !m.conflicts.is_empty() {
@@ -137,9 +162,9 @@ pub fn reference_heap_within(
 }
 
 /// Whether a race report (of the real interpreter) names one of these
-/// conflicts: the same kernel, location, and pair of iterations at the
-/// racing kernel's level with the same kinds of access, in either order.
-/// Inner iteration paths are not compared.
+/// conflicts: the same kernel, location (block and first shared byte), and
+/// pair of iterations at the racing kernel's level with the same kinds of
+/// access, in either order. Inner iteration paths are not compared.
 pub fn names_a_conflict(report: &Race, conflicts: &[Race]) -> bool {
     let top = |a: &Access| (a.path.first().copied(), a.write);
     let (x, y) = (top(&report.first), top(&report.second));
@@ -233,22 +258,23 @@ impl Lmad {
     }
 }
 
-/// A value of fig. 6: an integer, a block label, or a label and an LMAD.
+/// A value of fig. 6: a scalar, a block label, or a label, an LMAD and
+/// the element type.
 #[derive(Clone, Debug)]
 enum RV {
-    Int(i64),
+    Scalar(Const),
     Mem(usize),
-    Arr(usize, Lmad),
+    Arr(usize, Lmad, Prim),
 }
 
-/// A location: a block and an offset in it.
-type Loc = (usize, i64);
+/// An access: a block, its first byte, and how many bytes.
+type Bytes = (usize, i64, i64);
 
-/// The read set and the write set of fig. 10's traces.
+/// The read set and the write set of fig. 10's traces, as byte ranges.
 #[derive(Clone, Debug, Default)]
 struct Trace {
-    reads: BTreeSet<Loc>,
-    writes: BTreeSet<Loc>,
+    reads: BTreeSet<Bytes>,
+    writes: BTreeSet<Bytes>,
 }
 
 impl Trace {
@@ -258,10 +284,33 @@ impl Trace {
     }
 }
 
-/// racefree (eq. 4), pair by pair: every location written by one
+/// Largest access, in bytes (an `i64` or `f64`).
+const WIDEST: i64 = 8;
+
+/// The first byte shared by each range of `a` and a range of `b` that
+/// overlap it, for every such pair in order of `a`, then of `b` (each
+/// first byte once per pair of kinds).
+fn overlaps(a: &BTreeSet<Bytes>, b: &BTreeSet<Bytes>) -> Vec<(usize, i64)> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for &(blk, start, len) in a {
+        let end = start.saturating_add(len);
+        // Ranges of `b` that can overlap start after start - WIDEST.
+        let from = (blk, start.saturating_sub(WIDEST), 0);
+        let to = (blk, end, 0);
+        for &(_, s, l) in b.range(from..to) {
+            if s < end && start < s.saturating_add(l) && seen.insert((blk, s.max(start))) {
+                out.push((blk, s.max(start)));
+            }
+        }
+    }
+    out
+}
+
+/// racefree (eq. 4), pair by pair: every byte range written by one
 /// iteration and read or written by another, as a conflict of the kernel
-/// `kernel` (iteration `k` is `ts[k]`), the earlier iteration first. Empty
-/// when the iterations are race free.
+/// `kernel` (iteration `k` is `ts[k]`), the earlier iteration first, at the
+/// first byte the two share. Empty when the iterations are race free.
 fn conflicts(kernel: Span, ts: &[Trace]) -> Vec<Race> {
     let mut out = Vec::new();
     let access = |it: usize, write: bool| Access {
@@ -278,7 +327,7 @@ fn conflicts(kernel: Span, ts: &[Trace]) -> Vec<Race> {
                 (&ti.reads, false, &tj.writes, true),
             ];
             for (a, aw, b, bw) in pairs {
-                for &(block, offset) in a.intersection(b) {
+                for (block, offset) in overlaps(a, b) {
                     out.push(Race {
                         kernel,
                         block,
@@ -304,15 +353,26 @@ fn stuck<T>(msg: impl Into<String>) -> Result<T, Wrong> {
     Err(Wrong::Stuck(msg.into()))
 }
 
+/// An error of the shared scalar operators, as ours.
+fn wrong(e: RefError) -> Wrong {
+    match e {
+        RefError::Limit(_) => Wrong::OutOfFuel,
+        RefError::Stuck(m) | RefError::Differs(m) => Wrong::Stuck(m),
+    }
+}
+
 type Env = HashMap<Name, RV>;
 
 struct Machine {
-    heap: Vec<Vec<i64>>,
+    heap: Vec<Vec<u8>>,
     fuel: u64,
-    cells: u64,
+    /// Bytes allocated so far, in all.
+    bytes: u64,
     max_cells: u64,
     /// The conflicts (eq. 4) found so far.
     conflicts: Vec<Race>,
+    /// How many kernel iterations enclose the statement being evaluated.
+    depth: usize,
 }
 
 fn lookup<'e>(env: &'e Env, x: &Name) -> Result<&'e RV, Wrong> {
@@ -322,58 +382,67 @@ fn lookup<'e>(env: &'e Env, x: &Name) -> Result<&'e RV, Wrong> {
     }
 }
 
+/// An `i64` variable (a size, an index, a count).
 fn int(env: &Env, x: &Name) -> Result<i64, Wrong> {
     match lookup(env, x)? {
-        RV::Int(k) => Ok(*k),
-        _ => stuck(format!("`{x}` is not an integer")),
+        RV::Scalar(Const::I64(k)) => Ok(*k),
+        _ => stuck(format!("`{x}` is not an i64")),
     }
 }
 
+/// A condition: a `bool`, or an integer that is true when not zero.
+fn truth(env: &Env, x: &Name) -> Result<bool, Wrong> {
+    match lookup(env, x)? {
+        RV::Scalar(Const::Bool(b)) => Ok(*b),
+        RV::Scalar(Const::I64(k)) => Ok(*k != 0),
+        RV::Scalar(Const::I32(k)) => Ok(*k != 0),
+        _ => stuck(format!("`{x}` is not a condition")),
+    }
+}
+
+/// An `i64` atom.
 fn atom(env: &Env, a: &Atom) -> Result<i64, Wrong> {
     match a {
         Atom::Var(x) => int(env, &x.name),
-        Atom::Int(k, _) => Ok(*k),
-        Atom::Const(c, _) => Ok(c.to_bits() as i64),
+        Atom::Int(k, _) | Atom::Const(Const::I64(k), _) => Ok(*k),
+        Atom::Const(c, _) => stuck(format!("{c} where an i64 is wanted")),
     }
 }
 
-/// A scalar expression: 64-bit wrapping arithmetic, `/` and `%` truncating
-/// and stuck on zero, comparisons and logic giving 1 or 0, both operands
-/// always evaluated.
-fn sexp(env: &Env, e: &SExp) -> Result<i64, Wrong> {
+/// An atom's value, of any type.
+fn value(env: &Env, a: &Atom) -> Result<RV, Wrong> {
+    Ok(match a {
+        Atom::Int(k, _) => RV::Scalar(Const::I64(*k)),
+        Atom::Const(c, _) => RV::Scalar(*c),
+        Atom::Var(x) => lookup(env, &x.name)?.clone(),
+    })
+}
+
+/// A scalar expression, with the typed operators of docs/language.md
+/// (both operands always evaluated).
+fn sexp(env: &Env, e: &SExp) -> Result<Const, Wrong> {
     match e {
-        SExp::Atom(a) => atom(env, a),
-        SExp::Un(op, a, _) => {
-            let a = sexp(env, a)?;
-            Ok(match op {
-                UnOp::Neg => a.wrapping_neg(),
-                UnOp::Not => i64::from(a == 0),
-                UnOp::Abs => a.wrapping_abs(),
-                _ => return stuck("TRANSIENT: element types are not evaluated yet"),
-            })
-        }
+        SExp::Atom(a) => match value(env, a)? {
+            RV::Scalar(c) => Ok(c),
+            _ => stuck(format!(
+                "`{}` is not a scalar",
+                funmem_lang::print::sexp_string(e)
+            )),
+        },
+        SExp::Un(op, a, _) => fun_ref::unop(*op, sexp(env, a)?).map_err(wrong),
         SExp::Bin(op, l, r, _) => {
             let a = sexp(env, l)?;
             let b = sexp(env, r)?;
-            Ok(match op {
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::Div | BinOp::Rem if b == 0 => return stuck("division by zero"),
-                BinOp::Div => a.wrapping_div(b),
-                BinOp::Rem => a.wrapping_rem(b),
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Lt => i64::from(a < b),
-                BinOp::Le => i64::from(a <= b),
-                BinOp::Gt => i64::from(a > b),
-                BinOp::Ge => i64::from(a >= b),
-                BinOp::Eq => i64::from(a == b),
-                BinOp::Ne => i64::from(a != b),
-                BinOp::And => i64::from(a != 0 && b != 0),
-                BinOp::Or => i64::from(a != 0 || b != 0),
-                BinOp::Min => a.min(b),
-                BinOp::Max => a.max(b),
-            })
+            fun_ref::binop(*op, a, b).map_err(wrong)
         }
+    }
+}
+
+/// An `i64` scalar expression (LMADs, sizes).
+fn index_sexp(env: &Env, e: &SExp) -> Result<i64, Wrong> {
+    match sexp(env, e)? {
+        Const::I64(k) => Ok(k),
+        c => stuck(format!("{c} where an i64 is wanted")),
     }
 }
 
@@ -383,10 +452,10 @@ fn lmad(env: &Env, l: &LmadSyn) -> Result<Lmad, Wrong> {
         LmadSyn::Explicit { offset, dims, .. } => {
             let mut ds = Vec::new();
             for (n, s) in dims {
-                ds.push((atom(env, n)?, sexp(env, s)?));
+                ds.push((atom(env, n)?, index_sexp(env, s)?));
             }
             Ok(Lmad {
-                offset: sexp(env, offset)?,
+                offset: index_sexp(env, offset)?,
                 dims: ds,
             })
         }
@@ -406,17 +475,42 @@ fn lmad(env: &Env, l: &LmadSyn) -> Result<Lmad, Wrong> {
     }
 }
 
-/// The block and LMAD a pattern's type names.
-fn place(env: &Env, ty: &Type) -> Result<(usize, Lmad), Wrong> {
+/// The block, LMAD and element type a pattern's type names.
+fn place(env: &Env, ty: &Type) -> Result<(usize, Lmad, Prim), Wrong> {
     match ty {
         Type::Array(a, _) => match &a.mem {
             Some(m) => match lookup(env, &m.block.name)? {
-                RV::Mem(l) => Ok((*l, lmad(env, &m.lmad)?)),
+                RV::Mem(l) => Ok((*l, lmad(env, &m.lmad)?, a.elem)),
                 _ => stuck(format!("`{}` is not a block", m.block.name)),
             },
             None => stuck("an array type without memory"),
         },
         _ => stuck("not an array type"),
+    }
+}
+
+/// A constant's little-endian bytes, by our own code.
+fn to_bytes(c: Const) -> Vec<u8> {
+    match c {
+        Const::Bool(b) => vec![u8::from(b)],
+        Const::I32(k) => k.to_le_bytes().to_vec(),
+        Const::I64(k) => k.to_le_bytes().to_vec(),
+        Const::F32(b) => b.to_le_bytes().to_vec(),
+        Const::F64(b) => b.to_le_bytes().to_vec(),
+    }
+}
+
+/// The constant of type `t` held in `b` (as many bytes as its size).
+fn from_bytes(t: Prim, b: &[u8]) -> Const {
+    let mut w = [0u8; 8];
+    w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
+    match t {
+        // Any byte but 0 is true.
+        Prim::Bool => Const::Bool(w[0] != 0),
+        Prim::I32 => Const::I32(i32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+        Prim::I64 => Const::I64(i64::from_le_bytes(w)),
+        Prim::F32 => Const::F32(u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+        Prim::F64 => Const::F64(u64::from_le_bytes(w)),
     }
 }
 
@@ -447,63 +541,82 @@ impl Machine {
         }
     }
 
-    fn cell(&self, l: usize, off: i64) -> Result<usize, Wrong> {
+    /// The bytes of element `at` of type `t` in block `l`: the range, which
+    /// must lie inside the block.
+    fn bytes_of(&self, l: usize, at: i64, t: Prim) -> Result<Bytes, Wrong> {
         let len = match self.heap.get(l) {
             Some(b) => b.len(),
             None => return stuck(format!("block {l} does not exist")),
         };
-        match usize::try_from(off) {
-            Ok(o) if o < len => Ok(o),
+        let size = t.size() as i64;
+        let first = at.checked_mul(size);
+        match first {
+            Some(b) if b >= 0 && (b as u64).saturating_add(size as u64) <= len as u64 => {
+                Ok((l, b, size))
+            }
             _ => stuck(format!(
-                "offset {off} is out of bounds of block {l}, of {len} cells"
+                "element {at} of type {t} is outside block {l}, of {len} bytes"
             )),
         }
     }
 
-    /// H[l, off], recorded in the read set.
-    fn read(&mut self, l: usize, off: i64, tr: &mut Trace) -> Result<i64, Wrong> {
-        let o = self.cell(l, off)?;
-        tr.reads.insert((l, off));
-        Ok(self.heap[l][o])
+    /// H[l, at] of type t, recorded in the read set.
+    fn read(&mut self, l: usize, at: i64, t: Prim, tr: &mut Trace) -> Result<Const, Wrong> {
+        let r = self.bytes_of(l, at, t)?;
+        tr.reads.insert(r);
+        let (b, n) = (r.1 as usize, r.2 as usize);
+        Ok(from_bytes(t, &self.heap[l][b..b + n]))
     }
 
-    /// H[l, off] := v, recorded in the write set.
-    fn write(&mut self, l: usize, off: i64, v: i64, tr: &mut Trace) -> Result<(), Wrong> {
-        let o = self.cell(l, off)?;
-        tr.writes.insert((l, off));
-        self.heap[l][o] = v;
+    /// H[l, at] := v (of v's type), recorded in the write set.
+    fn write(&mut self, l: usize, at: i64, v: Const, tr: &mut Trace) -> Result<(), Wrong> {
+        let r = self.bytes_of(l, at, v.prim())?;
+        tr.writes.insert(r);
+        let b = r.1 as usize;
+        for (k, x) in to_bytes(v).into_iter().enumerate() {
+            self.heap[l][b + k] = x;
+        }
         Ok(())
     }
 
-    fn alloc(&mut self, n: i64) -> Result<usize, Wrong> {
-        let Ok(cells) = u64::try_from(n) else {
+    /// E-MEM-ALLOC: a fresh block of `n` elements of type `t`, zero bytes.
+    fn alloc(&mut self, n: i64, t: Prim) -> Result<usize, Wrong> {
+        let Ok(count) = u64::try_from(n) else {
             return stuck(format!("allocation of negative size {n}"));
         };
-        self.cells = self.cells.saturating_add(cells);
-        if self.cells > self.max_cells {
+        let bytes = count.checked_mul(t.size()).ok_or(Wrong::OutOfHeap)?;
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes.div_ceil(8) > self.max_cells {
             return Err(Wrong::OutOfHeap);
         }
-        self.heap.push(vec![0; cells as usize]);
+        self.heap.push(vec![0; bytes as usize]);
         Ok(self.heap.len() - 1)
     }
 
-    /// memcopy (eq. 5): a value into block `dst` at `ld`; the whole source
-    /// is read before anything is written.
-    fn memcopy(&mut self, v: &RV, dst: usize, ld: &Lmad, tr: &mut Trace) -> Result<(), Wrong> {
+    /// memcopy (eq. 5): a value into block `dst` at `ld` as elements of
+    /// type `t`; the whole source is read before anything is written.
+    fn memcopy(
+        &mut self,
+        v: &RV,
+        dst: usize,
+        ld: &Lmad,
+        t: Prim,
+        tr: &mut Trace,
+    ) -> Result<(), Wrong> {
         match v {
-            RV::Int(k) if ld.rank() == 0 => self.write(dst, ld.offset, *k, tr),
-            RV::Arr(src, ls) if ls.shape() == ld.shape() => {
+            RV::Scalar(c) if ld.rank() == 0 && c.prim() == t => self.write(dst, ld.offset, *c, tr),
+            RV::Arr(src, ls, ts) if ls.shape() == ld.shape() && *ts == t => {
                 self.spend(ls)?;
                 let mut vals = Vec::new();
                 for a in ls.addresses() {
-                    vals.push(self.read(*src, a, tr)?);
+                    vals.push(self.read(*src, a, t, tr)?);
                 }
                 for (a, x) in ld.addresses().into_iter().zip(vals) {
                     self.write(dst, a, x, tr)?;
                 }
                 Ok(())
             }
-            _ => stuck("memcopy of a value to a place of another shape"),
+            _ => stuck("memcopy of a value to a place of another shape or type"),
         }
     }
 
@@ -518,25 +631,31 @@ impl Machine {
         if inputs.len() != wanted {
             return stuck(format!("{wanted} inputs wanted, {} given", inputs.len()));
         }
-        // Integers first: an array's sizes may name any parameter.
+        // Scalars first: an array's sizes may name any parameter.
         let mut given = inputs.iter();
         let mut arrays = Vec::new();
         for q in &p.params {
-            match (&q.ty, q.ty.as_array()) {
-                (Type::Mem(_), _) => {}
-                (Type::Prim(..), _) => match given.next() {
-                    Some(Value::Scalar(Const::I64(k))) => {
-                        env.insert(q.name.name.clone(), RV::Int(*k));
+            match &q.ty {
+                Type::Mem(_) => {}
+                Type::Prim(t, _) => match given.next() {
+                    Some(Value::Scalar(c)) if c.prim() == *t => {
+                        env.insert(q.name.name.clone(), RV::Scalar(*c));
                     }
-                    _ => return stuck(format!("input `{}` must be an int", q.name.name)),
+                    _ => return stuck(format!("input `{}` must be an {t}", q.name.name)),
                 },
-                (_, _) => match given.next() {
-                    Some(Value::Array(a)) => arrays.push((q, a)),
-                    _ => return stuck(format!("input `{}` must be an array", q.name.name)),
+                Type::Array(at, _) => match given.next() {
+                    Some(Value::Array(a)) if a.data.prim() == at.elem => arrays.push((q, a)),
+                    _ => {
+                        return stuck(format!(
+                            "input `{}` must be an array of {}",
+                            q.name.name, at.elem
+                        ))
+                    }
                 },
             }
         }
-        // Each `mem` parameter is just large enough for its arrays.
+        // Each `mem` parameter is just large enough for its arrays, in
+        // bytes.
         let mut laid = Vec::new();
         let mut need: HashMap<Name, i64> = HashMap::new();
         for (q, a) in arrays {
@@ -556,46 +675,48 @@ impl Machine {
                 return stuck("an input array without memory");
             };
             let l = lmad(&env, &m.lmad)?;
+            let size = at.elem.size() as i64;
             for addr in l.addresses() {
                 if addr < 0 {
                     return stuck(format!("input `{}` at a negative offset", q.name.name));
                 }
                 let e = need.entry(m.block.name.clone()).or_insert(0);
-                *e = (*e).max(addr.saturating_add(1));
+                *e = (*e).max(addr.saturating_add(1).saturating_mul(size));
             }
-            laid.push((q, m.block.name.clone(), l, a));
+            laid.push((q, m.block.name.clone(), l, a, at.elem));
         }
         for q in &p.params {
             if matches!(q.ty, Type::Mem(_)) {
                 let size = need.get(&q.name.name).copied().unwrap_or(0);
-                let label = self.alloc(size)?;
+                let label = self.alloc(size, Prim::Bool)?;
                 env.insert(q.name.name.clone(), RV::Mem(label));
             }
         }
         let mut top = Trace::default();
-        for (q, blk, l, a) in laid {
+        for (q, blk, l, a, t) in laid {
             let RV::Mem(label) = *lookup(&env, &blk)? else {
                 return stuck(format!("`{blk}` is not a block"));
             };
-            for (addr, x) in l.addresses().into_iter().zip(a.data.words()) {
-                self.write(label, addr, x as i64, &mut top)?;
+            for (addr, x) in l.addresses().into_iter().zip(fun_ref::elems_of(&a.data)) {
+                self.write(label, addr, x, &mut top)?;
             }
-            env.insert(q.name.name.clone(), RV::Arr(label, l));
+            env.insert(q.name.name.clone(), RV::Arr(label, l, t));
         }
         self.body(&mut env, &p.body, &mut top)?;
         let mut out = Vec::new();
         for x in &p.body.result {
             match lookup(&env, &x.name)?.clone() {
                 RV::Mem(_) => {}
-                RV::Int(k) => out.push(Value::Scalar(Const::I64(k))),
-                RV::Arr(l, lm) => {
+                RV::Scalar(c) => out.push(Value::Scalar(c)),
+                RV::Arr(l, lm, t) => {
                     self.spend(&lm)?;
-                    let mut data = Vec::new();
+                    let mut data = Elems::with_capacity(t, 0);
                     for a in lm.addresses() {
-                        data.push(self.read(l, a, &mut top)?);
+                        let c = self.read(l, a, t, &mut top)?;
+                        fun_ref::push(&mut data, c);
                     }
                     let shape = lm.shape().iter().map(|&n| n.max(0) as usize).collect();
-                    out.push(Value::Array(ArrayValue::ints(shape, data)));
+                    out.push(Value::Array(ArrayValue { shape, data }));
                 }
             }
         }
@@ -617,8 +738,45 @@ impl Machine {
             env.insert(p.name.name.clone(), v);
         };
         match &s.exp.kind {
-            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
-                return stuck("TRANSIENT: reduce and scan are not evaluated yet")
+            // E-MEM-REDUCE: xs's elements read in order and folded from
+            // the left; a scalar, no memory.
+            ExpKind::Reduce(op, ne, xs) => {
+                let (acc, vals, _) = self.operand(env, ne, &xs.name, tr)?;
+                let mut acc = acc;
+                for x in vals {
+                    self.burn()?;
+                    acc = self.combine(env, op, acc, x, tr)?;
+                }
+                bind(env, RV::Scalar(acc));
+            }
+            // E-MEM-SCAN: all of xs read, then the prefixes written at the
+            // pattern's place.
+            ExpKind::Scan(op, ne, xs) => {
+                let (mut acc, vals, reads) = self.operand(env, ne, &xs.name, tr)?;
+                let (l, lm, t) = place(env, &p.ty)?;
+                let n = vals.len() as i64;
+                if lm.shape() != [n] || t != acc.prim() {
+                    return stuck(format!("a scan of {n} elements does not fit its LMAD"));
+                }
+                if self.depth == 0 {
+                    // One parallel operation: it must not write where it
+                    // reads.
+                    let mut writes = Vec::new();
+                    for (i, a) in lm.addresses().into_iter().enumerate() {
+                        writes.push((self.bytes_of(l, a, t)?, i));
+                    }
+                    self.scan_overlaps(s.span, &reads, &writes);
+                }
+                let mut out = Vec::with_capacity(vals.len());
+                for x in vals {
+                    self.burn()?;
+                    acc = self.combine(env, op, acc, x, tr)?;
+                    out.push(acc);
+                }
+                for (a, x) in lm.addresses().into_iter().zip(out) {
+                    self.write(l, a, x, tr)?;
+                }
+                bind(env, RV::Arr(l, lm, t));
             }
             ExpKind::Loop(ps, init, form, b) => {
                 let vals = self.run_loop(env, ps, init, form, b, tr)?;
@@ -629,7 +787,7 @@ impl Machine {
             // E-MEM-UPDATE: v's elements written in place through x's LMAD
             // into x's block; the result is x's block and LMAD.
             ExpKind::Update(x, is, v) => {
-                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                let RV::Arr(l, lm, t) = lookup(env, &x.name)?.clone() else {
                     return stuck(format!("`{}` is not an array", x.name));
                 };
                 if is.len() > lm.rank() {
@@ -663,23 +821,19 @@ impl Machine {
                     }
                 }
                 at.dims.extend(lm.dims[is.len()..].iter().copied());
-                let v = match v {
-                    Atom::Int(k, _) => RV::Int(*k),
-                    Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
-                    Atom::Var(y) => lookup(env, &y.name)?.clone(),
-                };
-                self.memcopy(&v, l, &at, tr)?;
-                bind(env, RV::Arr(l, lm));
+                let v = value(env, v)?;
+                self.memcopy(&v, l, &at, t, tr)?;
+                bind(env, RV::Arr(l, lm, t));
             }
             // E-MEM-CONCAT: x's elements, then y's, written to the
             // pattern's place (x's rows first, then y's).
             ExpKind::Concat(x, y) => {
-                let (RV::Arr(lx, mx), RV::Arr(ly, my)) =
+                let (RV::Arr(lx, mx, tx), RV::Arr(ly, my, ty)) =
                     (lookup(env, &x.name)?.clone(), lookup(env, &y.name)?.clone())
                 else {
                     return stuck("concat of a value that is not an array");
                 };
-                let (l, lm) = place(env, &p.ty)?;
+                let (l, lm, t) = place(env, &p.ty)?;
                 let (sx, sy) = (mx.shape(), my.shape());
                 if sx.is_empty() || sy.is_empty() {
                     return stuck("concat of an array of rank 0");
@@ -694,9 +848,9 @@ impl Machine {
                     return stuck("concat does not fit its LMAD");
                 }
                 let (first, second) = (lm.rows(0, sx[0]), lm.rows(sx[0], sy[0]));
-                self.memcopy(&RV::Arr(lx, mx), l, &first, tr)?;
-                self.memcopy(&RV::Arr(ly, my), l, &second, tr)?;
-                bind(env, RV::Arr(l, lm));
+                self.memcopy(&RV::Arr(lx, mx, tx), l, &first, t, tr)?;
+                self.memcopy(&RV::Arr(ly, my, ty), l, &second, t, tr)?;
+                bind(env, RV::Arr(l, lm, t));
             }
             // E-MEM-REPLICATE: v memcopied to every row of the pattern's
             // place.
@@ -705,14 +859,10 @@ impl Machine {
                 if n < 0 {
                     return stuck(format!("replicate of negative count {n}"));
                 }
-                let v = match v {
-                    Atom::Int(k, _) => RV::Int(*k),
-                    Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
-                    Atom::Var(y) => lookup(env, &y.name)?.clone(),
-                };
-                let (l, lm) = place(env, &p.ty)?;
+                let v = value(env, v)?;
+                let (l, lm, t) = place(env, &p.ty)?;
                 let mut want = vec![n];
-                if let RV::Arr(_, vl) = &v {
+                if let RV::Arr(_, vl, _) = &v {
                     want.extend(vl.shape());
                 }
                 if lm.shape() != want {
@@ -722,27 +872,28 @@ impl Machine {
                 // otherwise write for ever into a stride-0 layout.)
                 for k in 0..n {
                     self.burn()?;
-                    self.memcopy(&v, l, &lm.row(k), tr)?;
+                    self.memcopy(&v, l, &lm.row(k), t, tr)?;
                 }
-                bind(env, RV::Arr(l, lm));
+                bind(env, RV::Arr(l, lm, t));
             }
             ExpKind::Scalar(e) => {
                 let v = sexp(env, e)?;
-                bind(env, RV::Int(v));
+                bind(env, RV::Scalar(v));
             }
             // E-MEM-ALLOC: a fresh block of zeros.
-            ExpKind::Alloc(e, _) => {
-                let n = sexp(env, e)?;
-                let l = self.alloc(n)?;
+            ExpKind::Alloc(e, t) => {
+                let n = index_sexp(env, e)?;
+                let l = self.alloc(n, *t)?;
                 bind(env, RV::Mem(l));
             }
-            // E-MEM-INDEX: one read at L(i1, ..., in).
+            // E-MEM-INDEX: one read at L(i1, ..., in); with fewer indices
+            // than dimensions, the same block at index_f of the LMAD.
             ExpKind::Index(x, idx) => {
                 let ix: Vec<i64> = idx.iter().map(|a| atom(env, a)).collect::<Result<_, _>>()?;
-                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                let RV::Arr(l, lm, t) = lookup(env, &x.name)?.clone() else {
                     return stuck(format!("`{}` is not an array", x.name));
                 };
-                if ix.len() != lm.rank() {
+                if ix.is_empty() || ix.len() > lm.rank() {
                     return stuck("wrong number of indices");
                 }
                 for (&k, &(n, _)) in ix.iter().zip(&lm.dims) {
@@ -750,8 +901,13 @@ impl Machine {
                         return stuck(format!("index {k} out of bounds of size {n}"));
                     }
                 }
-                let v = self.read(l, lm.apply(&ix), tr)?;
-                bind(env, RV::Int(v));
+                if ix.len() < lm.rank() {
+                    let sub = ix.iter().fold(lm, |l, &k| l.row(k));
+                    bind(env, RV::Arr(l, sub, t));
+                } else {
+                    let v = self.read(l, lm.apply(&ix), t, tr)?;
+                    bind(env, RV::Scalar(v));
+                }
             }
             // E-MEM-SLICE: the same block, slice_f of the LMAD.
             ExpKind::Slice(x, sl) => {
@@ -759,7 +915,7 @@ impl Machine {
                 for (o, n) in sl {
                     pairs.push((atom(env, o)?, atom(env, n)?));
                 }
-                let RV::Arr(l, lm) = lookup(env, &x.name)?.clone() else {
+                let RV::Arr(l, lm, t) = lookup(env, &x.name)?.clone() else {
                     return stuck(format!("`{}` is not an array", x.name));
                 };
                 if pairs.len() != lm.rank() {
@@ -770,23 +926,23 @@ impl Machine {
                         return stuck(format!("slice {o}:{n} out of bounds of size {d}"));
                     }
                 }
-                bind(env, RV::Arr(l, lm.slice(&pairs)));
+                bind(env, RV::Arr(l, lm.slice(&pairs), t));
             }
             // E-MEM-TRANSPOSE: the same block, the dimensions swapped.
             ExpKind::Transpose(x) => {
-                let RV::Arr(l, mut lm) = lookup(env, &x.name)?.clone() else {
+                let RV::Arr(l, mut lm, t) = lookup(env, &x.name)?.clone() else {
                     return stuck(format!("`{}` is not an array", x.name));
                 };
                 if lm.rank() != 2 {
                     return stuck("transpose of an array that is not 2-D");
                 }
                 lm.dims.swap(0, 1);
-                bind(env, RV::Arr(l, lm));
+                bind(env, RV::Arr(l, lm, t));
             }
             // E-MEM-IF-T / E-MEM-IF-F: one branch, its results bound to the
             // pattern.
             ExpKind::If(c, t, e) => {
-                let b = if int(env, &c.name)? != 0 { t } else { e };
+                let b = if truth(env, &c.name)? { t } else { e };
                 let mut inner = env.clone();
                 self.body(&mut inner, b, tr)?;
                 for (q, r) in s.pats.iter().zip(&b.result) {
@@ -803,25 +959,119 @@ impl Machine {
             // iota n = kernel i < n do in (i), written at the pattern's place.
             ExpKind::Iota(n) => {
                 let n = atom(env, n)?;
-                let (l, lm) = place(env, &p.ty)?;
-                if n < 0 || lm.shape() != [n] {
+                let (l, lm, t) = place(env, &p.ty)?;
+                if n < 0 || lm.shape() != [n] || t != Prim::I64 {
                     return stuck(format!("iota {n} does not fit its LMAD"));
                 }
                 self.spend(&lm)?;
                 for (k, a) in lm.addresses().into_iter().enumerate() {
-                    self.write(l, a, k as i64, tr)?;
+                    self.write(l, a, Const::I64(k as i64), tr)?;
                 }
-                bind(env, RV::Arr(l, lm));
+                bind(env, RV::Arr(l, lm, t));
             }
             // copy x: memcopy of x to the pattern's place.
             ExpKind::Copy(x) => {
                 let v = lookup(env, &x.name)?.clone();
-                let (l, lm) = place(env, &p.ty)?;
-                self.memcopy(&v, l, &lm, tr)?;
-                bind(env, RV::Arr(l, lm));
+                let (l, lm, t) = place(env, &p.ty)?;
+                self.memcopy(&v, l, &lm, t, tr)?;
+                bind(env, RV::Arr(l, lm, t));
             }
         }
         Ok(())
+    }
+
+    /// The neutral element and the elements of a reduction's operand (a
+    /// 1-D array of the neutral element's type), read in order; with the
+    /// byte range of each element read.
+    fn operand(
+        &mut self,
+        env: &Env,
+        ne: &Atom,
+        xs: &Name,
+        tr: &mut Trace,
+    ) -> Result<(Const, Vec<Const>, Vec<(Bytes, usize)>), Wrong> {
+        let RV::Scalar(ne) = value(env, ne)? else {
+            return stuck("a neutral element that is not a scalar");
+        };
+        let RV::Arr(l, lm, t) = lookup(env, xs)?.clone() else {
+            return stuck(format!("`{xs}` is not an array"));
+        };
+        if lm.rank() != 1 || t != ne.prim() {
+            return stuck(format!(
+                "a reduction of `{xs}`, of rank {} and type {t}, with the neutral element {ne}",
+                lm.rank()
+            ));
+        }
+        self.spend(&lm)?;
+        let mut vals = Vec::new();
+        let mut reads = Vec::new();
+        for (j, a) in lm.addresses().into_iter().enumerate() {
+            reads.push((self.bytes_of(l, a, t)?, j));
+            vals.push(self.read(l, a, t, tr)?);
+        }
+        Ok((ne, vals, reads))
+    }
+
+    /// Each pair of an element a scan reads (xs[j]) and an element it
+    /// writes (prefix i) that share a byte: a conflict of the scan
+    /// `span`, the read "iteration" j first, at the first shared byte.
+    fn scan_overlaps(&mut self, span: Span, reads: &[(Bytes, usize)], writes: &[(Bytes, usize)]) {
+        let mut sorted: Vec<&(Bytes, usize)> = reads.iter().collect();
+        sorted.sort();
+        for &((blk, b, n), i) in writes {
+            let e = b.saturating_add(n);
+            let lo = sorted.partition_point(|r| r.0 < (blk, b.saturating_sub(WIDEST), 0));
+            for &&((rb_blk, rb, rn), j) in &sorted[lo..] {
+                if (rb_blk, rb) >= (blk, e) {
+                    break;
+                }
+                if rb_blk == blk && rb < e && b < rb.saturating_add(rn) {
+                    self.conflicts.push(Race {
+                        kernel: span,
+                        block: blk,
+                        offset: rb.max(b),
+                        first: Access {
+                            path: vec![j as i64],
+                            write: false,
+                        },
+                        second: Access {
+                            path: vec![i as i64],
+                            write: true,
+                        },
+                    });
+                }
+            }
+        }
+    }
+
+    /// `a op b` for a reduction's operator: a built-in operator, or the
+    /// lambda's body run with its parameters bound to a and b (its
+    /// accesses join `tr`), giving its one result.
+    fn combine(
+        &mut self,
+        env: &Env,
+        op: &RedOp,
+        a: Const,
+        b: Const,
+        tr: &mut Trace,
+    ) -> Result<Const, Wrong> {
+        match op {
+            RedOp::Bin(op, _) => fun_ref::binop(*op, a, b).map_err(wrong),
+            RedOp::Lambda(lam) => {
+                let mut inner = env.clone();
+                for (q, v) in lam.params.iter().zip([a, b]) {
+                    inner.insert(q.name.name.clone(), RV::Scalar(v));
+                }
+                self.body(&mut inner, &lam.body, tr)?;
+                match lam.body.result.as_slice() {
+                    [r] => match lookup(&inner, &r.name)? {
+                        RV::Scalar(c) if c.prim() == a.prim() => Ok(*c),
+                        _ => stuck("an operator's result is not of its type"),
+                    },
+                    _ => stuck("an operator gives one result"),
+                }
+            }
+        }
     }
 
     /// E-MEM-KERNEL: iteration k runs the body with the index bound to k and
@@ -844,17 +1094,19 @@ impl Machine {
         }
         let mut places = Vec::with_capacity(s.pats.len());
         for p in &s.pats {
-            let (l, lm) = place(env, &p.ty)?;
+            let (l, lm, t) = place(env, &p.ty)?;
             if lm.rank() == 0 || lm.dims[0].0 != n {
                 return stuck(format!("the kernel's LMAD does not have {n} rows"));
             }
-            places.push((l, lm));
+            places.push((l, lm, t));
         }
         let mut traces = Vec::new();
         let mut failed = None;
         for k in 0..n {
             let mut t = Trace::default();
+            self.depth += 1;
             let r = self.iteration(env, i, k, b, &places, &mut t);
+            self.depth -= 1;
             traces.push(t);
             if let Err(e) = r {
                 failed = Some(e);
@@ -869,7 +1121,10 @@ impl Machine {
         self.conflicts.extend(conflicts(s.span, &traces));
         match failed {
             Some(e) => Err(e),
-            None => Ok(places.into_iter().map(|(l, lm)| RV::Arr(l, lm)).collect()),
+            None => Ok(places
+                .into_iter()
+                .map(|(l, lm, t)| RV::Arr(l, lm, t))
+                .collect()),
         }
     }
 
@@ -881,19 +1136,19 @@ impl Machine {
         i: &Name,
         k: i64,
         b: &Body,
-        places: &[(usize, Lmad)],
+        places: &[(usize, Lmad, Prim)],
         t: &mut Trace,
     ) -> Result<(), Wrong> {
         self.burn()?;
         let mut inner = env.clone();
-        inner.insert(i.clone(), RV::Int(k));
+        inner.insert(i.clone(), RV::Scalar(Const::I64(k)));
         self.body(&mut inner, b, t)?;
         if b.result.len() != places.len() {
             return stuck("a kernel body returns a value per result array");
         }
-        for (r, (l, lm)) in b.result.iter().zip(places) {
+        for (r, (l, lm, ty)) in b.result.iter().zip(places) {
             let v = lookup(&inner, &r.name)?.clone();
-            self.memcopy(&v, *l, &lm.row(k), t)?;
+            self.memcopy(&v, *l, &lm.row(k), *ty, t)?;
         }
         Ok(())
     }
@@ -917,11 +1172,7 @@ impl Machine {
     ) -> Result<Vec<RV>, Wrong> {
         let mut vals = Vec::with_capacity(init.len());
         for a in init {
-            vals.push(match a {
-                Atom::Int(k, _) => RV::Int(*k),
-                Atom::Const(c, _) => RV::Int(c.to_bits() as i64),
-                Atom::Var(x) => lookup(env, &x.name)?.clone(),
-            });
+            vals.push(value(env, a)?);
         }
         if vals.len() != ps.len() {
             return stuck("a loop's initial values do not match its parameters");
@@ -943,10 +1194,10 @@ impl Machine {
                     if k >= n {
                         break;
                     }
-                    inner.insert(i.name.clone(), RV::Int(k));
+                    inner.insert(i.name.clone(), RV::Scalar(Const::I64(k)));
                 }
                 LoopForm::While(c) => {
-                    if int(&inner, &c.name)? == 0 {
+                    if !truth(&inner, &c.name)? {
                         break;
                     }
                 }

@@ -375,6 +375,7 @@ fn all_constructs() -> GenConfig {
             concat: 1.0,
             replicate: 1.0,
             multi_kernel: 1.0,
+            ..Constructs::NONE
         },
         ..GenConfig::default()
     }

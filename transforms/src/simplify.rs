@@ -549,12 +549,11 @@ impl Prop {
                 Type::Mem(_) if xt.name == xe.name && outer(xt) => {
                     hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
-                Type::Prim(t, _) if t != Prim::I64 => {
-                    // Not integer arithmetic: only the same outer name.
-                    if xt.name == xe.name && outer(xt) {
-                        hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
-                    }
+                // Not integer arithmetic: only the same outer name.
+                Type::Prim(t, _) if t != Prim::I64 && xt.name == xe.name && outer(xt) => {
+                    hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
+                Type::Prim(t, _) if t != Prim::I64 => {}
                 Type::Prim(..) => {
                     // A size must stay a name that the branches' arrays
                     // share (types compare sizes by name); offsets and
@@ -805,9 +804,14 @@ fn is_comparison(op: BinOp) -> bool {
 
 /// The value of an expression of literals, computed with the interpreters'
 /// operators where that is exact: `None` when a variable occurs, when it
-/// would get stuck (division by zero), and for `exp` and `log` (whose last
-/// bits may differ between the host and a device).
+/// would get stuck (division by zero), for `exp` and `log` (whose last
+/// bits may differ between the host and a device), and for a NaN (the
+/// program text has one NaN, `f32.nan`, not each NaN's bits).
 fn fold_const(e: &SExp) -> Option<Const> {
+    fold_const_bits(e).filter(|c| !c.is_nan())
+}
+
+fn fold_const_bits(e: &SExp) -> Option<Const> {
     use funmem_semantics::scalar::{binop_t, unop_t};
     match e {
         SExp::Atom(a) => a.constant(),

@@ -40,9 +40,12 @@ pub fn eval(e: &SExp, env: &BTreeMap<String, i64>) -> Option<i128> {
         SExp::Atom(Atom::Int(k, _)) => Some(*k as i128),
         SExp::Atom(Atom::Const(c, _)) => c.as_i64().map(i128::from),
         SExp::Un(UnOp::Abs, a, _) => eval(a, env)?.checked_abs(),
-        SExp::Un(UnOp::Conv(Prim::I64), a, _) => eval(a, env),
+        // A truth value converted is itself (0 or 1); `bool(x)` of an
+        // integer is `x != 0`. Other conversions may start from a float,
+        // which has no value here: undefined, so that no valuation counts
+        // as checked through one (see `view`).
+        SExp::Un(UnOp::Conv(t), a, _) if !t.is_float() && is_truth(a) => eval(a, env),
         SExp::Un(UnOp::Conv(Prim::Bool), a, _) => Some((eval(a, env)? != 0) as i128),
-        SExp::Un(UnOp::Conv(Prim::I32), a, _) => Some(eval(a, env)? as i32 as i128),
         SExp::Atom(Atom::Var(x)) => env.get(x.name.as_str()).map(|&v| v as i128),
         SExp::Un(UnOp::Neg, a, _) => eval(a, env)?.checked_neg(),
         SExp::Un(UnOp::Not, a, _) => Some((eval(a, env)? == 0) as i128),
@@ -69,6 +72,18 @@ pub fn eval(e: &SExp, env: &BTreeMap<String, i64>) -> Option<i128> {
                 BinOp::Max => a.max(b),
             })
         }
+    }
+}
+
+/// Whether `e` is a truth value: a comparison, `&&`, `||`, `!`, `bool(..)`
+/// or a `bool` literal.
+fn is_truth(e: &SExp) -> bool {
+    use BinOp::*;
+    match e {
+        SExp::Atom(Atom::Const(c, _)) => c.prim() == Prim::Bool,
+        SExp::Un(UnOp::Not | UnOp::Conv(Prim::Bool), _, _) => true,
+        SExp::Bin(op, _, _, _) => matches!(op, Lt | Le | Gt | Ge | Eq | Ne | And | Or),
+        _ => false,
     }
 }
 

@@ -55,6 +55,9 @@ pub const MAX_TERMS: usize = 256;
 
 /// Why the procedure gave up, or `Ok` when it proved the obligation.
 pub fn prove(o: &Obligation) -> Result<(), String> {
+    // Conversions and floats as unknown integers (see `view`).
+    let view = super::view::integer_view(o);
+    let o: &Obligation = &view.obligation;
     // `a <= a` and `a <= max(.., a, ..)` hold whatever `a` is, even where
     // its polynomial is out of reach (huge literals, comparisons): memory
     // expansion states one for every part it sizes.

@@ -19,6 +19,7 @@ pub mod lmad;
 pub mod poly;
 pub mod random;
 pub mod smt;
+pub mod view;
 pub mod z3;
 
 use funmem_lang::obligation::{Obligation, Outcome, Prover, Verdict};
@@ -227,8 +228,26 @@ impl Prover for Provers {
 }
 
 impl Provers {
-    /// Runs the provers in order (no memo).
+    /// Runs the provers in order (no memo) on the obligation's integer
+    /// view ([`view`]); a refutation that gives opaque subterms values is
+    /// no counterexample of the original, so it becomes unknown.
     fn decide(&self, o: &Obligation) -> Verdict {
+        let v = view::integer_view(o);
+        let mut verdict = self.decide_integers(&v.obligation);
+        if let (Outcome::Refuted(c), false) = (&verdict.outcome, v.opaque.is_empty()) {
+            let texts: Vec<&str> = v.opaque.iter().map(|(_, t)| t.as_str()).collect();
+            verdict.outcome = Outcome::Unknown(format!(
+                "a counterexample of the integer view ({c}) gives values to {}, which the provers do not model: they may not be reachable",
+                texts.join(", ")
+            ));
+            verdict.prover = "none";
+        }
+        verdict
+    }
+
+    /// Runs the provers in order on an obligation without conversions or
+    /// floats.
+    fn decide_integers(&self, o: &Obligation) -> Verdict {
         let start = Instant::now();
         let done = |outcome, prover| Verdict {
             outcome,

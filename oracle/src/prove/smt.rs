@@ -92,12 +92,14 @@ pub fn int_term(e: &SExp) -> String {
     }
 }
 
-/// A scalar expression as an SMT-LIB2 formula: true when non-zero.
 /// An integer symbol standing for a subterm the encoding does not model.
+/// [`query`] first rewrites every such subterm into a declared variable
+/// (see [`super::view`]), so its queries never contain one.
 fn opaque(e: &SExp) -> String {
-    sym(&format!("opaque {}", funmem_lang::print::sexp_string(e)).replace('|', "!"))
+    sym(&format!("opaque {}", funmem_lang::print::sexp_string(e)).replace(['|', '\\'], "!"))
 }
 
+/// A scalar expression as an SMT-LIB2 formula: true when non-zero.
 pub fn bool_term(e: &SExp) -> String {
     match e {
         SExp::Un(UnOp::Not, a, _) => format!("(not {})", bool_term(a)),
@@ -270,7 +272,11 @@ fn products(o: &Obligation) -> BTreeSet<(String, String)> {
 }
 
 /// The query for an obligation; `lemmas` adds the lemmas above.
+/// Conversions, float functions and float literals are opaque integer
+/// variables, declared like the others (see [`super::view`]).
 pub fn query(o: &Obligation, lemmas: bool) -> Query {
+    let view = super::view::integer_view(o);
+    let o: &Obligation = &view.obligation;
     let mut b = Builder {
         body: String::new(),
         asserts: 0,
