@@ -336,6 +336,10 @@ fn row_place(p: &Place, i: &str) -> Place {
 impl Gen<'_> {
     fn name(&mut self, base: &str) -> String {
         self.next += 1;
+        // `i32`, `f64`, ... are type names, not variables.
+        while funmem_lang::prim::Prim::from_name(&format!("{base}{}", self.next)).is_some() {
+            self.next += 1;
+        }
         format!("{base}{}", self.next)
     }
 
