@@ -16,10 +16,10 @@ use crate::code::{
     atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LoopC, Op, PatC, RedC,
     Slot, SlotValue, Stm, TyC, UpdC,
 };
-use crate::scalar::binop_t;
 use crate::error::{loop_out_of_fuel, EvalError, Fuel, Limits};
 use crate::machine;
 use crate::observer::Observer;
+use crate::scalar::binop_t;
 use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast::{self, Lang, Type};
 use funmem_lang::lmad::Lmad;
@@ -597,9 +597,7 @@ impl<O: Observer> Machine<'_, O> {
         let mut outs = Vec::with_capacity(s.pats.len());
         for (p, &res) in s.pats.iter().zip(&b.result) {
             let TyC::Array {
-                shape,
-                elem: prim,
-                ..
+                shape, elem: prim, ..
             } = &p.ty
             else {
                 return Err(EvalError::stuck(
@@ -980,7 +978,11 @@ impl<O: Observer> Machine<'_, O> {
         let mut acc = atom(&self.frame, ne, RULE, s.span)?;
         let a = self.arr(xs, RULE, s.span)?;
         if a.lmad.rank() != 1 {
-            return Err(EvalError::stuck(RULE, s.span, "reduce of an array that is not 1-D"));
+            return Err(EvalError::stuck(
+                RULE,
+                s.span,
+                "reduce of an array that is not 1-D",
+            ));
         }
         let a = a.clone();
         let mut err = None;

@@ -27,7 +27,6 @@ use crate::code::{
     atom, get, int, loop_bound, loop_enters, resolve, AtomC, Block, Code, LmadC, LoopC, Op, PatC,
     RedC, Slot, SlotValue, Stm, TyC, UpdC, SE,
 };
-use crate::scalar::binop_t;
 use crate::error::Race;
 use crate::error::{loop_out_of_fuel, ErrorKind, EvalError, Fuel, Limits};
 use crate::fun::{
@@ -38,6 +37,7 @@ use crate::machine;
 use crate::observer::NoObserver;
 use crate::observer::Observer;
 use crate::race::{describe, RaceDetector};
+use crate::scalar::binop_t;
 use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
@@ -273,7 +273,7 @@ impl<O: Observer> Machine<'_, O> {
         let v = at
             .and_then(|at| usize::try_from(at).ok())
             .and_then(|at| b.get(at..at + w as usize))
-            .map(|bytes| load(t, bytes))
+            .map(|bytes| machine::load(t, bytes))
             .ok_or_else(|| out_of_bounds("read", blk, off, t, b.len(), rule, span))?;
         self.obs.read(blk, off);
         if let Some(r) = self.race.as_mut() {
@@ -309,7 +309,7 @@ impl<O: Observer> Machine<'_, O> {
             .and_then(|at| usize::try_from(at).ok())
             .and_then(|at| b.get_mut(at..at + w as usize))
             .ok_or_else(|| out_of_bounds("write", blk, off, t, len, rule, span))?;
-        store(t, bytes, v);
+        machine::store(t, bytes, v);
         self.obs.write(blk, off);
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
@@ -1102,7 +1102,10 @@ fn scan_overlap(
         .collect();
     reads.sort_unstable();
     for (i, a) in w.image().enumerate() {
-        let (b, e) = (a.saturating_mul(sw), a.saturating_mul(sw).saturating_add(sw));
+        let (b, e) = (
+            a.saturating_mul(sw),
+            a.saturating_mul(sw).saturating_add(sw),
+        );
         // A read [rb, rb + sr) overlaps [b, e) when b - sr < rb < e.
         let lo = reads.partition_point(|x| x.0 <= b.saturating_sub(sr));
         let upto = reads.partition_point(|x| x.0 < e);
@@ -1132,31 +1135,6 @@ fn scan_overlap(
         }
     }
     None
-}
-
-/// The word of an element of type `t` in its little-endian bytes (as many
-/// as `t.size()`).
-#[inline(always)]
-fn load(t: Prim, b: &[u8]) -> i64 {
-    match (t, b) {
-        (Prim::I64 | Prim::F64, &[a0, a1, a2, a3, a4, a5, a6, a7]) => {
-            i64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7])
-        }
-        (Prim::I32, &[a0, a1, a2, a3]) => i64::from(i32::from_le_bytes([a0, a1, a2, a3])),
-        (Prim::F32, &[a0, a1, a2, a3]) => i64::from(u32::from_le_bytes([a0, a1, a2, a3])),
-        (Prim::Bool, &[a0]) => i64::from(a0 != 0),
-        _ => 0,
-    }
-}
-
-/// Stores the word `v` of type `t` in its little-endian bytes.
-#[inline(always)]
-fn store(t: Prim, b: &mut [u8], v: i64) {
-    match t {
-        Prim::I64 | Prim::F64 => b.copy_from_slice(&v.to_le_bytes()),
-        Prim::I32 | Prim::F32 => b.copy_from_slice(&(v as u32).to_le_bytes()),
-        Prim::Bool => b.copy_from_slice(&[u8::from(v & 1 != 0)]),
-    }
 }
 
 /// An access to an element some of whose bytes are outside its block.

@@ -1,8 +1,10 @@
 //! What the machine a run happens on can afford: the default heap limit,
 //! derived from its free memory, and allocation of cells that fails as an
-//! error instead of aborting the process.
+//! error instead of aborting the process; and the byte layout of elements
+//! in heap blocks ([`load`], [`store`]).
 //!
-//! The heap limit counts cells (array elements, 8 bytes each), but a cell
+//! The heap limit counts cells (8 bytes each: an array element of the
+//! value semantics, 8 bytes of a heap block, rounded up per block), but a cell
 //! costs a run more than its 8 bytes: the heap semantics' race detector
 //! keeps shadow records of the cells a kernel touches (16 bytes each, and
 //! its page tables), results are read back into values of their own, and
@@ -22,6 +24,7 @@
 //! error too ([`zeroed`], [`reserve`]).
 
 use crate::error::{ErrorKind, EvalError, Limits};
+use funmem_lang::prim::Prim;
 use funmem_lang::Span;
 use std::sync::OnceLock;
 
@@ -225,6 +228,34 @@ pub fn charged(
     Ok(v)
 }
 
+/// The word ([`funmem_lang::prim::Const::to_bits`]) of an element of type
+/// `t` in its little-endian bytes (as many as `t.size()`; a `bool` byte is
+/// true when not zero). The heap semantics of FUNMEM and IMP read blocks
+/// with it.
+#[inline(always)]
+pub fn load(t: Prim, b: &[u8]) -> i64 {
+    match (t, b) {
+        (Prim::I64 | Prim::F64, &[a0, a1, a2, a3, a4, a5, a6, a7]) => {
+            i64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7])
+        }
+        (Prim::I32, &[a0, a1, a2, a3]) => i64::from(i32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::F32, &[a0, a1, a2, a3]) => i64::from(u32::from_le_bytes([a0, a1, a2, a3])),
+        (Prim::Bool, &[a0]) => i64::from(a0 != 0),
+        _ => 0,
+    }
+}
+
+/// Stores the word `v` of type `t` in its little-endian bytes (as many as
+/// `t.size()`; a `bool` as 0 or 1).
+#[inline(always)]
+pub fn store(t: Prim, b: &mut [u8], v: i64) {
+    match t {
+        Prim::I64 | Prim::F64 => b.copy_from_slice(&v.to_le_bytes()),
+        Prim::I32 | Prim::F32 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        Prim::Bool => b.copy_from_slice(&[u8::from(v & 1 != 0)]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +290,23 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::OutOfHeap);
         assert!(e.message.contains("refused"), "{e}");
         assert_eq!(zeroed(3, "E-IOTA", Span::new(0, 1)), Ok(vec![0, 0, 0]));
+        assert_eq!(zeroed_bytes(3, "E-IOTA", Span::new(0, 1)), Ok(vec![0u8; 3]));
+        assert_eq!(cells_of_bytes(9), 2);
+    }
+
+    #[test]
+    fn elements_are_little_endian_words() {
+        let mut b = [0u8; 8];
+        store(Prim::I32, &mut b[4..], -2);
+        assert_eq!(b, [0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff]);
+        assert_eq!(load(Prim::I32, &b[4..]), -2);
+        assert_eq!(load(Prim::F32, &b[4..]), 0xffff_fffe);
+        assert_eq!(load(Prim::I64, &b), -2i64 << 32);
+        store(Prim::Bool, &mut b[..1], 1);
+        assert_eq!(load(Prim::Bool, &b[..1]), 1);
+        assert_eq!(load(Prim::Bool, &b[5..6]), 1);
+        let x = 1.5f64.to_bits() as i64;
+        store(Prim::F64, &mut b, x);
+        assert_eq!(load(Prim::F64, &b), x);
     }
 }

@@ -834,6 +834,54 @@ mod tests {
         assert!(two_iterations(&[(true, 0, -5)], &[(false, 0, 5)]).is_ok());
     }
 
+    /// Two iterations' accesses of (write, block, byte, width).
+    fn two_iterations_bytes(
+        a: &[(bool, usize, i64, u8)],
+        b: &[(bool, usize, i64, u8)],
+    ) -> Result<(), Box<Race>> {
+        let mut r = RaceDetector::new();
+        r.enter_kernel(span(7));
+        for (i, accs) in [a, b].into_iter().enumerate() {
+            r.begin_iteration(i as i64);
+            for &(w, blk, at, width) in accs {
+                if w {
+                    r.write_bytes(blk, at, width)?;
+                } else {
+                    r.read_bytes(blk, at, width)?;
+                }
+            }
+        }
+        r.exit_kernel();
+        Ok(())
+    }
+
+    #[test]
+    fn accesses_of_different_widths_race_where_their_bytes_overlap() {
+        // One width: units.
+        assert!(two_iterations_bytes(&[(true, 0, 0, 8)], &[(true, 0, 8, 8)]).is_ok());
+        let r = two_iterations_bytes(&[(true, 0, 8, 8)], &[(false, 0, 8, 8)]).unwrap_err();
+        assert_eq!((r.offset, r.first.write, r.second.write), (8, true, false));
+        // An i32 inside an i64 written before, and one beside it.
+        let r = two_iterations_bytes(&[(true, 0, 8, 8)], &[(true, 0, 12, 4)]).unwrap_err();
+        assert_eq!(r.offset, 12);
+        assert!(two_iterations_bytes(&[(true, 0, 8, 8)], &[(true, 0, 16, 4)]).is_ok());
+        assert!(
+            two_iterations_bytes(&[(true, 0, 0, 4), (true, 0, 4, 4)], &[(true, 0, 8, 8)]).is_ok()
+        );
+        // A bool byte read inside an f64 written by the other iteration;
+        // a misaligned access converts the block too.
+        let r = two_iterations_bytes(&[(false, 0, 21, 1)], &[(true, 0, 16, 8)]).unwrap_err();
+        assert_eq!((r.offset, r.first.write, r.second.write), (21, false, true));
+        let r = two_iterations_bytes(&[(true, 0, 4, 4)], &[(false, 0, 6, 4)]).unwrap_err();
+        assert_eq!(r.offset, 6);
+        // Other blocks are not affected by one block's mixed widths.
+        assert!(two_iterations_bytes(
+            &[(true, 0, 0, 8), (true, 1, 0, 4)],
+            &[(true, 1, 4, 4), (true, 0, 8, 8)]
+        )
+        .is_ok());
+    }
+
     #[test]
     fn outer_iterations_race_through_inner_kernels() {
         let mut r = RaceDetector::new();
