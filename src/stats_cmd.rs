@@ -7,10 +7,11 @@
 //! allocation each time it runs, so one inside a loop counts once per
 //! iteration; a loop iteration's blocks are not freed at its end (the next
 //! iteration may hold them through its parameters), a kernel iteration's
-//! are.
+//! are. It also counts the `reduce` and `scan` expressions of each stage
+//! (in kernels too): the parallel operations besides kernels.
 
 use crate::{load, pass_list, pipeline, read_inputs, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
-use funmem_lang::ast::{Body, ExpKind, Program};
+use funmem_lang::ast::{Body, ExpKind, Program, RedOp};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::parse::AnyProgram;
 use funmem_semantics::error::Limits;
@@ -47,7 +48,39 @@ struct Row {
     stage: String,
     allocs_in_kernels: usize,
     allocs_in_loops: usize,
+    /// `reduce` and `scan` expressions.
+    reductions: (usize, usize),
     profile: MemProfile,
+}
+
+/// The `reduce` and `scan` expressions of a program, at any depth.
+fn reductions(p: &Program) -> (usize, usize) {
+    fn walk(b: &Body, n: &mut (usize, usize)) {
+        for s in &b.stms {
+            match &s.exp.kind {
+                ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => {
+                    if matches!(s.exp.kind, ExpKind::Reduce(..)) {
+                        n.0 += 1;
+                    } else {
+                        n.1 += 1;
+                    }
+                    if let RedOp::Lambda(l) = op {
+                        walk(&l.body, n);
+                    }
+                }
+                ExpKind::Loop(_, _, _, lb) => walk(lb, n),
+                ExpKind::Kernel(_, _, kb) => walk(kb, n),
+                ExpKind::If(_, b1, b2) => {
+                    walk(b1, n);
+                    walk(b2, n);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut n = (0, 0);
+    walk(&p.body, &mut n);
+    n
 }
 
 /// The `alloc` statements inside the bodies of sequential loops (at any
@@ -124,6 +157,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             stage: st.name.clone(),
             allocs_in_kernels: allocs_in_kernels(q).len(),
             allocs_in_loops: allocs_in_loops(q),
+            reductions: reductions(q),
             profile: prof,
         });
     }
@@ -135,6 +169,8 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
                     "stage": r.stage,
                     "allocs_in_kernels": r.allocs_in_kernels,
                     "allocs_in_loops": r.allocs_in_loops,
+                    "reduces": r.reductions.0,
+                    "scans": r.reductions.1,
                     "allocations": r.profile.allocations,
                     "allocations_in_kernels_run": r.profile.allocations_in_kernels,
                     "cells_allocated": r.profile.cells,
@@ -150,10 +186,11 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     }
     let w = rows.iter().map(|r| r.stage.len()).max().unwrap_or(5).max(6);
     println!(
-        "{:<w$}  {:>17}  {:>15}  {:>11}  {:>17}  {:>15}  {:>15}",
+        "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}",
         "stage",
         "allocs in kernels",
         "allocs in loops",
+        "reduces/scans",
         "allocations",
         "of them in kernels",
         "cells allocated",
@@ -161,16 +198,17 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     );
     for r in &rows {
         println!(
-            "{:<w$}  {:>17}  {:>15}  {:>11}  {:>17}  {:>15}  {:>15}",
+            "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}",
             r.stage,
             r.allocs_in_kernels,
             r.allocs_in_loops,
+            format!("{}/{}", r.reductions.0, r.reductions.1),
             r.profile.allocations,
             r.profile.allocations_in_kernels,
             r.profile.cells,
             r.profile.peak
         );
     }
-    println!("(allocs in kernels / in loops: `alloc` statements inside kernel / loop bodies; allocations and cells count each run of one, once per loop iteration; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end, a loop iteration's are not)");
+    println!("(allocs in kernels / in loops: `alloc` statements inside kernel / loop bodies; reduces/scans: `reduce` and `scan` expressions; allocations and cells count each run of one, once per loop iteration; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end, a loop iteration's are not)");
     Ok(ExitCode::SUCCESS)
 }

@@ -19,6 +19,15 @@
 //!   programs of the paper, which compute with truth values as integers,
 //!   mean what they meant.
 //!
+//! It also desugars the surface syntax: a scalar expression written where
+//! the core has an atom or a name (`xs[n - 1 - i]`, `kernel i < n + 1`,
+//! `if a < b then`, `in (x + 1)`), and an index written as an operand of a
+//! scalar expression (`2 * xs[i]`), arrive from the parser as holes `#k`
+//! ([`crate::parse::HOLE`]); each is bound by a fresh `let` of the
+//! expression's type, placed just before the statement (or the body's
+//! result) that uses it, at the expression's position, so errors still
+//! point at what the user wrote. `funmem print` shows the result.
+//!
 //! Literals written with a suffix (`1i32`, `2.5f64`) keep their type;
 //! whether a literal had one is read from the source text. Elaboration
 //! never fails: what it cannot type (an unbound name) it leaves for the
@@ -28,15 +37,36 @@
 use crate::ast::*;
 use crate::imp;
 use crate::name::Name;
-use rustc_hash::FxHashMap as HashMap;
+use crate::parse::Hole;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Elaborates a FUN or FUNMEM program parsed from `src` (the text its
 /// spans point into; `None` for a program built by a tool, whose unsuffixed
 /// integer literals are then taken as flexible and decimals as `f64`).
 pub fn program(p: &mut Program, src: Option<&str>) {
+    program_with_holes(p, src, Vec::new());
+}
+
+/// As [`program`], where `holes` are the scalar expressions the parser
+/// found in atom positions (the `k`-th stands for the name `#k`); each gets
+/// a fresh `let`.
+pub fn program_with_holes(p: &mut Program, src: Option<&str>, holes: Vec<Hole>) {
+    let mut used = HashSet::default();
+    if !holes.is_empty() {
+        // Fresh names must differ from every name the program writes.
+        for w in src
+            .unwrap_or("")
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\''))
+        {
+            used.insert(w.to_string());
+        }
+    }
     let mut e = Elab {
         src,
         env: HashMap::default(),
+        holes: holes.into_iter().map(Some).collect(),
+        used,
+        next: 0,
     };
     let mut arrays = HashMap::default();
     e.pats(&mut p.params, &mut arrays);
@@ -48,6 +78,9 @@ pub fn imp_program(p: &mut imp::Program, src: Option<&str>) {
     let mut e = Elab {
         src,
         env: HashMap::default(),
+        holes: Vec::new(),
+        used: HashSet::default(),
+        next: 0,
     };
     for q in &p.params {
         match q {
@@ -67,6 +100,12 @@ struct Elab<'s> {
     /// The scalar type of each name in scope (`None`: not a scalar).
     /// Names are never shadowed where visible, so one map serves.
     env: HashMap<Name, Option<Prim>>,
+    /// The parser's holes, each taken when it is bound.
+    holes: Vec<Option<Hole>>,
+    /// Names the source writes (fresh names avoid them).
+    used: HashSet<String>,
+    /// Counter for fresh names.
+    next: usize,
 }
 
 /// What an expression's type is known to be before its context decides.
@@ -352,9 +391,179 @@ impl Elab<'_> {
     }
 
     fn body_with(&mut self, b: &mut Body, arrays: &mut HashMap<Name, Prim>) {
-        for s in &mut b.stms {
-            self.stm(s, arrays);
+        if self.holes.is_empty() {
+            for s in &mut b.stms {
+                self.stm(s, arrays);
+            }
+            return;
         }
+        for mut s in std::mem::take(&mut b.stms) {
+            let mut lets = Vec::new();
+            self.fill_holes(&mut s, arrays, &mut lets);
+            b.stms.append(&mut lets);
+            self.stm(&mut s, arrays);
+            b.stms.push(s);
+        }
+        let mut lets = Vec::new();
+        for r in &mut b.result {
+            if is_hole(r) {
+                *r = self.bind_hole(r, None, arrays, &mut lets);
+            }
+        }
+        b.stms.append(&mut lets);
+    }
+
+    /// Binds the holes among the atoms and names of `s`'s own expression
+    /// (not its nested bodies) by `let`s pushed onto `lets`, and names
+    /// their fresh variables in their places.
+    fn fill_holes(&mut self, s: &mut Stm, arrays: &mut HashMap<Name, Prim>, lets: &mut Vec<Stm>) {
+        let int = Some(Prim::I64);
+        // The element type an update writes or a reduction folds.
+        let elem = match &s.exp.kind {
+            ExpKind::Update(x, ..) | ExpKind::Reduce(_, _, x) | ExpKind::Scan(_, _, x) => {
+                arrays.get(&x.name).copied()
+            }
+            _ => None,
+        };
+        let mut at = |me: &mut Self, a: &mut Atom, want: Option<Prim>, lets: &mut Vec<Stm>| {
+            if let Atom::Var(x) = a {
+                if is_hole(x) {
+                    *x = me.bind_hole(x, want, arrays, lets);
+                }
+            }
+        };
+        match &mut s.exp.kind {
+            ExpKind::Index(_, is) => is.iter_mut().for_each(|a| at(self, a, int, lets)),
+            ExpKind::Slice(_, sl) => {
+                for (o, n) in sl.iter_mut() {
+                    at(self, o, int, lets);
+                    at(self, n, int, lets);
+                }
+            }
+            ExpKind::Iota(n) | ExpKind::Kernel(_, n, _) => at(self, n, int, lets),
+            ExpKind::Replicate(n, v) => {
+                at(self, n, int, lets);
+                at(self, v, None, lets);
+            }
+            ExpKind::If(c, _, _) => {
+                if is_hole(c) {
+                    let mut a = Atom::Var(c.clone());
+                    at(self, &mut a, None, lets);
+                    if let Atom::Var(x) = a {
+                        *c = x;
+                    }
+                }
+            }
+            ExpKind::Loop(ps, init, form, _) => {
+                for (p, a) in ps.iter().zip(init.iter_mut()) {
+                    at(self, a, p.ty.as_prim(), lets);
+                }
+                if let LoopForm::For(_, n) = form {
+                    at(self, n, int, lets);
+                }
+            }
+            ExpKind::Update(_, is, v) => {
+                for i in is.iter_mut() {
+                    match i {
+                        UpdIdx::Elem(a) => at(self, a, int, lets),
+                        UpdIdx::Range(o, n) => {
+                            at(self, o, int, lets);
+                            at(self, n, int, lets);
+                        }
+                    }
+                }
+                at(self, v, elem, lets);
+            }
+            ExpKind::Reduce(_, ne, _) | ExpKind::Scan(_, ne, _) => at(self, ne, elem, lets),
+            ExpKind::Scalar(e) | ExpKind::Alloc(e, _) => self.fill_sexp(e, arrays, lets),
+            ExpKind::Transpose(_) | ExpKind::Copy(_) | ExpKind::Concat(..) => {}
+        }
+    }
+
+    /// Binds the holes inside a scalar expression (indices written in it).
+    fn fill_sexp(&mut self, e: &mut SExp, arrays: &mut HashMap<Name, Prim>, lets: &mut Vec<Stm>) {
+        match e {
+            SExp::Atom(Atom::Var(x)) if is_hole(x) => *x = self.bind_hole(x, None, arrays, lets),
+            SExp::Atom(_) => {}
+            SExp::Bin(_, a, b, _) => {
+                self.fill_sexp(a, arrays, lets);
+                self.fill_sexp(b, arrays, lets);
+            }
+            SExp::Un(_, a, _) => self.fill_sexp(a, arrays, lets),
+        }
+    }
+
+    /// `let (t: T) = e` for the hole `x` (its expression e, elaborated,
+    /// T its type where the context wants `want`), pushed onto `lets`;
+    /// gives the name t at x's position.
+    fn bind_hole(
+        &mut self,
+        x: &Ident,
+        want: Option<Prim>,
+        arrays: &mut HashMap<Name, Prim>,
+        lets: &mut Vec<Stm>,
+    ) -> Ident {
+        let k: Option<usize> = x.name.as_str()[1..].parse().ok();
+        let Some(h) = k.and_then(|k| self.holes.get_mut(k)).and_then(Option::take) else {
+            return x.clone();
+        };
+        let (kind, span, t) = match h {
+            Hole::Exp(mut e) => {
+                // Indices written inside it are bound first.
+                self.fill_sexp(&mut e, arrays, lets);
+                let t = self.hole_type(&e, want);
+                let span = e.span();
+                (ExpKind::Scalar(e), span, t)
+            }
+            Hole::Index(a, mut idx, span) => {
+                for i in idx.iter_mut() {
+                    if let Atom::Var(y) = i {
+                        if is_hole(y) {
+                            *y = self.bind_hole(y, Some(Prim::I64), arrays, lets);
+                        }
+                    }
+                }
+                let t = arrays.get(&a.name).copied().unwrap_or(Prim::I64);
+                (ExpKind::Index(a, idx), span, t)
+            }
+        };
+        let name = loop {
+            let cand = format!("t{}", self.next);
+            self.next += 1;
+            if !self.used.contains(&cand) {
+                break Ident {
+                    name: Name::new(&cand),
+                    span: x.span,
+                };
+            }
+        };
+        let mut s = Stm {
+            pats: vec![Pat {
+                name: name.clone(),
+                ty: Type::Prim(t, span),
+                unique: false,
+                span,
+            }],
+            exp: Exp { kind, span },
+            span,
+        };
+        self.stm(&mut s, arrays);
+        lets.push(s);
+        name
+    }
+
+    /// The type of a hole's expression where its context wants `want`.
+    fn hole_type(&self, e: &SExp, want: Option<Prim>) -> Prim {
+        let mut t = match self.ty(e) {
+            Ty::Rigid(p) => p,
+            Ty::AnyNum => want.filter(|w| w.is_numeric()).unwrap_or(Prim::I64),
+            Ty::AnyFloat => want.filter(|w| w.is_float()).unwrap_or(Prim::F64),
+            Ty::Unknown => want.unwrap_or(Prim::I64),
+        };
+        if t == Prim::Bool && want.is_some_and(Prim::is_int) {
+            t = want.unwrap_or(Prim::I64);
+        }
+        t
     }
 
     fn pats(&mut self, ps: &mut [Pat], arrays: &mut HashMap<Name, Prim>) {
@@ -507,6 +716,11 @@ impl Elab<'_> {
     }
 }
 
+/// Whether `x` is a hole of the parser.
+fn is_hole(x: &Ident) -> bool {
+    x.name.as_str().starts_with(crate::parse::HOLE)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ast::Lang;
@@ -543,6 +757,46 @@ mod tests {
         )
         .expect("parses");
         assert!(crate::check::check_program(&p).is_err());
+    }
+
+    #[test]
+    fn scalar_expressions_in_atom_positions_get_their_own_lets() {
+        let src = "def main (n: int) (m: int) (xss: [n][m]f32) (lim: f32) =\n  let (ys: [n]f32) = kernel i < n do\n    let (row: [m]f32) = xss[n - 1 - i]\n    let (s: f32) = reduce (+) 0 row\n    let (r: f32) = if s < lim then in (s) else in (lim)\n    in (r)\n  let (top: f32) = reduce (max) (-1.0 / 0.0) ys\n  in (ys, top * 2)";
+        let out = elab(src);
+        for want in [
+            "    let (t0: int) = n - 1 - i\n    let (row: [m]f32) = xss[t0]",
+            "reduce (+) 0.0f32 row",
+            "let (t1: bool) = s < lim",
+            "if t1 then",
+            "let (t2: f32) = -1.0f32 / 0.0f32\n  let (top: f32) = reduce (max) t2 ys",
+            "let (t3: f32) = top * 2.0f32\n  in (ys, t3)",
+        ] {
+            assert!(out.contains(want), "{want:?} not in\n{out}");
+        }
+        // Positions are kept: an error in a desugared expression points
+        // at what the user wrote.
+        let bad = "def main (n: int) (x: f32) = let (y: [n]int) = iota n + x in (y)";
+        let p = parse_program(bad, Lang::Fun).expect("parses");
+        let d = crate::check::check_program(&p).expect_err("ill typed");
+        assert_eq!(&bad[d.span.start..d.span.end], "n + x");
+    }
+
+    #[test]
+    fn indices_may_be_operands() {
+        let out = elab("def main (n: int) (xs: [n]f32) (ys: [n]int) =\n  let (zs: [n]f32) = kernel i < n do\n    let (z: f32) = 2 * xs[i] + xs[ys[i] % n] * 0.5\n    in (z)\n  let (w: f32) = xs[0]\n  in (zs, w, xs[n - 1])");
+        for want in [
+            "let (t0: f32) = xs[i]\n    let (t1: int) = ys[i]\n    let (t2: int) = t1 % n\n    let (t3: f32) = xs[t2]\n    let (z: f32) = 2.0f32 * t0 + t3 * 0.5f32",
+            "let (w: f32) = xs[0]\n",
+            "let (t4: int) = n - 1\n  let (t5: f32) = xs[t4]\n  in (zs, w, t5)",
+        ] {
+            assert!(out.contains(want), "{want:?} not in\n{out}");
+        }
+    }
+
+    #[test]
+    fn fresh_names_avoid_the_programs_own() {
+        let out = elab("def main (t0: int) (xs: [t0]int) = let (y: int) = xs[t0 - 1] in (y)");
+        assert!(out.contains("let (t1: int) = t0 - 1"), "{out}");
     }
 
     #[test]

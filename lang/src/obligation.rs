@@ -357,8 +357,12 @@ macro_rules! parse_at {
         let mut padded = " ".repeat($b0);
         padded.push_str(&$text[$b0..$b1]);
         let mut min = Vec::new();
-        match crate::parse::grammar::$parser::new().parse(crate::ast::Lang::Fun, &mut min, &padded)
-        {
+        match crate::parse::grammar::$parser::new().parse(
+            crate::ast::Lang::Fun,
+            &mut min,
+            &mut Vec::new(),
+            &padded,
+        ) {
             Ok(v) => {
                 crate::parse::refuse_unclaimed(&min)?;
                 v

@@ -5,7 +5,7 @@
 //! built, so that printers, checkers and interpreters, which do recurse,
 //! cannot overflow the stack on any input.
 
-use crate::ast::{BinOp, Lang, Program, SExp};
+use crate::ast::{Atom, BinOp, ExpKind, Ident, Lang, Program, SExp};
 use crate::diag::{Diagnostic, Phase};
 use crate::imp;
 use crate::span::Span;
@@ -119,20 +119,88 @@ thread_local! {
 /// Parses a FUN (`lang = Fun`) or FUNMEM program into the typed core:
 /// literals get their types from their context ([`crate::elab`]).
 pub fn parse_program(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
-    let mut p = parse_program_raw(text, lang)?;
-    crate::elab::program(&mut p, Some(text));
+    let (mut p, holes) = parse_surface(text, lang)?;
+    crate::elab::program_with_holes(&mut p, Some(text), holes);
     Ok(p)
 }
 
 /// Parses a FUN or FUNMEM program as written, without elaboration (for
-/// tests of the printer, whose trees need not be well typed).
+/// tests of the printer, whose trees need not be well typed). Scalar
+/// expressions in atom positions are still bound by `let`s (that needs
+/// elaboration), so such a program comes back elaborated.
 pub fn parse_program_raw(text: &str, lang: Lang) -> Result<Program, Diagnostic> {
+    let (mut p, holes) = parse_surface(text, lang)?;
+    if !holes.is_empty() {
+        crate::elab::program_with_holes(&mut p, Some(text), holes);
+    }
+    Ok(p)
+}
+
+/// The tree as parsed, with its holes.
+fn parse_surface(text: &str, lang: Lang) -> Result<(Program, Vec<Hole>), Diagnostic> {
     let mut min = Vec::new();
+    let mut holes = Vec::new();
     let p = FUN_PARSER
-        .with(|parser| parser.parse(lang, &mut min, text))
+        .with(|parser| parser.parse(lang, &mut min, &mut holes, text))
         .map_err(|e| convert(text, e))?;
     refuse_unclaimed(&min)?;
-    Ok(p)
+    Ok((p, holes))
+}
+
+/// The prefix of the names that stand for holes: scalar expressions
+/// written where the core has an atom. No program can write a name with it.
+pub const HOLE: char = '#';
+
+/// What a hole stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hole {
+    /// A scalar expression written where the core has an atom or a name.
+    Exp(SExp),
+    /// An index `x[i, ...]` written inside a scalar expression.
+    Index(Ident, Vec<Atom>, Span),
+}
+
+/// `e` as an atom: itself if it is one, else a hole `#k` for it.
+pub(crate) fn hole(holes: &mut Vec<Hole>, e: SExp) -> Atom {
+    match e {
+        SExp::Atom(a) => a,
+        e => Atom::Var(hole_ident(holes, e)),
+    }
+}
+
+/// A hole for `e`.
+pub(crate) fn hole_ident(holes: &mut Vec<Hole>, e: SExp) -> Ident {
+    let span = e.span();
+    new_hole(holes, Hole::Exp(e), span)
+}
+
+/// A hole for the index `x[idx]` at `span`, as a scalar expression.
+pub(crate) fn hole_index(holes: &mut Vec<Hole>, x: Ident, idx: Vec<Atom>, span: Span) -> SExp {
+    SExp::Atom(Atom::Var(new_hole(holes, Hole::Index(x, idx, span), span)))
+}
+
+fn new_hole(holes: &mut Vec<Hole>, h: Hole, span: Span) -> Ident {
+    holes.push(h);
+    Ident {
+        name: crate::Name::new(&format!("{HOLE}{}", holes.len() - 1)),
+        span,
+    }
+}
+
+/// The statement form of `e`: an index when e is just the index hole made
+/// last (`let (y: f32) = xs[i]`), a scalar expression otherwise.
+pub(crate) fn exp_of_sexp(holes: &mut Vec<Hole>, e: SExp) -> ExpKind {
+    if let SExp::Atom(Atom::Var(x)) = &e {
+        let last = format!("{HOLE}{}", holes.len().wrapping_sub(1));
+        if x.name.as_str() == last {
+            if let Some(Hole::Index(..)) = holes.last() {
+                if let Some(Hole::Index(a, idx, _)) = holes.pop() {
+                    return ExpKind::Index(a, idx);
+                }
+            }
+        }
+    }
+    ExpKind::Scalar(e)
 }
 
 /// A literal 2^63 is only an i64 with a minus sign in front.
@@ -157,7 +225,7 @@ pub fn parse_imp(text: &str) -> Result<imp::Program, Diagnostic> {
 pub fn parse_imp_raw(text: &str) -> Result<imp::Program, Diagnostic> {
     let mut min = Vec::new();
     let p = IMP_PARSER
-        .with(|parser| parser.parse(Lang::Fun, &mut min, text))
+        .with(|parser| parser.parse(Lang::Fun, &mut min, &mut Vec::new(), text))
         .map_err(|e| convert(text, e))?;
     refuse_unclaimed(&min)?;
     Ok(p)
@@ -197,10 +265,22 @@ pub(crate) fn convert<T: std::fmt::Display>(
         ParseError::UnrecognizedToken {
             token: (l, tok, r),
             expected,
-        } => d(
-            Span::new(l, r),
-            format!("unexpected `{tok}`; {}", expected_list(&expected)),
-        ),
+        } => {
+            let text = tok.to_string();
+            let only_name = expected.iter().all(|t| t.contains("A-Za-z"));
+            let list = expected_list(&expected);
+            match keyword_role(&text) {
+                Some(role) if only_name => d(
+                    Span::new(l, r),
+                    format!("`{text}` is a keyword ({role}) and cannot be used as a name; {list}"),
+                ),
+                Some(role) => d(
+                    Span::new(l, r),
+                    format!("unexpected `{text}` (a keyword: {role}); {list}"),
+                ),
+                None => d(Span::new(l, r), format!("unexpected `{text}`; {list}")),
+            }
+        }
         ParseError::ExtraToken { token: (l, tok, r) } => d(
             Span::new(l, r),
             format!("unexpected `{tok}` after the end of the program"),
@@ -209,24 +289,52 @@ pub(crate) fn convert<T: std::fmt::Display>(
     }
 }
 
+/// Whether `w` is a reserved word, which no program may use as a name
+/// (tools that make up names must avoid these: `i32` is one).
+pub fn is_keyword(w: &str) -> bool {
+    keyword_role(w).is_some()
+}
+
+/// What a reserved word is for, if `w` is one (the tokens of every layer
+/// are reserved in every layer).
+fn keyword_role(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "def" | "main" => "it starts a program: `def main ...`",
+        "let" | "in" => "it binds names: `let (x: t) = e ... in (x)`",
+        "if" | "then" | "else" | "fi" => "a conditional",
+        "kernel" | "do" | "done" => "a parallel kernel or a loop body",
+        "loop" | "for" | "while" => "a sequential loop",
+        "with" => "an in-place update: `x with [i] = v`",
+        "concat" | "replicate" | "iota" | "copy" | "transpose" => "an array construct",
+        "reduce" | "scan" | "yield" | "into" => "a reduction",
+        "alloc" | "mem" => "FUNMEM's memory blocks",
+        "int" | "i32" | "i64" | "f32" | "f64" | "bool" => "an element type",
+        "true" | "false" => "a bool literal",
+        "min" | "max" | "sqrt" | "exp" | "log" | "abs" | "floor" => "a scalar function",
+        "var" | "skip" | "assert" => "an IMP statement",
+        "out" => "it ends an IMP program with its results: `out (...)`",
+        _ => return None,
+    })
+}
+
 /// Turns lalrpop's terminal names into words: `"let"` into `let`, the name
-/// and literal regexes into "a name" and "an integer".
+/// and literal regexes into "a name" and "a number".
 fn expected_list(expected: &[String]) -> String {
-    let mut words: Vec<String> = expected
-        .iter()
-        .map(|t| {
-            if t.starts_with("r#") {
-                if t.contains("0-9]+") && !t.contains("A-Z") {
-                    "an integer".to_string()
-                } else {
-                    "a name".to_string()
-                }
+    let mut words: Vec<String> = Vec::new();
+    for t in expected {
+        let w = if t.starts_with("r#") {
+            if t.contains("A-Za-z") {
+                "a name".to_string()
             } else {
-                format!("`{}`", t.trim_matches('"'))
+                "a number".to_string()
             }
-        })
-        .collect();
-    words.dedup();
+        } else {
+            format!("`{}`", t.trim_matches('"'))
+        };
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
     // A list naming every binary operator says "an operator" instead.
     let operators: Vec<String> = BinOp::ALL
         .iter()
@@ -316,6 +424,22 @@ mod tests {
     #[test]
     fn comments_run_to_end_of_line() {
         assert_eq!(scalar("a --b\n + 1"), scalar("a + 1"));
+    }
+
+    #[test]
+    fn a_keyword_as_a_name_says_it_is_a_keyword() {
+        let e = parse_program("def main (out: int) = in (out)", Lang::Fun).unwrap_err();
+        assert!(e.message.contains("`out` is a keyword"), "{}", e.message);
+        let e = parse_program(
+            "def main (n: int) = let (scan: int) = n in (scan)",
+            Lang::Fun,
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("`scan` is a keyword (a reduction)"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -164,7 +164,7 @@ fn deep_nesting_is_an_error() {
     );
     let mut kernels = String::from("def main (n: int) = let (y: int) = 0 ");
     for k in 0..5000 {
-        kernels.push_str(&format!("let (a{k}: [n]int) = kernel i{k} < n do "));
+        kernels.push_str(&format!("let (a{k}: [n]int) = kernel j{k} < n do "));
     }
     for (text, name) in [
         (deep, "f.fun"),

@@ -35,8 +35,11 @@
 //! scopes), and whether the translated read or write uses the index it
 //! guards (the differential checks judge addresses).
 
-use funmem_lang::ast::{Atom, BinOp, Body, ExpKind, LoopForm, Program, SExp, Type, UpdIdx};
-use funmem_lang::imp::{self, Check, Stmt, StmtKind};
+use funmem_lang::ast::{
+    Atom, BinOp, Body, ExpKind, LoopForm, Program, RedOp, SExp, Type, UnOp, UpdIdx,
+};
+use funmem_lang::imp::{self, Check, ImpOp, Stmt, StmtKind};
+use funmem_lang::prim::Prim;
 use funmem_lang::Name;
 use std::collections::HashMap;
 
@@ -82,12 +85,21 @@ fn collect_asserts<'a>(stmts: &'a [Stmt], out: &mut Vec<Assert<'a>>) {
             StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
                 collect_asserts(b, out)
             }
+            // A reduction's operator, then its iterations (the order of the
+            // FUNMEM lambda's accesses).
+            StmtKind::Reduce(_, r) | StmtKind::Scan(r, _, _) => {
+                if let ImpOp::Lambda(_, _, b, _) = &r.op {
+                    collect_asserts(b, out);
+                }
+                collect_asserts(&r.body, out);
+            }
             _ => {}
         }
     }
 }
 
-/// The operands of a tree of `&&`, left to right.
+/// The operands of a tree of `&&`, left to right (through a conversion of
+/// the truth value to an int or bool, which parsing may add).
 fn conjuncts_of<'a>(e: &'a SExp, out: &mut Vec<&'a SExp>) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
@@ -96,6 +108,7 @@ fn conjuncts_of<'a>(e: &'a SExp, out: &mut Vec<&'a SExp>) {
                 stack.push(r);
                 stack.push(l);
             }
+            SExp::Un(UnOp::Conv(Prim::I64 | Prim::Bool), inner, _) => stack.push(inner),
             e => out.push(e),
         }
     }
@@ -235,6 +248,14 @@ impl Walk<'_> {
                 ExpKind::If(_, t, e) => {
                     self.body(t)?;
                     self.body(e)?;
+                }
+                // A reduction's operator is code like a kernel body's; its
+                // own reads of xs are in bounds by construction.
+                ExpKind::Reduce(RedOp::Lambda(l), _, _) | ExpKind::Scan(RedOp::Lambda(l), _, _) => {
+                    for p in &l.params {
+                        self.bind(&p.name.name, &p.ty);
+                    }
+                    self.body(&l.body)?;
                 }
                 ExpKind::Kernel(i, n, kb) => {
                     self.kernels.push((i.name.clone(), n.clone()));

@@ -6,10 +6,10 @@
 //!
 //! | statement              | rule                               |
 //! |------------------------|------------------------------------|
-//! | `var x : int`          | E-IMP-DEC-INT (x ↦ 0)              |
+//! | `var x : t` (a scalar) | E-IMP-DEC-INT (x ↦ 0 of type t)    |
 //! | `var x : mem`          | E-IMP-DEC-MEM (x ↦ ⊥, unset)       |
 //! | `x <- se`              | E-IMP-ASSIGN-INT, E-IMP-ASSIGN-MEM |
-//! | `x <- alloc se`        | E-IMP-ALLOC (a fresh zeroed block) |
+//! | `x <- alloc se t`      | E-IMP-ALLOC (a fresh zeroed block) |
 //! | `x <- m[se]`           | E-IMP-READ                         |
 //! | `m[se] <- se`          | E-IMP-WRITE                        |
 //! | `if x then .. else ..` | E-IMP-TRUE (x ≠ 0), E-IMP-FALSE    |
@@ -17,6 +17,8 @@
 //! | `kernel i < se do ..`  | E-IMP-KERNEL                       |
 //! | `for i < se do ..`     | E-IMP-FOR                          |
 //! | `while x do ..`        | E-IMP-WHILE                        |
+//! | `x <- reduce ..`       | E-IMP-REDUCE                       |
+//! | `scan .. into m[se]`   | E-IMP-SCAN                         |
 //!
 //! and E-IMP-PROG for a whole program: its inputs and its results.
 //!
@@ -41,23 +43,37 @@
 //!   is 0, and reports the source rule it stands for (E-INDEX, E-SLICE)
 //!   with the values of se's variables, so that a lowered program goes
 //!   wrong by the same rule as its source.
-//! - Reads and writes outside `[0, size)` of their block, a block used
-//!   before it is allocated, a negative allocation and division or
-//!   remainder by zero are stuck. Every statement executed costs one unit of
-//!   fuel; every cell allocated (input blocks included) counts against the
-//!   heap limit.
+//! - Scalars are words of their declared element type (the operators are
+//!   [`crate::scalar`]'s). Blocks are bytes: `alloc se t` makes se * size(t)
+//!   zero bytes; `x <- m[se]` reads x's type at byte se * size, `m[se] <-
+//!   e` writes e's type there, little-endian, so arrays of different types
+//!   may share a block. Reads and writes touching any byte outside their
+//!   block, a block used before it is allocated, a negative allocation and
+//!   integer division or remainder by zero are stuck. Every statement
+//!   executed costs one unit of fuel; every block allocated (input blocks
+//!   included) counts against the heap limit in 8-byte cells, rounded up.
+//!   Races are overlaps of at least one byte.
+//! - `x <- reduce op ne for i < n do s yield e done` is the left fold
+//!   ne op e(0) op ... op e(n-1) of the iterations' elements, run in order;
+//!   `scan` writes each prefix at its `into` place. Outside every kernel
+//!   one is a parallel operation for the race detector (its iterations are
+//!   a kernel's; a scan's writes race with its reads where they overlap);
+//!   inside a kernel it is the iteration's sequential code (see
+//!   docs/reductions.md).
 //! - Inputs are given in parameter order; an array parameter's block takes
 //!   no input: it is allocated just large enough for the input arrays that
 //!   live in it and each is laid out by its LMAD. Results are read back by
 //!   their `out` declarations, arrays element by element in row-major order.
 //!
 //! For speed the program is first compiled: every variable becomes a slot
-//! in a flat frame (`i64`s for `int`s, block numbers for `mem`s) and scalar
-//! expressions become small trees over slots, so that evaluation never
+//! in a flat frame (64-bit words for scalars, block numbers for `mem`s) and
+//! scalar expressions become small trees over slots, with `i64` operations
+//! in nodes of their own and other types' resolved once, so that evaluation never
 //! looks a name up. The interpreter is generic over the [`Observer`] and
 //! over whether races are checked, so that neither costs anything when off.
 
 use crate::error::{ErrorKind, EvalError, Limits, Race};
+use crate::machine;
 use crate::observer::{NoObserver, Observer};
 use crate::prog;
 use crate::race::{describe, RaceDetector};
@@ -580,6 +596,12 @@ impl Compiler {
         out
     }
 
+    /// Statements whose declarations stay in scope after them (for a
+    /// `yield` to see): the caller closes the scope.
+    fn open_stmts(&mut self, ss: &[AstStmt]) -> R<Vec<Stmt>> {
+        ss.iter().map(|s| self.stmt(s)).collect()
+    }
+
     /// A `reduce` (to `Some(x)`) or a `scan` (into `m[j]`).
     fn red(&mut self, r: &Red, rule: &'static str, x: Option<&Ident>, m: Option<(&Ident, &SExp)>) -> R<RedCode> {
         let (ne, t) = self.sexp(&r.ne, rule)?;
@@ -590,8 +612,8 @@ impl Compiler {
                 let mark = self.undo.len();
                 let sa = self.declare_int(&a.name, t);
                 let sb = self.declare_int(&b.name, t);
-                let body = self.stmts(ss);
-                let res = self.sexp(&e, rule);
+                let body = self.open_stmts(ss);
+                let res = self.sexp(e, rule);
                 self.close(mark);
                 OpCode::Lambda(sa, sb, body?, res?.0)
             }
@@ -602,7 +624,7 @@ impl Compiler {
         };
         let mark = self.undo.len();
         let index = self.declare_int(&r.index.name, Prim::I64);
-        let body = self.stmts(&r.body);
+        let body = self.open_stmts(&r.body);
         let elem = self.sexp(&r.elem, rule);
         let to = match (to_slot, m) {
             (Some(s), _) => Ok(RedTo::Slot(s)),
@@ -845,38 +867,6 @@ fn store(block: &mut [u8], i: i64, t: Prim, w: u64) -> bool {
     }
 }
 
-/// The heap limit's units: 8 bytes (a cell of the untyped semantics).
-fn cells_of(bytes: u64) -> u64 {
-    bytes.div_ceil(8)
-}
-
-/// A vector of `bytes` zero bytes, or an error at `span` charged to `rule`
-/// when the system refuses the memory (instead of aborting the process).
-/// They come zeroed from the allocator, so untouched pages cost nothing.
-fn zeroed_bytes(bytes: u64, rule: &'static str, span: Span) -> R<Vec<u8>> {
-    let refused = || {
-        stuck(
-            rule,
-            span,
-            format!("the system refused memory for a block of {bytes} bytes; give the run a smaller --max-heap, or it more memory"),
-        )
-    };
-    let n = usize::try_from(bytes).map_err(|_| refused())?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| refused())?;
-    // SAFETY: `layout` has a non-zero size (n > 0 bytes).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-    if ptr.is_null() {
-        return Err(refused());
-    }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout
-    // of `[u8; n]`, which is what a `Vec<u8>` of capacity n uses; all n
-    // bytes are initialised (to zero).
-    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
-}
-
 struct Machine<'a, O> {
     /// The scalar slots' words.
     ints: Vec<u64>,
@@ -1028,28 +1018,25 @@ impl<O: Observer> Machine<'_, O> {
     /// A fresh zero-filled block of `bytes` bytes, counted against the heap
     /// limit in 8-byte cells.
     fn allocate(&mut self, bytes: u64, rule: &'static str, span: Span) -> R<usize> {
-        let cells = cells_of(bytes);
+        let cells = machine::cells_of_bytes(bytes);
         self.heap_used = self.limits.charge(self.heap_used, cells, rule, span)?;
         let label = self.blocks.len();
-        self.blocks.push(zeroed_bytes(bytes, rule, span)?);
+        self.blocks.push(machine::zeroed_bytes(bytes, rule, span)?);
         self.obs.alloc(label, cells);
         Ok(label)
     }
 
-    /// Records an access of `t` at element `i` of block `b` with the race
-    /// detector: every byte it touches.
+    /// Records an access of `t` at element `i` of block `b` (in bounds)
+    /// with the race detector: the bytes it touches.
     #[inline(always)]
     fn race_access(&mut self, b: usize, i: i64, t: Prim, write: bool) -> R<()> {
-        let size = t.size() as i64;
-        let at = i * size;
-        for k in at..at + size {
-            if write {
-                self.race.write(b, k).map_err(race_error)?;
-            } else {
-                self.race.read(b, k).map_err(race_error)?;
-            }
+        let size = t.size() as u8;
+        let at = i * i64::from(size);
+        if write {
+            self.race.write_bytes(b, at, size).map_err(race_error)
+        } else {
+            self.race.read_bytes(b, at, size).map_err(race_error)
         }
-        Ok(())
     }
 
     #[inline(always)]
@@ -1440,7 +1427,7 @@ impl<O: Observer> Machine<'_, O> {
         let (shape, l) = self.arr_layout(a)?;
         let (dims, len) = prog::result_shape(a.name.as_str(), a.span, &shape, self.limits.max_heap)
             .map_err(|e| Box::new(retyped(e, &shape, a.elem)))?;
-        let cells = cells_of((len as u64).saturating_mul(a.elem.size()));
+        let cells = machine::cells_of_bytes((len as u64).saturating_mul(a.elem.size()));
         *copied = self.limits.charge(*copied, cells, PROG, a.span)?;
         let m = a.block;
         let b = self.block_of(m, PROG, a.span)?;

@@ -427,7 +427,15 @@ impl Expander<'_> {
         // `i64::MAX / max(n, 1)`, bound once before the kernel when a block
         // is hoisted: the cap of the parts' sizes in saturating products.
         let mut cap: Option<SExp> = None;
-        for g in groups {
+        // A class whose obligations are not proved (a size of the kernel
+        // index beyond the provers) is tried again with its sizes treated
+        // as data-dependent: a maximum computed before the kernel bounds
+        // them by construction.
+        let mut work: Vec<(Vec<usize>, bool)> = groups.into_iter().map(|g| (g, false)).collect();
+        let mut next = 0;
+        while let Some((g, force)) = work.get(next).cloned() {
+            next += 1;
+            let saved = (self.counts.clone(), self.obligations.len());
             let members: Vec<&Found> = g.iter().map(|&k| &found[k]).collect();
             let class_names = classes.members(&members[0].block);
             // Every size over names bound outside the kernel and the kernel
@@ -460,7 +468,7 @@ impl Expander<'_> {
             let mut sizes: Option<Vec<(SExp, SExp)>> = Some(Vec::new());
             for (k, f) in members.iter().enumerate() {
                 let known = outer_size(&f.size, &defs, inside, &i.name)
-                    .filter(|se| !crate::simplify::sexp_may_fail(se))
+                    .filter(|se| !force && !crate::simplify::sexp_may_fail(se))
                     .and_then(|code| {
                         let plain = self.plain.get(&f.block).unwrap_or(&f.size);
                         Some((code, outer_size(plain, &plain_defs, inside, &i.name)?))
@@ -677,6 +685,12 @@ impl Expander<'_> {
                 self.obligations.push((o, v));
             }
             if !all {
+                if !force {
+                    self.counts = saved.0;
+                    self.obligations.truncate(saved.1);
+                    work.push((g, true));
+                    continue;
+                }
                 self.counts.add(LEFT_UNPROVED, count);
                 continue;
             }
@@ -922,10 +936,19 @@ impl Expander<'_> {
     }
 }
 
-/// Whether a statement may be part of a size's slice: it binds only
-/// scalars, at any depth, and contains no kernel, allocation or update.
+/// Whether a statement may be part of a size's slice: a view (an index,
+/// a slice, a transpose: no memory of its own; its block must then be bound
+/// outside the kernel, which the slice's closure checks), or a statement
+/// that binds only scalars, at any depth, and contains no kernel,
+/// allocation or update.
 fn slice_stm(s: &Stm) -> bool {
     let scalar = |p: &Pat| matches!(p.ty, Type::Prim(..));
+    if matches!(
+        s.exp.kind,
+        ExpKind::Index(..) | ExpKind::Slice(..) | ExpKind::Transpose(_)
+    ) {
+        return true;
+    }
     if !s.pats.iter().all(scalar) {
         return false;
     }
@@ -935,7 +958,7 @@ fn slice_stm(s: &Stm) -> bool {
         ok
     };
     match &s.exp.kind {
-        ExpKind::Scalar(_) | ExpKind::Index(..) => true,
+        ExpKind::Scalar(_) => true,
         ExpKind::Reduce(op, ..) => match op {
             RedOp::Bin(..) => true,
             RedOp::Lambda(l) => nested(&l.body),

@@ -42,10 +42,10 @@
 use crate::names::Names;
 use crate::to_funmem::product;
 use funmem_lang::ast::{
-    Atom, BinOp, Body, ExpKind, Ident, LoopForm, Pat, Program, SExp, Stm, Type, UpdIdx,
+    Atom, BinOp, Body, ExpKind, Ident, LoopForm, Pat, Program, RedOp, SExp, Stm, Type, UpdIdx,
 };
 use funmem_lang::diag::{Diagnostic, Phase};
-use funmem_lang::imp::{self, ArrDecl, Check, ImpType, Param, Stmt, StmtKind};
+use funmem_lang::imp::{self, ArrDecl, Check, ImpOp, ImpType, Param, Red, Stmt, StmtKind};
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::poly::Poly;
 use funmem_lang::prim::Prim;
@@ -165,11 +165,31 @@ fn var(x: &Ident) -> SExp {
     SExp::Atom(Atom::Var(x.clone()))
 }
 
-/// An array's place in memory: its block and LMAD.
+/// An array's place in memory: its block and LMAD, and its element type.
 struct Place {
     block: Ident,
     lmad: Lmad<Poly>,
     shape: Vec<Atom>,
+    elem: Prim,
+}
+
+/// The IMP type of a FUNMEM scalar or block (`None` for an array, which
+/// has no variable of its own).
+fn imp_type(t: &Type) -> Option<ImpType> {
+    match t {
+        Type::Prim(p, _) => Some(ImpType::Prim(*p)),
+        Type::Mem(_) => Some(ImpType::Mem),
+        Type::Array(..) => None,
+    }
+}
+
+/// The type of a scalar pattern (`int` if it is not one: the checker rules
+/// that out).
+fn prim_of(p: Option<&Pat>) -> Prim {
+    match p.map(|p| &p.ty) {
+        Some(Type::Prim(t, _)) => *t,
+        _ => Prim::I64,
+    }
 }
 
 impl Place {
@@ -239,6 +259,7 @@ impl Tr {
                     block: m.block.clone(),
                     lmad: m.lmad.to_poly_lmad(),
                     shape: a.shape.clone(),
+                    elem: a.elem,
                 }),
                 None => Err(Diagnostic::new(
                     Phase::Transform,
@@ -317,12 +338,27 @@ impl Tr {
             })
         };
         match &s.exp.kind {
-            ExpKind::Reduce(..) | ExpKind::Scan(..) => {
-                return Err(Diagnostic::new(
-                    Phase::Transform,
+            // E-MEM-REDUCE: one IMP `reduce` whose iteration i reads
+            // element i of xs through its LMAD.
+            ExpKind::Reduce(op, ne, xs) => {
+                let x = x()?;
+                let t = prim_of(s.pats.first());
+                let red = self.red(op, ne, xs, t, sp)?;
+                out.push(stmt(StmtKind::Var(x.clone(), ImpType::Prim(t)), sp));
+                out.push(stmt(StmtKind::Reduce(x, Box::new(red.0)), sp));
+                self.bind(&s.pats);
+            }
+            // E-MEM-SCAN: one IMP `scan` writing prefix i at element i of
+            // the result's place.
+            ExpKind::Scan(op, ne, xs) => {
+                self.bind(&s.pats);
+                let dst = self.place(&x()?)?;
+                let (red, i) = self.red(op, ne, xs, dst.elem, sp)?;
+                let at = dst.at(&[Poly::var(&i.name)]);
+                out.push(stmt(
+                    StmtKind::Scan(Box::new(red), dst.block.clone(), at),
                     sp,
-                    "TRANSIENT: reduce and scan are not lowered to IMP yet",
-                ))
+                ));
             }
             ExpKind::Loop(ps, init, form, b) => self.lower_loop(s, ps, init, form, b, out)?,
             ExpKind::Update(y, is, v) => {
@@ -352,6 +388,7 @@ impl Tr {
                     block: dst.block.clone(),
                     lmad,
                     shape: p2.shape.clone(),
+                    elem: dst.elem,
                 };
                 out.extend(self.copy(&second, &[], &p2, sp));
             }
@@ -378,7 +415,8 @@ impl Tr {
             }
             ExpKind::Scalar(e) => {
                 let x = x()?;
-                out.push(stmt(StmtKind::Var(x.clone(), ImpType::INT), sp));
+                let t = prim_of(s.pats.first());
+                out.push(stmt(StmtKind::Var(x.clone(), ImpType::Prim(t)), sp));
                 let def = self.unfold(&Poly::from_sexp(e));
                 if def.terms().count() <= DEF_TERMS {
                     self.defs.insert(x.name.clone(), def);
@@ -404,8 +442,14 @@ impl Tr {
                     }
                 }
                 self.guard(Check::Index, conds, sp, out);
+                // A partial index is a view: its pattern's LMAD already
+                // fixes the indexed dimensions; nothing to read.
+                if idx.len() < py.shape.len() {
+                    self.bind(&s.pats);
+                    return Ok(());
+                }
                 let idx: Vec<Poly> = idx.iter().map(Poly::atom).collect();
-                out.push(stmt(StmtKind::Var(x.clone(), ImpType::INT), sp));
+                out.push(stmt(StmtKind::Var(x.clone(), ImpType::Prim(py.elem)), sp));
                 out.push(stmt(StmtKind::Read(x, py.block.clone(), py.at(&idx)), sp));
                 self.bind(&s.pats);
             }
@@ -509,11 +553,7 @@ impl Tr {
                     .pats
                     .iter()
                     .enumerate()
-                    .filter_map(|(k, p)| match p.ty {
-                        Type::Prim(..) => Some((k, p, ImpType::INT)),
-                        Type::Mem(_) => Some((k, p, ImpType::Mem)),
-                        Type::Array(..) => None,
-                    })
+                    .filter_map(|(k, p)| imp_type(&p.ty).map(|t| (k, p, t)))
                     .collect();
                 for (_, p, ty) in &scalars {
                     out.push(stmt(StmtKind::Var(p.name.clone(), *ty), p.span));
@@ -551,6 +591,63 @@ impl Tr {
             }
         }
         Ok(())
+    }
+
+    /// The part of an IMP `reduce` or `scan` over the 1-D array xs with
+    /// elements of type `t`: iteration i reads element i through xs's
+    /// LMAD and yields it; a lambda's body is lowered as a kernel body
+    /// (it binds only scalars). Gives the iteration index too.
+    fn red(
+        &mut self,
+        op: &RedOp,
+        ne: &Atom,
+        xs: &Ident,
+        t: Prim,
+        sp: Span,
+    ) -> Result<(Red, Ident), Diagnostic> {
+        let src = self.place(xs)?;
+        let Some(n) = src.shape.first().cloned() else {
+            return Err(Diagnostic::new(
+                Phase::Transform,
+                xs.span,
+                format!("lowering to IMP: `{}` is not a 1-D array", xs.name),
+            ));
+        };
+        let op = match op {
+            RedOp::Bin(b, _) => ImpOp::Bin(*b),
+            RedOp::Lambda(l) => {
+                let (Some(a), Some(b), Some(r)) =
+                    (l.params.first(), l.params.get(1), l.body.result.first())
+                else {
+                    return Err(Diagnostic::new(
+                        Phase::Transform,
+                        l.span,
+                        "lowering to IMP: a reduction's operator takes two parameters and gives one result",
+                    ));
+                };
+                self.bind(&l.params);
+                let body = self.stms(&l.body.stms)?;
+                ImpOp::Lambda(a.name.clone(), b.name.clone(), body, var(r))
+            }
+        };
+        let i = self.names.fresh("i");
+        let e = self.names.fresh("e");
+        let body = vec![
+            stmt(StmtKind::Var(e.clone(), ImpType::Prim(t)), sp),
+            stmt(
+                StmtKind::Read(e.clone(), src.block.clone(), src.at(&[Poly::var(&i.name)])),
+                sp,
+            ),
+        ];
+        let red = Red {
+            op,
+            ne: SExp::Atom(ne.clone()),
+            index: i.clone(),
+            count: SExp::Atom(n),
+            body,
+            elem: var(&e),
+        };
+        Ok((red, i))
     }
 
     /// A polynomial with the known definitions of its names unfolded.
@@ -619,6 +716,7 @@ impl Tr {
             block: py.block.clone(),
             lmad: Lmad { offset, dims },
             shape,
+            elem: py.elem,
         };
         match v {
             Atom::Var(x) if matches!(self.env.get(&x.name), Some(Type::Array(..))) => {
@@ -686,11 +784,7 @@ impl Tr {
         out: &mut Vec<Stmt>,
     ) -> Result<(), Diagnostic> {
         let sp = s.span;
-        let scalar = |t: &Type| match t {
-            Type::Prim(..) => Some(ImpType::INT),
-            Type::Mem(_) => Some(ImpType::Mem),
-            Type::Array(..) => None,
-        };
+        let scalar = imp_type;
         let params: Vec<Name> = ps.iter().map(|p| p.name.name.clone()).collect();
         // The blocks every `mem` parameter may be: any initial block, any
         // parameter's, any block from outside the body it may return.
@@ -806,10 +900,11 @@ impl Tr {
                 block: tmp.clone(),
                 lmad: Lmad::row_major(&src.shape.iter().map(Poly::atom).collect::<Vec<_>>()),
                 shape: src.shape.clone(),
+                elem: src.elem,
             };
             let mut out = vec![
                 stmt(StmtKind::Var(tmp.clone(), ImpType::Mem), span),
-                stmt(StmtKind::Alloc(tmp, product(&src.shape), Prim::I64), span),
+                stmt(StmtKind::Alloc(tmp, product(&src.shape), src.elem), span),
             ];
             out.extend(self.copy_nest(&t, &[], src, span));
             out.extend(self.copy_nest(dst, prefix, &t, span));
@@ -829,7 +924,7 @@ impl Tr {
         let full: Vec<Poly> = prefix.iter().cloned().chain(ip.iter().cloned()).collect();
         let v = self.names.fresh("v");
         let mut code = vec![
-            stmt(StmtKind::Var(v.clone(), ImpType::INT), span),
+            stmt(StmtKind::Var(v.clone(), ImpType::Prim(src.elem)), span),
             stmt(
                 StmtKind::Read(v.clone(), src.block.clone(), src.at(&ip)),
                 span,

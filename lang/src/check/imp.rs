@@ -299,7 +299,12 @@ impl Checker {
         match &s.kind {
             StmtKind::Skip => Ok(()),
             // T-IMP-ASSERT: the condition is an integer expression.
-            StmtKind::Assert(_, e) => self.sexp(e),
+            // T-IMP-ASSERT: the condition is a bool, or an int (true when
+            // non-zero).
+            StmtKind::Assert(_, e) => match self.sexp_ty(e)? {
+                Prim::Bool => Ok(()),
+                _ => self.sexp_of(e, Prim::I64, "the condition of `assert`"),
+            },
             StmtKind::Var(x, t) => self.env.bind(
                 x,
                 match t {

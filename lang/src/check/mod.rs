@@ -92,7 +92,7 @@ pub fn sexp_type(
                 return Err(err(
                     *span,
                     format!(
-                        "`{sym}` needs two operands of one type, but `{a}` is {ta} and `{b}` is {tb}; convert one, as in `{tb}({a})`"
+                        "`{sym}` needs two operands of one type, but `{a}` is {ta} and `{b}` is {tb}; convert one, as in `{ta}({b})`"
                     ),
                 ));
             }
