@@ -24,9 +24,20 @@
 //! that `se(i) <= M` for every iteration (each member of a class fits its
 //! part): by construction for an invariant size, but proved, not assumed,
 //! so that a wrong `M` skips the rewrite instead of overlapping the parts.
-//! A size that depends on data read in
-//! the kernel is not expanded (it would need a reduction over the
-//! iterations).
+//!
+//! Data-dependent sizes. A size that depends on data read in the kernel
+//! (or a variant size whose obligation the provers cannot settle) gets its
+//! maximum over the iterations computed before the kernel by the *slice*
+//! of the body it depends on: the top-level statements it needs, which
+//! bind only scalars or views and read only what is bound outside the
+//! kernel ([`slice_stm`]). Every iteration runs them before the
+//! allocation, so running them first gets stuck only where the kernel
+//! would. At host level the slice is a kernel writing each iteration's
+//! size, followed by `reduce (max) floor sizes`; inside an enclosing
+//! kernel (no block may be allocated there) a loop keeping the running
+//! maximum, which the enclosing kernel's expansion can slice in turn. The
+//! obligation `se(i) <= M` carries the fact that `M` is that maximum: it
+//! holds by construction, and the provers prove it from the fact.
 //!
 //! Kernels are processed innermost first, so an allocation nested several
 //! kernels deep is hoisted out of each in turn and ends up before the
@@ -475,12 +486,13 @@ impl Expander<'_> {
                     });
                 let got = match known {
                     Some(pair) => Some(pair),
-                    None => self
-                        .data_max(f, kb, i, n, &defs, inside, &mut pre_g)
-                        .map(|(m, fact)| {
-                            data_facts.insert(k, fact);
-                            (SExp::var(&m.name), SExp::var(&m.name))
-                        }),
+                    None => {
+                        self.data_max(f, kb, i, n, &defs, inside, &mut pre_g)
+                            .map(|(m, fact)| {
+                                data_facts.insert(k, fact);
+                                (SExp::var(&m.name), SExp::var(&m.name))
+                            })
+                    }
                 };
                 match (got, sizes.as_mut()) {
                     (Some(pair), Some(v)) => v.push(pair),
@@ -541,10 +553,7 @@ impl Expander<'_> {
                     }
                     None => plain,
                 };
-                let known_m = match data_facts.get(&k) {
-                    Some(_) => Some(se.clone()),
-                    None => None,
-                };
+                let known_m = data_facts.get(&k).map(|_| se.clone());
                 let ends = |e: &SExp| {
                     let first = subst_var(e, &i.name, &SExp::int(0));
                     #[cfg(feature = "planted-faults")]
@@ -843,10 +852,7 @@ impl Expander<'_> {
         };
         let stm = |pats: Vec<Pat>, kind: ExpKind| Stm {
             pats,
-            exp: Exp {
-                kind,
-                span: f.span,
-            },
+            exp: Exp { kind, span: f.span },
             span: f.span,
         };
         if self.depth == 0 {
@@ -896,11 +902,7 @@ impl Expander<'_> {
             ));
             pre.push(stm(
                 vec![int_pat(&m)],
-                ExpKind::Reduce(
-                    RedOp::Bin(BinOp::Max, Span::DUMMY),
-                    floor,
-                    arr,
-                ),
+                ExpKind::Reduce(RedOp::Bin(BinOp::Max, Span::DUMMY), floor, arr),
             ));
         } else {
             // let (b_max: int) = loop (b_acc: int) = (floor) for i < n do

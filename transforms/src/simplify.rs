@@ -549,12 +549,11 @@ impl Prop {
                 Type::Mem(_) if xt.name == xe.name && outer(xt) => {
                     hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
-                Type::Prim(t, _) if t != Prim::I64 => {
-                    // Not integer arithmetic: only the same outer name.
-                    if xt.name == xe.name && outer(xt) {
-                        hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
-                    }
+                // Not integer arithmetic: only the same outer name.
+                Type::Prim(t, _) if t != Prim::I64 && xt.name == xe.name && outer(xt) => {
+                    hoist[k] = Some((Some(Atom::Var(xt.clone())), None));
                 }
+                Type::Prim(t, _) if t != Prim::I64 => {}
                 Type::Prim(..) => {
                     // A size must stay a name that the branches' arrays
                     // share (types compare sizes by name); offsets and
