@@ -230,7 +230,10 @@ impl ConstructStats {
 
     /// Adds another campaign's counts.
     pub fn merge(&mut self, o: &ConstructStats) {
-        let len = CONSTRUCTS.len().max(o.programs.len()).max(o.occurrences.len());
+        let len = CONSTRUCTS
+            .len()
+            .max(o.programs.len())
+            .max(o.occurrences.len());
         self.programs.resize(len, 0);
         self.occurrences.resize(len, 0);
         for (p, q) in self.programs.iter_mut().zip(&o.programs) {
@@ -331,7 +334,11 @@ fn count_constructs<'a>(b: &'a Body, ranks: &mut HashMap<&'a Name, usize>, n: &m
             ExpKind::Concat(..) => n[4] += 1,
             ExpKind::Replicate(..) => n[5] += 1,
             ExpKind::Reduce(op, ..) | ExpKind::Scan(op, ..) => {
-                n[if matches!(s.exp.kind, ExpKind::Reduce(..)) { 9 } else { 10 }] += 1;
+                n[if matches!(s.exp.kind, ExpKind::Reduce(..)) {
+                    9
+                } else {
+                    10
+                }] += 1;
                 if let RedOp::Lambda(l) = op {
                     n[11] += 1;
                     for q in &l.params {

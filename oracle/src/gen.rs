@@ -90,8 +90,8 @@
 
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{
-    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lambda, Lang, LoopForm, Pat, Program,
-    RedOp, SExp, Stm, Type, UnOp, UpdIdx,
+    ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lambda, Lang, LoopForm, Pat, Program, RedOp,
+    SExp, Stm, Type, UnOp, UpdIdx,
 };
 use funmem_lang::prim::Const;
 use funmem_lang::prim::Prim;
@@ -2932,7 +2932,10 @@ impl Gen<'_> {
                 (SExp::Atom(Atom::Const(Const::I32(k), Span::DUMMY)), false)
             } else {
                 let (e, f) = self.tsexp(t, depth - 1, exact);
-                (max(e, SExp::Atom(Atom::Const(Const::I32(1), Span::DUMMY))), f)
+                (
+                    max(e, SExp::Atom(Atom::Const(Const::I32(1), Span::DUMMY))),
+                    f,
+                )
             }
         } else {
             self.tsexp(t, depth - 1, exact)
@@ -3081,7 +3084,12 @@ impl Gen<'_> {
         let Some(idx) = self.indices(out, &shape, shape.len()) else {
             return false;
         };
-        self.emit(out, "v", Ty::Sc(t, fuzzy), ExpKind::Index(ident(&name), idx));
+        self.emit(
+            out,
+            "v",
+            Ty::Sc(t, fuzzy),
+            ExpKind::Index(ident(&name), idx),
+        );
         true
     }
 
@@ -3196,10 +3204,16 @@ impl Gen<'_> {
                     SExp::var(&c),
                     SExp::bin(BinOp::Sub, SExp::var(&k), SExp::var(&k)),
                 ),
-                (BinOp::Add, None) => {
-                    SExp::bin(BinOp::Add, SExp::var(&c), SExp::Atom(Atom::lit(t.zero(), Span::DUMMY)))
-                }
-                _ => SExp::bin(BinOp::Mul, SExp::var(&c), SExp::Atom(Atom::lit(one(t), Span::DUMMY))),
+                (BinOp::Add, None) => SExp::bin(
+                    BinOp::Add,
+                    SExp::var(&c),
+                    SExp::Atom(Atom::lit(t.zero(), Span::DUMMY)),
+                ),
+                _ => SExp::bin(
+                    BinOp::Mul,
+                    SExp::var(&c),
+                    SExp::Atom(Atom::lit(one(t), Span::DUMMY)),
+                ),
             };
             let d = self.fresh("d");
             stms.push(stm(vec![pat(&d, &ty)], ExpKind::Scalar(id)));
@@ -3215,7 +3229,12 @@ impl Gen<'_> {
 
     /// A parameter of another element type than `i64`: a scalar, or an
     /// array of rank 1 or 2 over the size parameters `values`.
-    fn typed_param(&mut self, params: &mut Vec<Pat>, inputs: &mut Vec<Value>, values: &[(Name, i64)]) {
+    fn typed_param(
+        &mut self,
+        params: &mut Vec<Pat>,
+        inputs: &mut Vec<Value>,
+        values: &[(Name, i64)],
+    ) {
         let t = self.other_prim();
         let rank = self.upto(3).min(if self.max_size > 64 { 1 } else { 2 });
         let dims: Vec<(Name, i64)> = (0..rank)

@@ -1946,10 +1946,7 @@ impl Gen<'_> {
             _ => ("bool", 8, "false", "||"),
         };
         let mb = self.name("mb");
-        out.push(format!(
-            "let ({mb}: mem) = alloc {}",
-            add(&n.atom, &m.atom)
-        ));
+        out.push(format!("let ({mb}: mem) = alloc {}", add(&n.atom, &m.atom)));
         let place = Place {
             block: mb.clone(),
             offset: "0".into(),

@@ -61,7 +61,12 @@ fn check_many(cfg: &GenConfig, from: u64, n: u64) {
                 Type::Array(a, _) => a.elem,
                 Type::Mem(_) => panic!("seed {seed}: a mem parameter in FUN"),
             };
-            assert_eq!(v.prim(), want, "seed {seed}: input of `{}`\n{text}", q.name.name);
+            assert_eq!(
+                v.prim(),
+                want,
+                "seed {seed}: input of `{}`\n{text}",
+                q.name.name
+            );
         }
     }
 }
@@ -85,7 +90,11 @@ fn typed_programs_type_check_and_round_trip() {
 fn soak_typed() {
     for (k, fail_share) in [0.0, 0.5, 1.0].into_iter().enumerate() {
         check_many(&with(everything(), fail_share), 100_000 * k as u64, 10_000);
-        check_many(&with(Constructs::default(), fail_share), 500_000 + 100_000 * k as u64, 10_000);
+        check_many(
+            &with(Constructs::default(), fail_share),
+            500_000 + 100_000 * k as u64,
+            10_000,
+        );
     }
 }
 
@@ -196,10 +205,16 @@ fn every_type_and_form_appears() {
     }
     for t in Prim::ALL {
         assert!(all.types.contains(&t), "no {t} in {all:?}");
-        assert!(all.reduced_types.contains(&t), "no reduce/scan over {t}: {all:?}");
+        assert!(
+            all.reduced_types.contains(&t),
+            "no reduce/scan over {t}: {all:?}"
+        );
     }
     assert!(all.conversions > 100 && all.float_fns > 50, "{all:?}");
-    assert!(all.reduce > 100 && all.scan > 100 && all.lambda > 50, "{all:?}");
+    assert!(
+        all.reduce > 100 && all.scan > 100 && all.lambda > 50,
+        "{all:?}"
+    );
     assert!(row > 100, "{row} partial indexes");
 }
 
@@ -225,7 +240,8 @@ fn shares_are_honoured() {
             let want = share * N as f64;
             // Forced when drawn, unless nothing fits (no 1-D or 2-D array).
             assert!(
-                having as f64 <= want + 0.1 * N as f64 && having as f64 >= 0.75 * want - 0.1 * N as f64,
+                having as f64 <= want + 0.1 * N as f64
+                    && having as f64 >= 0.75 * want - 0.1 * N as f64,
                 "{name}={share}: {having} of {N}"
             );
             if share == 0.0 {
@@ -262,7 +278,14 @@ fn the_summary_counts_the_new_constructs() {
         stats.add_program(&case(seed, &cfg).program);
     }
     let line = stats.line(100);
-    for name in ["non-i64 type", "conversion", "reduce", "scan", "lambda", "row index"] {
+    for name in [
+        "non-i64 type",
+        "conversion",
+        "reduce",
+        "scan",
+        "lambda",
+        "row index",
+    ] {
         assert!(line.contains(&format!("{name} in ")), "{line}");
     }
     assert!(stats.programs[7..].iter().all(|&n| n > 0), "{line}");
@@ -343,7 +366,11 @@ fn the_reducer_shrinks_a_failure_in_a_reduce_lambda() {
     assert!(fails(&r), "{text}");
     check_program(&r.program).expect("type-checks");
     // The reduce and the two statements of its lambda.
-    assert!(size(&r.program) <= 3, "{} statements:\n{text}", size(&r.program));
+    assert!(
+        size(&r.program) <= 3,
+        "{} statements:\n{text}",
+        size(&r.program)
+    );
     assert_eq!(r.program.body.stms.len(), 1, "{text}");
     // The lambda stays (a builtin operator does not divide), the rest goes.
     assert!(text.contains("reduce (\\"), "{text}");
@@ -358,7 +385,11 @@ fn the_reducer_shrinks_a_failure_in_a_reduce_lambda() {
         })
         .sum();
     assert!(elems <= 4, "{:?}\n{text}", r.inputs);
-    assert_eq!(reduce(&case, &mut |c: &Case| fails(c), 2000), r, "deterministic");
+    assert_eq!(
+        reduce(&case, &mut |c: &Case| fails(c), 2000),
+        r,
+        "deterministic"
+    );
 }
 
 /// The FUNMEM generator with element types, reduce, scan and rows: every
