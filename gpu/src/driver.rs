@@ -349,6 +349,34 @@ fn options(device: &DeviceInfo, fp64: bool) -> Result<String, GpuError> {
         }
         o.push_str(" -D FM_FP64");
     }
+    o.push_str(&tuning(
+        std::env::var("FUNMEM_OPENCL_TUNING").ok().as_deref(),
+    )?);
+    Ok(o)
+}
+
+/// Build options from `FUNMEM_OPENCL_TUNING`: `NAME=N` pairs, separated by
+/// spaces, setting the parallel reduce's and scan's `FM_UNROLL_<size>` and
+/// `FM_SCAN_TILE_<size>` (size 1, 4 or 8 bytes; N from 1 to 64), for
+/// measuring other choices than the generated code's defaults.
+fn tuning(spec: Option<&str>) -> Result<String, GpuError> {
+    let mut o = String::new();
+    for pair in spec.unwrap_or("").split_whitespace() {
+        let ok = pair.split_once('=').and_then(|(name, n)| {
+            let size = name
+                .strip_prefix("FM_UNROLL_")
+                .or_else(|| name.strip_prefix("FM_SCAN_TILE_"))?;
+            let n: u32 = n.parse().ok()?;
+            (matches!(size, "1" | "4" | "8") && (1..=64).contains(&n)).then_some(())
+        });
+        if ok.is_none() {
+            return Err(GpuError::Build(format!(
+                "FUNMEM_OPENCL_TUNING: `{pair}` is not FM_UNROLL_<size>=N or FM_SCAN_TILE_<size>=N (size 1, 4 or 8; N from 1 to 64)"
+            )));
+        }
+        o.push_str(" -D ");
+        o.push_str(pair);
+    }
     Ok(o)
 }
 
@@ -1324,5 +1352,30 @@ impl Host<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuning_takes_unroll_and_tile_sizes_only() {
+        assert_eq!(tuning(None).unwrap(), "");
+        assert_eq!(
+            tuning(Some(" FM_UNROLL_4=8  FM_SCAN_TILE_8=2 ")).unwrap(),
+            " -D FM_UNROLL_4=8 -D FM_SCAN_TILE_8=2"
+        );
+        for bad in [
+            "FM_GROUP=128",
+            "FM_UNROLL_2=4",
+            "FM_UNROLL_4=0",
+            "FM_SCAN_TILE_4=65",
+            "FM_UNROLL_4",
+            "-cl-fast-relaxed-math",
+        ] {
+            let e = tuning(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("FUNMEM_OPENCL_TUNING"), "{bad}: {e}");
+        }
     }
 }

@@ -366,6 +366,51 @@ fn builtin_reduce_and_scan_give_the_fold_and_its_prefixes() {
     }
 }
 
+/// A scan whose iteration i writes at n - 1 - i, and whose elements are
+/// computed (i % 5 - 1) rather than read: each prefix must land where its
+/// own iteration says, across the last stage's tiles (the write index stays
+/// with the work-item that computed the element), for a builtin operator
+/// and an order-sensitive lambda, 4- and 8-byte elements.
+#[test]
+fn scan_writes_each_prefix_where_its_iteration_says() {
+    let _one = serial();
+    let Some(dev) = device() else { return };
+    for t in ["i32", "i64"] {
+        let p = imp(&format!(
+            "def main (n: i64) =
+               var ym: mem; ym <- alloc n {t};
+               scan (+) 0{t} for i < n do var x: {t}; x <- {t}(i % 5 - 1)
+                    yield x into ym[n - 1 - i] done;
+               var zm: mem; zm <- alloc n {t};
+               scan (\\a b -> var c: {t}; var u: bool; u <- b == -1{t};
+                             if u then c <- a else c <- b fi yield c)
+                    -1{t} for i < n do var x: {t}; x <- {t}(i % 5 - 1)
+                    yield x into zm[n - 1 - i] done
+             out (s: [n]{t} @ ym -> R(n), z: [n]{t} @ zm -> R(n))"
+        ));
+        let prim = Prim::from_name(t).unwrap();
+        let mut rt = Runtime::new(&dev, &funmem_gpu::compile(&p).unwrap()).unwrap();
+        let m1 = Const::from_bits(prim, u64::MAX).to_bits();
+        for n in SIZES.into_iter().chain([12_345]) {
+            let xs: Vec<u64> = (0..n)
+                .map(|i| Const::from_bits(prim, ((i % 5) as i64 - 1) as u64).to_bits())
+                .collect();
+            let (_, mut sums) = fold(0, &xs, &|a, b| binop_t(BinOp::Add, prim, a, b).unwrap());
+            let (_, mut last) = fold(m1, &xs, &|a, b| if b == m1 { a } else { b });
+            sums.reverse();
+            last.reverse();
+            let (got, _) = rt
+                .run(&[Value::int(n as i64)], limits(), false)
+                .unwrap_or_else(|e| panic!("{t} at {n}: {e}"));
+            assert_eq!(
+                got,
+                [vector(prim, &sums), vector(prim, &last)],
+                "{t} at {n}"
+            );
+        }
+    }
+}
+
 /// A lambda that is associative but not commutative ("the last element
 /// that is not -1", -1 neutral): the device must combine in order.
 #[test]
