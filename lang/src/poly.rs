@@ -157,13 +157,12 @@ impl Poly {
     }
 
     /// `op p` for an operator other than negation: folded on a constant
-    /// where the integer meaning is exact, opaque otherwise. Conversions to
-    /// `i64` are the identity (integers and bools are their values here).
+    /// where the integer meaning is exact, opaque otherwise. A conversion
+    /// is opaque even to `i64`: its operand may be a float, and
+    /// `i64(x * 2.0)` is not `i64(x) * 2`.
     pub fn unary(&self, op: UnOp) -> Poly {
-        match op {
-            UnOp::Neg => return self.neg(),
-            UnOp::Conv(Prim::I64) => return self.clone(),
-            _ => {}
+        if op == UnOp::Neg {
+            return self.neg();
         }
         if let Some(v) = self.as_constant().and_then(|k| fold_un(op, k)) {
             return Poly::constant(v);
