@@ -293,6 +293,9 @@ impl Elab<'_> {
                     // bools, a bool against an int as ints.
                     let t = match (lt.rigid(), rt.rigid()) {
                         (Some(Prim::Bool), Some(p)) | (Some(p), Some(Prim::Bool)) => Some(p),
+                        // A truth value against a flexible number: as ints.
+                        (Some(Prim::Bool), None) => rt.default(),
+                        (None, Some(Prim::Bool)) => lt.default(),
                         _ => lt.join(rt).default(),
                     };
                     let (a, _) = self.sexp(l, t);
@@ -749,6 +752,12 @@ mod tests {
         assert!(out.contains("let (c: int) = i64(a < b)"), "{out}");
         assert!(out.contains("i64(a < b) + 1"), "{out}");
         assert!(out.contains("a < b && bool(c)"), "{out}");
+    }
+
+    #[test]
+    fn a_truth_value_compares_with_a_number_as_an_int() {
+        let out = elab("def main (i: int) (n: int) = let (c: int) = -9 < (i != n) in (c)");
+        assert!(out.contains("i64(-9 < i64(i != n))"), "{out}");
     }
 
     #[test]
