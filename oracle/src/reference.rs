@@ -270,6 +270,10 @@ enum RV {
 /// An access: a block, its first byte, and how many bytes.
 type Bytes = (usize, i64, i64);
 
+/// A reduction's neutral element, its operand's elements, and the bytes
+/// each element was read from (with its index).
+type Operand = (Const, Vec<Const>, Vec<(Bytes, usize)>);
+
 /// The read set and the write set of fig. 10's traces, as byte ranges.
 #[derive(Clone, Debug, Default)]
 struct Trace {
@@ -989,7 +993,7 @@ impl Machine {
         ne: &Atom,
         xs: &Name,
         tr: &mut Trace,
-    ) -> Result<(Const, Vec<Const>, Vec<(Bytes, usize)>), Wrong> {
+    ) -> Result<Operand, Wrong> {
         let RV::Scalar(ne) = value(env, ne)? else {
             return stuck("a neutral element that is not a scalar");
         };

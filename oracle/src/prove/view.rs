@@ -191,10 +191,11 @@ impl Rewriter {
             SExp::Bin(op, a, b, s) => {
                 // A comparison of floats has a truth value the integers
                 // cannot reproduce (rounding, NaN): unknown.
-                if is_truth(*op) && !matches!(op, BinOp::And | BinOp::Or) {
-                    if is_float(a) || is_float(b) {
-                        return self.opaque(e);
-                    }
+                if is_truth(*op)
+                    && !matches!(op, BinOp::And | BinOp::Or)
+                    && (is_float(a) || is_float(b))
+                {
+                    return self.opaque(e);
                 }
                 SExp::Bin(*op, Box::new(self.int(a)), Box::new(self.int(b)), *s)
             }
