@@ -164,8 +164,8 @@ pub fn deep(depth: usize) -> String {
     for l in 0..depth {
         let ind = "  ".repeat(l + 2);
         if l % 2 == 0 {
-            let _ = writeln!(out, "{ind}kernel i{l} < n do");
-            let _ = writeln!(out, "{ind}  let (w{l}: int) = xs[i{l}]");
+            let _ = writeln!(out, "{ind}kernel j{l} < n do");
+            let _ = writeln!(out, "{ind}  let (w{l}: int) = xs[j{l}]");
             let _ = writeln!(out, "{ind}  let (x{l}: int) = w{l} + {l}");
             if l + 1 < depth {
                 let _ = writeln!(out, "{ind}  let (y{l}: int) =");

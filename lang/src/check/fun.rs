@@ -148,7 +148,16 @@ impl Checker {
     fn scalar_var(&self, x: &Ident, what: &str) -> Result<Prim, Diagnostic> {
         match self.lookup(x)? {
             Type::Prim(p, _) => Ok(*p),
-            t => Err(self.mismatch(x, what, "a scalar", t)),
+            t => {
+                let mut d = err(
+                    x.span,
+                    format!("{what} `{}` must be a scalar, but it is {t}", x.name),
+                );
+                if let Some(b) = self.env.get(&x.name) {
+                    d = d.with_label(b.span, "bound here");
+                }
+                Err(d)
+            }
         }
     }
 

@@ -1,6 +1,6 @@
--- The condition of an `if` is an int.
+-- The condition of an `if` is a bool or an int.
 -- ==
--- error: if: the condition `xs` must have type int, but it is \[n\]int
+-- error: if: the condition `xs` must have type bool or int, but it is \[n\]int
 def main (n: int) (xs: [n]int) =
   let (y: int) = if xs then
       let (a: int) = 1

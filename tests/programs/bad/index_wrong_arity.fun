@@ -1,6 +1,7 @@
--- Indexing needs one index per dimension: a 2-D array with one index.
+-- With fewer indices than dimensions an index is the sub-array they
+-- select: one index into a 2-D array is a row, not an element.
 -- ==
--- error: index: `xss` has rank 2, but the number of indices given is 1
+-- error: index produces an array of type \[m\]int, but `x` is declared int
 def main (n: int) (m: int) (xss: [n][m]int) =
   let (x: int) = xss[0]
   in (x)

@@ -1,6 +1,6 @@
 -- `iota n` is an [n] array; the pattern declares [m].
 -- ==
--- error: iota produces an array of shape \[n\], but `ys` is declared \[m\]int
+-- error: iota produces an array of type \[n\]int, but `ys` is declared \[m\]int
 def main (n: int) (m: int) =
   let (ys: [m]int) = iota n
   in (ys)

@@ -1,12 +1,13 @@
 -- A reduction and a scan with lambdas: the largest absolute value, and a
 -- running maximum. The operators are associative with the neutral elements
 -- given, as parallel backends need. A lambda that gets stuck makes the
--- reduction stuck (here it divides by xs[1]).
+-- reduction stuck (here it divides by xs[1]: E-REDUCE in FUN, E-MEM-REDUCE
+-- in FUNMEM, the division's own rule in IMP).
 -- ==
 -- input { 5 [3, -7, 2, 6, -1] }
 -- output { 7i64 [3i64, 3i64, 3i64, 6i64, 6i64] }
 -- input { 2 [4, 0] }
--- error: E-REDUCE
+-- error: division by zero
 def main (n: int) (xs: [n]int) =
   let (m: int) = reduce (\(a: int) (b: int) ->
       let (x: int) = abs(a)
