@@ -74,7 +74,10 @@ fn validate_hoists_a_size_beyond_the_provers_with_its_maximum() {
     // checks both limits on the same obligation), so expansion hoists the
     // allocation with the maximum of its sizes computed before the kernel,
     // whose obligation the LMAD procedure proves.
-    assert!(out.contains("(the maximum of the sizes, computed before the kernel)"), "{out}");
+    assert!(
+        out.contains("(the maximum of the sizes, computed before the kernel)"),
+        "{out}"
+    );
     assert!(out.contains("proved by lmad"), "{out}");
     assert!(!out.contains("unknown"), "{out}");
 }
