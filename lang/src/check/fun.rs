@@ -699,12 +699,7 @@ impl Checker {
         }
         match op {
             RedOp::Bin(b, sp) => {
-                let ok = match b {
-                    BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => t.is_numeric(),
-                    BinOp::And | BinOp::Or => t == Prim::Bool || t.is_int(),
-                    _ => false,
-                };
-                if !ok {
+                if !super::builtin_applies(*b, t) {
                     return Err(err(
                         *sp,
                         format!("{construct}: `({})` does not apply to {t}", b.symbol()),

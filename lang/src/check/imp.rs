@@ -22,7 +22,7 @@
 //!   element share one type, which a reduction's target has too.
 
 use super::scope::Scope;
-use crate::ast::{Atom, BinOp, Ident, SExp};
+use crate::ast::{Atom, Ident, SExp};
 use crate::diag::{Diagnostic, Phase};
 use crate::imp::{
     ArrDecl, ImpOp, ImpType, Param, Program, Red, Result as ImpResult, Stmt, StmtKind,
@@ -179,12 +179,7 @@ impl Checker {
         self.sexp(&r.count)?;
         match &r.op {
             ImpOp::Bin(b) => {
-                let ok = match b {
-                    BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => t.is_numeric(),
-                    BinOp::And | BinOp::Or => t == Prim::Bool || t.is_int(),
-                    _ => false,
-                };
-                if !ok {
+                if !super::builtin_applies(*b, t) {
                     return Err(err(
                         r.ne.span(),
                         format!("`({})` does not apply to {t}", b.symbol()),

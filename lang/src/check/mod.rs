@@ -136,3 +136,14 @@ pub fn sexp_type(
         }
     }
 }
+
+/// Whether a reduction's built-in operator `(op)` applies to elements of
+/// type `t`: `+ * min max` to numbers, `&& ||` to bools and integers.
+pub fn builtin_applies(op: crate::ast::BinOp, t: crate::prim::Prim) -> bool {
+    use crate::ast::BinOp;
+    match op {
+        BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => t.is_numeric(),
+        BinOp::And | BinOp::Or => t == crate::prim::Prim::Bool || t.is_int(),
+        _ => false,
+    }
+}
