@@ -182,4 +182,3 @@ fn a_view_outside_its_buffer_is_stuck_not_zero() {
         e.message
     );
 }
-
