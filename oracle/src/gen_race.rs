@@ -2,7 +2,7 @@
 //! iterations of one kernel instance, one access each (a write, and a read
 //! or another write). They test the race detector itself
 //! (`funmem_semantics::race`), whose report must name that very pair: the
-//! kernel, the block and offset, the two iterations and their kinds of
+//! kernel, the block and byte offset, the two iterations and their kinds of
 //! access. Programs with several conflicting pairs cannot test that much,
 //! since a correct detector may report any one of them.
 //!
@@ -385,7 +385,9 @@ impl G<'_> {
         let race = Race {
             kernel: Span::DUMMY,
             block: sh.label,
-            offset: sh.base_val + sh.cell,
+            // Blocks are bytes: the racing element (an i64) starts at
+            // byte 8 * its element offset.
+            offset: (sh.base_val + sh.cell) * funmem_lang::prim::Prim::I64.size() as i64,
             first: access(first),
             second: access(second),
         };

@@ -31,10 +31,12 @@ use funmem_oracle::check::{check_case_with, Checks, FailureKind};
 use funmem_oracle::reduce::size;
 use funmem_transforms::fault::{self, Fault};
 
-/// A seed whose error paths catch the fault early (its 38th program), so
-/// that the test is quick; over seeds 0 to 39 the median is about 300
-/// programs and the worst about 1,900 (`explore_seeds`).
-const SEED: u64 = 6;
+/// A seed whose error paths catch the fault early (its 8th program), so
+/// that the test is quick; over seeds 0 to 39 the median was about 300
+/// programs and the worst about 1,900 (`explore_seeds`). Since the
+/// generator makes element types, seed 6 no longer catches it in 40
+/// programs; of seeds 0 to 19 only seed 0 does.
+const SEED: u64 = 0;
 /// Programs per campaign: a few seconds each in a debug build.
 const COUNT: u64 = 40;
 

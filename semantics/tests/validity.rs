@@ -82,7 +82,8 @@ fn read_write_race_is_found() {
     )
     .expect_err("races");
     let r = race(&e);
-    assert_eq!(r.offset, 1);
+    // Offsets are bytes: element 1 of an i64 array starts at byte 8.
+    assert_eq!(r.offset, 8);
     assert_eq!((r.first.path[0], r.first.write), (0, false));
     assert_eq!((r.second.path[0], r.second.write), (1, true));
 }
