@@ -61,7 +61,21 @@ impl std::error::Error for ValueError {}
 
 /// Reads whitespace-separated values (as many as there are).
 pub fn parse_values(text: &str) -> Result<Vec<Value>, ValueError> {
-    read_values_for(text.as_bytes(), &[])
+    read_values_for(text.as_bytes(), &[]).map_err(|e| on_chars(text, e))
+}
+
+/// An error of reading `text` with its byte range widened to whole
+/// characters: binary data inside a text may put a range inside one.
+fn on_chars(text: &str, mut e: ValueError) -> ValueError {
+    e.end = e.end.min(text.len());
+    e.start = e.start.min(e.end);
+    while !text.is_char_boundary(e.start) {
+        e.start -= 1;
+    }
+    while !text.is_char_boundary(e.end) {
+        e.end += 1;
+    }
+    e
 }
 
 /// Reads values in text or binary format, or a mix (as many as there are).
@@ -87,6 +101,10 @@ pub fn read_values_for(bytes: &[u8], wanted: &[Prim]) -> Result<Vec<Value>, Valu
 
 /// Reads a text that holds exactly one value.
 pub fn parse_one(text: &str) -> Result<Value, ValueError> {
+    parse_one_bytes(text).map_err(|e| on_chars(text, e))
+}
+
+fn parse_one_bytes(text: &str) -> Result<Value, ValueError> {
     let mut reader = Reader::new(text.as_bytes());
     let Some(value) = reader.next_value(None)? else {
         return Err(ValueError::new(
@@ -1613,6 +1631,16 @@ mod tests {
                 assert!(!e.message.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn a_binary_header_in_text_errs_on_whole_characters() {
+        // `b`, version 2, rank 0, then a type whose byte 0x80 became a
+        // replacement character (three bytes) in the text.
+        let text = String::from_utf8_lossy(&[98, 2, 0, 0, 0, 128, 0]).into_owned();
+        let answer = parse_values(&text);
+        assert!(answer.is_err());
+        check_answer(&text, &answer);
     }
 
     proptest! {
