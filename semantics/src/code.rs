@@ -200,12 +200,20 @@ pub struct Code {
     /// Each slot's scalar type (an array's element type), for reading
     /// words back as values.
     pub prims: Vec<Prim>,
+    /// Each slot's source name, for observers (see
+    /// [`crate::observer::Observer::enter`]).
+    pub names: Vec<Option<Name>>,
 }
 
 impl Code {
     /// The scalar type of slot `k` (i64 when unknown).
     pub fn prim(&self, k: Slot) -> Prim {
         self.prims.get(k as usize).copied().unwrap_or(Prim::I64)
+    }
+
+    /// The source name of slot `k`, if it has one.
+    pub fn name(&self, k: Slot) -> Option<&Name> {
+        self.names.get(k as usize).and_then(Option::as_ref)
     }
 }
 
@@ -219,6 +227,7 @@ pub fn resolve(p: &ast::Program) -> Code {
         scopes: vec![HashMap::new()],
         next: 0,
         prims: Vec::new(),
+        names: Vec::new(),
     };
     let params = p.params.iter().map(|q| r.bind_pat(q)).collect::<Vec<_>>();
     // Parameter types may name any parameter: resolve them after binding all.
@@ -230,11 +239,14 @@ pub fn resolve(p: &ast::Program) -> Code {
     let body = r.block(&p.body, Some(0));
     let mut prims = r.prims;
     prims.resize(r.next as usize + 1, Prim::I64);
+    let mut names = r.names;
+    names.resize(r.next as usize + 1, None);
     Code {
         params,
         body,
         slots: r.next as usize + 1,
         prims,
+        names,
     }
 }
 
@@ -244,6 +256,7 @@ struct Resolver {
     /// Each slot's scalar type (an array's element type; i64 for indices,
     /// blocks and unset slots).
     prims: Vec<Prim>,
+    names: Vec<Option<Name>>,
 }
 
 impl Resolver {
@@ -265,6 +278,11 @@ impl Resolver {
 
     fn bind(&mut self, x: &Name) -> Slot {
         let k = self.fresh();
+        let at = k as usize;
+        if self.names.len() <= at {
+            self.names.resize(at + 1, None);
+        }
+        self.names[at] = Some(x.clone());
         if let Some(s) = self.scopes.last_mut() {
             s.insert(x.clone(), k);
         }

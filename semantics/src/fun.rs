@@ -24,7 +24,7 @@ use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast::{self, Lang, Type};
 use funmem_lang::lmad::Lmad;
 use funmem_lang::prim::{Const, Prim};
-use funmem_lang::Span;
+use funmem_lang::{Name, Span};
 use std::fmt;
 use std::rc::Rc;
 
@@ -55,6 +55,7 @@ pub fn run_value<O: Observer>(
         cells: 0,
         read_back: 0,
         limits,
+        names: &code.names,
         obs,
     };
     m.bind_inputs(&code, &mem_params, inputs, p.span)?;
@@ -253,10 +254,20 @@ struct Machine<'o, O> {
     /// Cells copied to read results back.
     read_back: u64,
     limits: Limits,
+    /// Each slot's source name, for [`Observer::enter`].
+    names: &'o [Option<Name>],
     obs: &'o mut O,
 }
 
 impl<O: Observer> Machine<'_, O> {
+    /// Reports a body's name bound on entry (an index, a loop parameter).
+    #[inline(always)]
+    fn enter(&mut self, k: Slot, v: &dyn std::fmt::Display) {
+        if let Some(Some(n)) = self.names.get(k as usize) {
+            self.obs.enter(n, v);
+        }
+    }
+
     fn arr(&self, k: Slot, rule: &'static str, span: Span) -> Result<&Arr, EvalError> {
         match get(&self.frame, k, span)? {
             V::Arr(a) => Ok(a),
@@ -298,7 +309,7 @@ impl<O: Observer> Machine<'_, O> {
         span: Span,
     ) -> Result<Vec<i64>, EvalError> {
         let v = machine::charged(&self.limits, &mut self.cells, cells, room, rule, span)?;
-        self.obs.alloc(0, cells);
+        self.obs.alloc(0, cells, cells.saturating_mul(8));
         Ok(v)
     }
 
@@ -432,6 +443,7 @@ impl<O: Observer> Machine<'_, O> {
     fn block(&mut self, b: &Block) -> Result<(), EvalError> {
         for s in &b.stms {
             self.stm(s)?;
+            self.obs.done(s.span);
         }
         Ok(())
     }
@@ -651,6 +663,7 @@ impl<O: Observer> Machine<'_, O> {
             }
             self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
+            self.enter(i, &k);
             self.block(b)?;
             for o in &mut outs {
                 grow(&mut o.out, o.elem, o.total, s.span)?;
@@ -752,6 +765,15 @@ impl<O: Observer> Machine<'_, O> {
         let mut k = 0i64;
         while loop_enters(&mut self.frame, form, k, n, rule, s.span)? {
             self.fuel.burn(rule, s.span)?;
+            self.obs.loop_iteration(s.span, k);
+            if let LoopC::For(i, _) = form {
+                self.enter(i, &k);
+            }
+            for p in ps {
+                if let Some(v) = self.frame.get(p.slot as usize) {
+                    self.obs.enter(&p.name, &Typed(v, ty_prim(&p.ty)));
+                }
+            }
             self.block(b)?;
             for j in 0..b.result.len() {
                 let v = self.take_result(b, j, local, s.span)?;
@@ -1443,7 +1465,7 @@ mod tests {
     struct Cells(u64, Vec<Name>);
 
     impl Observer for Cells {
-        fn alloc(&mut self, _: usize, cells: u64) {
+        fn alloc(&mut self, _: usize, cells: u64, _: u64) {
             self.0 += cells;
         }
         fn bind(&mut self, name: &Name, _: &dyn fmt::Display) {

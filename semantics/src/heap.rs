@@ -42,7 +42,7 @@ use crate::value::{ArrayValue, Elems, Value};
 use funmem_lang::ast;
 use funmem_lang::lmad::{Dim, Lmad};
 use funmem_lang::prim::{Const, Prim};
-use funmem_lang::Span;
+use funmem_lang::{Name, Span};
 use std::fmt;
 
 /// Evaluates a FUNMEM program under the heap semantics. `mem` parameters
@@ -102,6 +102,7 @@ fn execute<O: Observer>(
         read_back: 0,
         limits,
         race,
+        names: &code.names,
         obs,
     };
     let result = m.program(p, code, inputs);
@@ -170,10 +171,20 @@ struct Machine<'o, O> {
     read_back: u64,
     limits: Limits,
     race: Option<RaceDetector>,
+    /// Each slot's source name, for [`Observer::enter`].
+    names: &'o [Option<Name>],
     obs: &'o mut O,
 }
 
 impl<O: Observer> Machine<'_, O> {
+    /// Reports a body's name bound on entry (an index, a loop parameter).
+    #[inline(always)]
+    fn enter(&mut self, k: Slot, v: &dyn fmt::Display) {
+        if let Some(Some(n)) = self.names.get(k as usize) {
+            self.obs.enter(n, v);
+        }
+    }
+
     fn arr(
         &self,
         k: Slot,
@@ -247,6 +258,9 @@ impl<O: Observer> Machine<'_, O> {
 
     fn set(&mut self, p: &PatC, v: H) {
         self.obs.bind(&p.name, &Typed(&v, ty_prim(&p.ty)));
+        if let H::Arr(blk, lmad, t) = &v {
+            self.obs.place(&p.name, *blk, lmad, *t);
+        }
         if let Some(s) = self.frame.get_mut(p.slot as usize) {
             *s = v;
         }
@@ -275,7 +289,7 @@ impl<O: Observer> Machine<'_, O> {
             .and_then(|at| b.get(at..at + w as usize))
             .map(|bytes| machine::load(t, bytes))
             .ok_or_else(|| out_of_bounds("read", blk, off, t, b.len(), rule, span))?;
-        self.obs.read(blk, off);
+        self.obs.read(blk, off, t);
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
                 if let Err(e) = r.read_bytes(blk, off * i64::from(w), w) {
@@ -310,7 +324,7 @@ impl<O: Observer> Machine<'_, O> {
             .and_then(|at| b.get_mut(at..at + w as usize))
             .ok_or_else(|| out_of_bounds("write", blk, off, t, len, rule, span))?;
         machine::store(t, bytes, v);
-        self.obs.write(blk, off);
+        self.obs.write(blk, off, t, v as u64);
         if let Some(r) = self.race.as_mut() {
             if r.is_active() {
                 if let Err(e) = r.write_bytes(blk, off * i64::from(w), w) {
@@ -386,7 +400,7 @@ impl<O: Observer> Machine<'_, O> {
         self.cells = self.limits.charge(self.cells, cells, rule, span)?;
         let label = self.blocks.len();
         self.blocks.push(machine::zeroed_bytes(bytes, rule, span)?);
-        self.obs.alloc(label, cells);
+        self.obs.alloc(label, cells, bytes);
         Ok(label)
     }
 
@@ -563,6 +577,7 @@ impl<O: Observer> Machine<'_, O> {
     fn block(&mut self, b: &Block) -> Result<(), EvalError> {
         for s in &b.stms {
             self.stm(s)?;
+            self.obs.done(s.span);
         }
         Ok(())
     }
@@ -854,6 +869,18 @@ impl<O: Observer> Machine<'_, O> {
         let mut k = 0i64;
         while loop_enters(&mut self.frame, form, k, n, RULE, s.span)? {
             self.fuel.burn(RULE, s.span)?;
+            self.obs.loop_iteration(s.span, k);
+            if let LoopC::For(i, _) = form {
+                self.enter(i, &k);
+            }
+            for p in ps {
+                if let Some(v) = self.frame.get(p.slot as usize) {
+                    self.obs.enter(&p.name, &Typed(v, ty_prim(&p.ty)));
+                    if let H::Arr(blk, lmad, t) = v {
+                        self.obs.place(&p.name, *blk, lmad, *t);
+                    }
+                }
+            }
             self.block(b)?;
             for r in &b.result {
                 vals.push(get(&self.frame, *r, s.span)?.clone());
@@ -1051,6 +1078,7 @@ impl<O: Observer> Machine<'_, O> {
             }
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
+            self.enter(i, &k);
             self.block(b)?;
             for (blk, l, t, res) in &dests {
                 match get(&self.frame, *res, s.span)? {
@@ -1232,7 +1260,7 @@ mod tests {
     struct Writes(Vec<(usize, i64)>);
 
     impl Observer for Writes {
-        fn write(&mut self, blk: usize, off: i64) {
+        fn write(&mut self, blk: usize, off: i64, _: Prim, _: u64) {
             self.0.push((blk, off));
         }
     }

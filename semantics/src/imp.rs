@@ -934,6 +934,14 @@ fn race_error_at(r: Box<Race>, rule: &'static str) -> Box<EvalError> {
 }
 
 impl<O: Observer> Machine<'_, O> {
+    /// Reports the index `i` bound on entry to a body (observers only).
+    #[inline(always)]
+    fn enter_int(&mut self, x: usize, i: i64) {
+        if let Some(n) = self.code.int_names.get(x) {
+            self.obs.enter(n, &i);
+        }
+    }
+
     /// One unit of fuel for a statement evaluated by `rule`.
     #[inline(always)]
     fn tick(&mut self, rule: &'static str, span: Span) -> R<()> {
@@ -1035,7 +1043,7 @@ impl<O: Observer> Machine<'_, O> {
         self.heap_used = self.limits.charge(self.heap_used, cells, rule, span)?;
         let label = self.blocks.len();
         self.blocks.push(machine::zeroed_bytes(bytes, rule, span)?);
-        self.obs.alloc(label, cells);
+        self.obs.alloc(label, cells, bytes);
         Ok(label)
     }
 
@@ -1058,7 +1066,7 @@ impl<O: Observer> Machine<'_, O> {
         let Some(v) = load(&self.blocks[b], i, t) else {
             return Err(self.out_of_bounds("read", m, b, i, t, READ, span));
         };
-        self.obs.read(b, i * t.size() as i64);
+        self.obs.read(b, i, t);
         if RACE {
             self.race_access(b, i, t, false)?;
         }
@@ -1083,7 +1091,7 @@ impl<O: Observer> Machine<'_, O> {
         if !store(&mut self.blocks[b], i, t, v) {
             return Err(self.out_of_bounds("write", m, b, i, t, rule, span));
         }
-        self.obs.write(b, i * t.size() as i64);
+        self.obs.write(b, i, t, v);
         if RACE {
             self.race_access(b, i, t, true)?;
         }
@@ -1092,6 +1100,16 @@ impl<O: Observer> Machine<'_, O> {
 
     fn exec<const RACE: bool>(&mut self, ss: &[Stmt]) -> R<()> {
         for s in ss {
+            self.exec_one::<RACE>(s)?;
+            self.obs.done(s.span);
+        }
+        Ok(())
+    }
+
+    /// One statement of [`Machine::exec`].
+    #[inline(always)]
+    fn exec_one<const RACE: bool>(&mut self, s: &Stmt) -> R<()> {
+        {
             let span = s.span;
             match s.kind {
                 Kind::Skip => self.tick(SKIP, span)?,
@@ -1170,7 +1188,7 @@ impl<O: Observer> Machine<'_, O> {
                     // A body always costs fuel, so the loop is bounded; an
                     // empty one (never parsed) does nothing.
                     if n == 0 || body.is_empty() {
-                        continue;
+                        return Ok(());
                     }
                     if RACE {
                         self.race.enter_kernel(span);
@@ -1179,6 +1197,7 @@ impl<O: Observer> Machine<'_, O> {
                     for i in 0..n {
                         self.ints[x] = i as u64;
                         self.obs.iteration_start(span, i);
+                        self.enter_int(x, i);
                         if RACE {
                             self.race.begin_iteration(i);
                         }
@@ -1195,13 +1214,16 @@ impl<O: Observer> Machine<'_, O> {
                     let n = self.eval_int(n, FOR, span)?;
                     for i in 0..n {
                         self.ints[x] = i as u64;
-                        self.iteration::<RACE>(FOR, "for", span, body)?;
+                        self.enter_int(x, i);
+                        self.iteration::<RACE>(FOR, "for", span, i, body)?;
                     }
                 }
                 Kind::While(c, ref body) => {
                     self.tick(WHILE, span)?;
+                    let mut i = 0i64;
                     while self.ints[c] != 0 {
-                        self.iteration::<RACE>(WHILE, "while", span, body)?;
+                        self.iteration::<RACE>(WHILE, "while", span, i, body)?;
+                        i = i.wrapping_add(1);
                     }
                 }
                 Kind::Red(ref r) => self.reduce::<RACE>(r, span)?,
@@ -1249,7 +1271,8 @@ impl<O: Observer> Machine<'_, O> {
             if parallel {
                 self.race.begin_iteration(i);
             }
-            self.iteration::<RACE>(rule, form, span, &r.body)?;
+            self.enter_int(r.index, i);
+            self.iteration::<RACE>(rule, form, span, i, &r.body)?;
             let e = self.eval(&r.elem, rule, span)?;
             acc = match r.op {
                 OpCode::Bin(op) => bin_t(op, r.t, acc, e).map_err(|d| div_error(rule, span, d))?,
@@ -1292,13 +1315,14 @@ impl<O: Observer> Machine<'_, O> {
         rule: &'static str,
         form: &'static str,
         span: Span,
+        i: i64,
         body: &[Stmt],
     ) -> R<()> {
         if self.fuel == 0 {
             return Err(self.loop_out_of_fuel(*self.out_of_fuel(SKIP, span), rule, form, span));
         }
         self.fuel -= 1;
-        self.obs.rule(rule, span);
+        self.obs.loop_iteration(span, i);
         self.exec::<RACE>(body)
             .map_err(|e| self.loop_out_of_fuel(*e, rule, form, span))
     }
@@ -1594,14 +1618,19 @@ mod tests {
         fn bind(&mut self, name: &Name, value: &dyn fmt::Display) {
             self.0.push(format!("{name}={value}"));
         }
-        fn alloc(&mut self, block: usize, cells: u64) {
+        fn alloc(&mut self, block: usize, cells: u64, _: u64) {
             self.0.push(format!("alloc {block} {cells}"));
         }
-        fn read(&mut self, block: usize, offset: i64) {
-            self.0.push(format!("read {block} {offset}"));
+        fn read(&mut self, block: usize, offset: i64, t: Prim) {
+            self.0
+                .push(format!("read {block} {}", offset * t.size() as i64));
         }
-        fn write(&mut self, block: usize, offset: i64) {
-            self.0.push(format!("write {block} {offset}"));
+        fn write(&mut self, block: usize, offset: i64, t: Prim, _: u64) {
+            self.0
+                .push(format!("write {block} {}", offset * t.size() as i64));
+        }
+        fn loop_iteration(&mut self, _: Span, i: i64) {
+            self.0.push(format!("loop {i}"));
         }
         fn iteration_start(&mut self, _: Span, i: i64) {
             self.0.push(format!("start {i}"));
@@ -2206,10 +2235,10 @@ mod tests {
             .0
             .iter()
             .map(String::as_str)
-            .filter(|r| r.starts_with("E-IMP-WHILE"))
+            .filter(|r| r.starts_with("E-IMP-WHILE") || r.starts_with("loop "))
             .collect();
-        // The statement, and one unit for its one iteration.
-        assert_eq!(loops, ["E-IMP-WHILE", "E-IMP-WHILE"]);
+        // The statement, and its one iteration.
+        assert_eq!(loops, ["E-IMP-WHILE", "loop 0"]);
     }
 
     #[test]

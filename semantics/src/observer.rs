@@ -4,8 +4,20 @@
 //! [`NoObserver`] every call is an empty inlined function and costs nothing;
 //! `--stats` uses [`Stats`], and a step-through debugger can implement the
 //! same trait. Events carry only what is cheap to give: names, block
-//! numbers, offsets, iteration indices.
+//! numbers, offsets, iteration indices, the words written.
+//!
+//! The order of events is the evaluation order of the big-step rules, so
+//! that an observer can rebuild the derivation: [`Observer::rule`] when a
+//! statement starts, the events of its premises (the statements of its
+//! bodies, each kernel or loop iteration opened by
+//! [`Observer::iteration_start`] or [`Observer::loop_iteration`] and the
+//! names bound on entry by [`Observer::enter`]), the names it binds
+//! ([`Observer::bind`], with [`Observer::place`] for an array in memory),
+//! and [`Observer::done`] when it has finished. A statement that goes
+//! wrong gets no `done`.
 
+use funmem_lang::lmad::Lmad;
+use funmem_lang::prim::Prim;
 use funmem_lang::{Name, Span};
 use std::fmt;
 
@@ -24,15 +36,37 @@ pub trait Observer {
     /// every iteration.
     #[inline(always)]
     fn bind(&mut self, _name: &Name, _value: &dyn fmt::Display) {}
-    /// A block (or, in the value semantics, an array) of `cells` elements is allocated.
+    /// The array just bound to `name` lives in `block` at `lmad` (in
+    /// elements of `elem`): the heap semantics' `(ℓ, L)` (fig. 6). Follows
+    /// the [`Observer::bind`] of the name.
     #[inline(always)]
-    fn alloc(&mut self, _block: usize, _cells: u64) {}
-    /// A heap cell is read.
+    fn place(&mut self, _name: &Name, _block: usize, _lmad: &Lmad<i64>, _elem: Prim) {}
+    /// A name bound on entry to a body, at each iteration: a kernel's or
+    /// `for` loop's index, a loop's parameters.
     #[inline(always)]
-    fn read(&mut self, _block: usize, _offset: i64) {}
-    /// A heap cell is written.
+    fn enter(&mut self, _name: &Name, _value: &dyn fmt::Display) {}
+    /// The statement that started with [`Observer::rule`] at `span` has
+    /// finished, its names bound.
     #[inline(always)]
-    fn write(&mut self, _block: usize, _offset: i64) {}
+    fn done(&mut self, _span: Span) {}
+    /// A block (or, in the value semantics, an array) of `cells` cells is
+    /// allocated: `bytes` bytes (the heap semantics count 8-byte cells, the
+    /// value semantics elements).
+    #[inline(always)]
+    fn alloc(&mut self, _block: usize, _cells: u64, _bytes: u64) {}
+    /// The element of type `elem` at element offset `offset` of a block
+    /// (bytes `offset * size(elem)` ..) is read.
+    #[inline(always)]
+    fn read(&mut self, _block: usize, _offset: i64, _elem: Prim) {}
+    /// The element of type `elem` at element offset `offset` of a block is
+    /// written with `word` (a scalar as a 64-bit word:
+    /// [`funmem_lang::prim::Const::from_bits`]).
+    #[inline(always)]
+    fn write(&mut self, _block: usize, _offset: i64, _elem: Prim, _word: u64) {}
+    /// Iteration `i` of the sequential loop at `span` starts (`loop`, IMP's
+    /// `for` and `while`).
+    #[inline(always)]
+    fn loop_iteration(&mut self, _span: Span, _i: i64) {}
     /// Iteration `i` of the kernel at `kernel` starts.
     #[inline(always)]
     fn iteration_start(&mut self, _kernel: Span, _i: i64) {}
@@ -70,21 +104,26 @@ impl Observer for Stats {
         self.statements += 1;
     }
     #[inline(always)]
-    fn alloc(&mut self, _: usize, cells: u64) {
+    fn alloc(&mut self, _: usize, cells: u64, _: u64) {
         self.allocations += 1;
         self.cells += cells;
     }
     #[inline(always)]
-    fn read(&mut self, _: usize, _: i64) {
+    fn read(&mut self, _: usize, _: i64, _: Prim) {
         self.reads += 1;
     }
     #[inline(always)]
-    fn write(&mut self, _: usize, _: i64) {
+    fn write(&mut self, _: usize, _: i64, _: Prim, _: u64) {
         self.writes += 1;
     }
     #[inline(always)]
     fn iteration_start(&mut self, _: Span, _: i64) {
         self.iterations += 1;
+    }
+    /// A sequential loop's iteration costs fuel like a statement.
+    #[inline(always)]
+    fn loop_iteration(&mut self, _: Span, _: i64) {
+        self.statements += 1;
     }
 }
 
@@ -112,7 +151,7 @@ pub struct MemProfile {
 }
 
 impl Observer for MemProfile {
-    fn alloc(&mut self, _: usize, cells: u64) {
+    fn alloc(&mut self, _: usize, cells: u64, _: u64) {
         self.allocations += 1;
         self.cells += cells;
         self.live += cells;
@@ -139,10 +178,10 @@ mod mem_profile_tests {
     #[test]
     fn iterations_free_their_blocks() {
         let mut m = MemProfile::default();
-        m.alloc(0, 10);
+        m.alloc(0, 10, 80);
         for i in 0..3 {
             m.iteration_start(Span::DUMMY, i);
-            m.alloc(1, 4);
+            m.alloc(1, 4, 32);
             m.iteration_end(Span::DUMMY, i);
         }
         assert_eq!((m.allocations, m.cells, m.peak), (4, 22, 14));
