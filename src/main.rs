@@ -7,6 +7,7 @@ mod fuzz_cmd;
 mod gpu_cmd;
 mod prove_cmd;
 mod stats_cmd;
+mod step_cmd;
 mod test_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -150,6 +151,8 @@ enum Command {
     Prove(prove_cmd::Args),
     /// Memory a program needs before and after passes: allocations inside kernels, cells allocated, peak heap.
     Stats(stats_cmd::Args),
+    /// Step through the semantics rule by rule (a terminal UI; one line per step when piped).
+    Step(step_cmd::StepArgs),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -264,6 +267,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Dataset(args) => dataset_cmd::dataset(args),
         Command::Prove(args) => prove_cmd::prove(args),
         Command::Stats(args) => stats_cmd::stats(args),
+        Command::Step(args) => step_cmd::step(args),
         Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
     };
     r.unwrap_or_else(|code| code)
@@ -312,26 +316,7 @@ fn wanted_prims(file: &str) -> Vec<funmem_lang::prim::Prim> {
 
 /// The element types of a program's inputs, in order.
 pub(crate) fn input_prims(p: &AnyProgram) -> Vec<funmem_lang::prim::Prim> {
-    use funmem_lang::ast::Type;
-    match p {
-        AnyProgram::Fun(p) => p
-            .params
-            .iter()
-            .filter_map(|q| match &q.ty {
-                Type::Prim(t, _) => Some(*t),
-                Type::Array(a, _) => Some(a.elem),
-                Type::Mem(_) => None,
-            })
-            .collect(),
-        AnyProgram::Imp(p) => p
-            .params
-            .iter()
-            .map(|q| match q {
-                funmem_lang::imp::Param::Scalar(_, t, _) => *t,
-                funmem_lang::imp::Param::Array(a) => a.elem,
-            })
-            .collect(),
-    }
+    funmem_teach::session::input_prims(p)
 }
 
 /// Reads the inputs from a file or standard input.

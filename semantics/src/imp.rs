@@ -1374,7 +1374,10 @@ impl<O: Observer> Machine<'_, O> {
                     let tn = ImpType::Prim(*t).name();
                     let v = prog::input_of(inputs, k, want, x.as_str(), tn, *pspan)?;
                     match v {
-                        Value::Scalar(c) if c.prim() == *t => self.ints[*slot] = c.to_bits(),
+                        Value::Scalar(c) if c.prim() == *t => {
+                            self.ints[*slot] = c.to_bits();
+                            self.obs.bind(x, &Word(*t, c.to_bits()));
+                        }
                         _ => {
                             return Err(Box::new(prog::mismatch(
                                 x.as_str(),
@@ -1434,10 +1437,22 @@ impl<O: Observer> Machine<'_, O> {
             let bytes = sizes[m].unwrap_or(0);
             let b = self.allocate(bytes, PROG, span)?;
             self.mems[m] = b;
+            if let Some(n) = code.mem_names.get(m) {
+                self.obs.bind(n, &BlockLabel(b));
+            }
         }
         for (av, m, l, a) in arrays {
             let b = self.mems[m];
             lay_out(&mut self.blocks[b], av, &l, a)?;
+            if O::DETAILED {
+                let mut words = av.data.words();
+                let _ = l.for_each_address(|addr| {
+                    if let Some(w) = words.next() {
+                        self.obs.write(b, addr, a.elem, w);
+                    }
+                    Ok::<(), ()>(())
+                });
+            }
         }
         Ok(())
     }

@@ -23,6 +23,10 @@ use std::fmt;
 
 /// Receives evaluation events. Every method defaults to doing nothing.
 pub trait Observer {
+    /// Whether the observer wants events that cost work to produce even
+    /// when nobody listens: each element of an input array laid out in its
+    /// block (IMP writes inputs in bulk). Checked at compile time.
+    const DETAILED: bool = false;
     /// A statement is evaluated by the named rule.
     #[inline(always)]
     fn rule(&mut self, _rule: &'static str, _span: Span) {}

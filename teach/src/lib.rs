@@ -1,0 +1,16 @@
+//! Teaching views of the semantics: watch a program evaluate rule by rule.
+//!
+//! - [`record`]: an observer of the interpreters that turns their events
+//!   into steps, each with the whole state after it (persistent maps, so
+//!   that stepping back is as cheap as stepping forward);
+//! - [`session`]: what is stepped (a program at the layer and semantics
+//!   asked for, lowered and transformed as asked);
+//! - [`text`]: one line, or one JSON object, per step.
+//!
+//! Architecture: this crate sits on top of the others (it lowers and runs
+//! passes for side-by-side views) and below the binary; nothing depends on
+//! it but the binary.
+
+pub mod record;
+pub mod session;
+pub mod text;

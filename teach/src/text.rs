@@ -1,0 +1,219 @@
+//! Steps as text: one line per step (what `funmem step` prints when its
+//! output is not a terminal), and one JSON object per line (`--json`).
+//!
+//! A line reads
+//!
+//! ```text
+//!    4  E-MEM-INDEX     5:3     let (y: int) = xs[i]  | y = 2; read b0[1]:i64
+//! ```
+//!
+//! the step's number, its rule by the paper's name, the statement's line
+//! and column, the statement indented by its nesting, and what happened:
+//! names bound, blocks allocated, elements read and written. Iterations
+//! read `iteration i = 2 of kernel i < n`, and a statement with a body
+//! ends with a line `end of ...`. The last line gives the results or the
+//! error; a race names both accesses.
+
+use crate::record::{Effect, Step, StepKind, Trace};
+use funmem_lang::{Source, Span};
+use serde_json::{json, Value as Json};
+
+/// Most effects a text line lists before saying how many more there were.
+pub const EFFECTS_PER_LINE: usize = 8;
+
+/// The first line of the statement at `span`, trimmed, at most `width`
+/// characters (an ellipsis marks a cut).
+pub fn snippet(src: &Source, span: Span, width: usize) -> String {
+    let text = src.text.get(span.start..span.end.min(src.text.len()));
+    let line = text
+        .and_then(|t| t.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("");
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() > width {
+        let mut s: String = chars[..width.saturating_sub(1)].iter().collect();
+        s.push('…');
+        s
+    } else {
+        line.to_string()
+    }
+}
+
+/// What a step is about, in words: the statement, `iteration i = 2 of
+/// ...`, `end of ...`, the results or the error.
+pub fn describe(src: &Source, step: &Step, width: usize) -> String {
+    let text = snippet(src, step.span, width);
+    match &step.kind {
+        StepKind::Start => "program inputs".to_string(),
+        StepKind::Rule => text,
+        StepKind::Iteration { index, parallel } => {
+            let what = if *parallel {
+                "iteration"
+            } else {
+                "loop iteration"
+            };
+            format!("{what} {index}")
+        }
+        StepKind::Result { index } => format!("result of iteration {index}"),
+        StepKind::Done => format!("end of {text}"),
+        StepKind::Finish { results } => format!("results: {}", results.join(", ")),
+        StepKind::Stuck { message, .. } => format!("error: {message}"),
+    }
+}
+
+/// The effects of a step, `; `-separated, at most `limit` of them.
+pub fn effects_text(effects: &[Effect], limit: usize) -> String {
+    let mut parts: Vec<String> = effects.iter().take(limit).map(|e| e.to_string()).collect();
+    if effects.len() > limit {
+        parts.push(format!("… ({} more)", effects.len() - limit));
+    }
+    parts.join("; ")
+}
+
+/// For a race, both accesses in words.
+pub fn race_text(step: &Step, src: &Source) -> Option<String> {
+    let StepKind::Stuck { race: Some(r), .. } = &step.kind else {
+        return None;
+    };
+    let (line, col) = src.line_col(r.kernel.start);
+    let acc = |a: &funmem_semantics::error::Access| {
+        let path: Vec<String> = a.path.iter().map(|i| i.to_string()).collect();
+        format!(
+            "iteration {} {}",
+            path.join("/"),
+            if a.write { "wrote" } else { "read" }
+        )
+    };
+    Some(format!(
+        "race in the kernel at {line}:{col} on block {} byte {}: {}, then {}",
+        r.block,
+        r.offset,
+        acc(&r.first),
+        acc(&r.second)
+    ))
+}
+
+/// One step as one line.
+pub fn line(src: &Source, k: usize, step: &Step) -> String {
+    let (l, c) = src.line_col(step.span.start);
+    let at = match step.kind {
+        StepKind::Start | StepKind::Finish { .. } => String::new(),
+        _ => format!("{l}:{c}"),
+    };
+    let indent = "  ".repeat(step.depth);
+    let mut s = format!(
+        "{k:>4}  {:<16}{at:<8}{indent}{}",
+        step.rule,
+        describe(src, step, 48)
+    );
+    let eff = effects_text(&step.effects, EFFECTS_PER_LINE);
+    if !eff.is_empty() {
+        s.push_str("  | ");
+        s.push_str(&eff);
+    }
+    if let Some(r) = race_text(step, src) {
+        s.push_str("  | ");
+        s.push_str(&r);
+    }
+    s
+}
+
+/// The whole trace as lines, with a closing note when steps were cut.
+pub fn lines(src: &Source, trace: &Trace) -> Vec<String> {
+    let mut out = Vec::with_capacity(trace.steps.len() + 1);
+    let n = trace.steps.len();
+    for (k, s) in trace.steps.iter().enumerate() {
+        if trace.cut > 0 && k + 1 == n {
+            out.push(format!(
+                "   …  {} steps not shown (the step budget is {}; raise it with --max-steps)",
+                trace.cut, trace.budget
+            ));
+        }
+        out.push(line(src, k, s));
+    }
+    out
+}
+
+fn effect_json(e: &Effect) -> Json {
+    match e {
+        Effect::Bind { name, value } => json!({"bind": name.as_str(), "value": value}),
+        Effect::Alloc { block, bytes } => json!({"alloc": block, "bytes": bytes}),
+        Effect::Read {
+            block,
+            offset,
+            elem,
+        } => json!({"read": block, "offset": offset, "type": elem.to_string()}),
+        Effect::Write {
+            block,
+            offset,
+            elem,
+            value,
+        } => json!({"write": block, "offset": offset, "type": elem.to_string(),
+                    "value": value.to_string()}),
+    }
+}
+
+/// One step as a JSON object: `step`, `kind`, `rule`, `line`, `col`,
+/// `depth`, `parent`, `text`, `effects`, and per kind `index` and
+/// `parallel` (iterations), `results` (finish), `error` and `race` (stuck).
+pub fn step_json(src: &Source, k: usize, step: &Step) -> Json {
+    let (l, c) = src.line_col(step.span.start);
+    let kind = match step.kind {
+        StepKind::Start => "start",
+        StepKind::Rule => "rule",
+        StepKind::Iteration { .. } => "iteration",
+        StepKind::Result { .. } => "result",
+        StepKind::Done => "done",
+        StepKind::Finish { .. } => "finish",
+        StepKind::Stuck { .. } => "stuck",
+    };
+    let mut o = json!({
+        "step": k,
+        "kind": kind,
+        "rule": step.rule,
+        "line": l,
+        "col": c,
+        "depth": step.depth,
+        "parent": step.parent,
+        "text": snippet(src, step.span, 200),
+        "effects": step.effects.iter().map(effect_json).collect::<Vec<_>>(),
+    });
+    match &step.kind {
+        StepKind::Iteration { index, parallel } => {
+            o["index"] = json!(index);
+            o["parallel"] = json!(parallel);
+        }
+        StepKind::Result { index } => o["index"] = json!(index),
+        StepKind::Finish { results } => o["results"] = json!(results),
+        StepKind::Stuck { message, race } => {
+            o["error"] = json!(message);
+            if let Some(r) = race {
+                let (kl, kc) = src.line_col(r.kernel.start);
+                let acc = |a: &funmem_semantics::error::Access| json!({"iterations": a.path, "write": a.write});
+                o["race"] = json!({
+                    "kernel": {"line": kl, "col": kc},
+                    "block": r.block,
+                    "byte": r.offset,
+                    "first": acc(&r.first),
+                    "second": acc(&r.second),
+                });
+            }
+        }
+        _ => {}
+    }
+    o
+}
+
+/// The whole trace as JSON lines; a last object `{"cut": n, "budget": b}`
+/// when steps were cut.
+pub fn json_lines(src: &Source, trace: &Trace) -> Vec<String> {
+    let mut out: Vec<String> = trace
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| step_json(src, k, s).to_string())
+        .collect();
+    if trace.cut > 0 {
+        out.push(json!({"cut": trace.cut, "budget": trace.budget}).to_string());
+    }
+    out
+}
