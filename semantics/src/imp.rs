@@ -1214,15 +1214,14 @@ impl<O: Observer> Machine<'_, O> {
                     let n = self.eval_int(n, FOR, span)?;
                     for i in 0..n {
                         self.ints[x] = i as u64;
-                        self.enter_int(x, i);
-                        self.iteration::<RACE>(FOR, "for", span, i, body)?;
+                        self.iteration::<RACE>(FOR, "for", span, i, Some(x), body)?;
                     }
                 }
                 Kind::While(c, ref body) => {
                     self.tick(WHILE, span)?;
                     let mut i = 0i64;
                     while self.ints[c] != 0 {
-                        self.iteration::<RACE>(WHILE, "while", span, i, body)?;
+                        self.iteration::<RACE>(WHILE, "while", span, i, None, body)?;
                         i = i.wrapping_add(1);
                     }
                 }
@@ -1271,8 +1270,7 @@ impl<O: Observer> Machine<'_, O> {
             if parallel {
                 self.race.begin_iteration(i);
             }
-            self.enter_int(r.index, i);
-            self.iteration::<RACE>(rule, form, span, i, &r.body)?;
+            self.iteration::<RACE>(rule, form, span, i, Some(r.index), &r.body)?;
             let e = self.eval(&r.elem, rule, span)?;
             acc = match r.op {
                 OpCode::Bin(op) => bin_t(op, r.t, acc, e).map_err(|d| div_error(rule, span, d))?,
@@ -1306,9 +1304,10 @@ impl<O: Observer> Machine<'_, O> {
 
     /// One iteration of a sequential loop: a unit of fuel, then the body.
     /// Running out of fuel inside it is the innermost loop's error, under
-    /// its rule, so that a loop that never ends is named. Not inlined, so
-    /// that `exec`, the hot loop of every program, stays as small as it was
-    /// before loops.
+    /// its rule, so that a loop that never ends is named. Observers hear of
+    /// the iteration before its index (slot `index`, a `for`'s) is bound,
+    /// as for kernels. Not inlined, so that `exec`, the hot loop of every
+    /// program, stays as small as it was before loops.
     #[inline(never)]
     fn iteration<const RACE: bool>(
         &mut self,
@@ -1316,6 +1315,7 @@ impl<O: Observer> Machine<'_, O> {
         form: &'static str,
         span: Span,
         i: i64,
+        index: Option<usize>,
         body: &[Stmt],
     ) -> R<()> {
         if self.fuel == 0 {
@@ -1323,6 +1323,9 @@ impl<O: Observer> Machine<'_, O> {
         }
         self.fuel -= 1;
         self.obs.loop_iteration(span, i);
+        if let Some(x) = index {
+            self.enter_int(x, i);
+        }
         self.exec::<RACE>(body)
             .map_err(|e| self.loop_out_of_fuel(*e, rule, form, span))
     }
