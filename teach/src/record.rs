@@ -526,10 +526,30 @@ impl Recorder {
                 e.span,
             ),
         };
-        // A stuck statement's effects so far are its own step's.
+        // A stuck statement's effects so far are its own step's; after an
+        // iteration's last statement they are the iteration's result being
+        // written (a race found on that write): a step of their own.
         let stuck = matches!(kind, StepKind::Stuck { .. });
-        if !self.flushed || (stuck && self.cut == 0) {
-            self.flush();
+        let result_of = match (self.open.last(), self.cur.iterations.last()) {
+            (Some(o), Some(&(s, i)))
+                if o.iterating && s.start == o.span.start && s.end == o.span.end =>
+            {
+                Some((o.rule, o.span, i))
+            }
+            _ => None,
+        };
+        match result_of {
+            Some((rule, span, i))
+                if stuck && self.flushed && self.cut == 0 && !self.effects.is_empty() =>
+            {
+                self.push(StepKind::Result { index: i }, rule, span);
+                self.flush();
+            }
+            _ => {
+                if !self.flushed || (stuck && self.cut == 0) {
+                    self.flush();
+                }
+            }
         }
         // The end is always kept: it replaces the last step kept when the
         // budget is spent.

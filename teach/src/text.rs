@@ -4,15 +4,17 @@
 //! A line reads
 //!
 //! ```text
-//!    4  E-MEM-INDEX     5:3     let (y: int) = xs[i]  | y = 2; read b0[1]:i64
+//!    4  E-MEM-INDEX      5:3     let (y: int) = xs[i]  | read b0[1]:i64; y = 2i64
 //! ```
 //!
 //! the step's number, its rule by the paper's name, the statement's line
 //! and column, the statement indented by its nesting, and what happened:
-//! names bound, blocks allocated, elements read and written. Iterations
-//! read `iteration i = 2 of kernel i < n`, and a statement with a body
-//! ends with a line `end of ...`. The last line gives the results or the
-//! error; a race names both accesses.
+//! names bound, blocks allocated, elements read and written. An iteration
+//! reads `iteration 2` (a kernel's) or `loop iteration 2` (a loop's,
+//! reduction's or scan's) with its index bound, a kernel iteration's
+//! result written into the kernel's array `result of iteration 2`, and a
+//! statement with a body ends with a line `end of ...`. The last line
+//! gives the results or the error; a race names both accesses.
 
 use crate::record::{Effect, Step, StepKind, Trace};
 use funmem_lang::{Source, Span};
@@ -83,8 +85,14 @@ pub fn race_text(step: &Step, src: &Source) -> Option<String> {
             if a.write { "wrote" } else { "read" }
         )
     };
+    // A scan that writes where it reads races with itself, not in a kernel.
+    let what = if step.rule.contains("KERNEL") {
+        "the kernel"
+    } else {
+        "the statement"
+    };
     Some(format!(
-        "race in the kernel at {line}:{col} on block {} byte {}: {}, then {}",
+        "race in {what} at {line}:{col} on block {} byte {}: {}, then {}",
         r.block,
         r.offset,
         acc(&r.first),
@@ -101,7 +109,7 @@ pub fn line(src: &Source, k: usize, step: &Step) -> String {
     };
     let indent = "  ".repeat(step.depth);
     let mut s = format!(
-        "{k:>4}  {:<16}{at:<8}{indent}{}",
+        "{k:>4}  {:<17}{at:<8}{indent}{}",
         step.rule,
         describe(src, step, 48)
     );
@@ -216,4 +224,100 @@ pub fn json_lines(src: &Source, trace: &Trace) -> Vec<String> {
         out.push(json!({"cut": trace.cut, "budget": trace.budget}).to_string());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::prepare;
+    use funmem_semantics::error::Limits;
+
+    /// The text lines of `text` (a program file named `name`) run on
+    /// `input`.
+    fn lines_of(name: &str, text: &str, input: &str) -> Vec<String> {
+        let src = Source::new(name, text);
+        let p = funmem_lang::front::load(&src).expect("a program");
+        let subject = prepare(&src, &p, None, None).expect("ready to step");
+        let inputs =
+            funmem_semantics::textual::read_values_for(input.as_bytes(), &subject.input_prims())
+                .expect("inputs");
+        let rec = subject.record(&inputs, Limits::default(), 1000);
+        lines(&subject.source, &rec.trace)
+    }
+
+    #[test]
+    fn the_longest_rule_names_keep_a_space_before_the_position() {
+        let ls = lines_of(
+            "a.imp",
+            "def main (n: int) =\n  var x: int;\n  x <- n + 1\nout (x)\n",
+            "2",
+        );
+        assert!(
+            ls.iter()
+                .any(|l| l.contains("E-IMP-ASSIGN-INT 3:3") && l.ends_with("x <- n + 1  | x = 3")),
+            "{ls:#?}"
+        );
+    }
+
+    #[test]
+    fn a_for_loop_binds_its_index_in_its_iteration() {
+        let ls = lines_of(
+            "a.imp",
+            "def main (n: int) =\n  var s: int;\n  for i < n do\n    s <- s + i\n  done\nout (s)\n",
+            "2",
+        );
+        let first = ls
+            .iter()
+            .position(|l| l.contains("loop iteration 0"))
+            .expect("an iteration");
+        assert!(ls[first].ends_with("| i = 0"), "{ls:#?}");
+        assert!(!ls[first - 1].contains("i = 0"), "{ls:#?}");
+    }
+
+    #[test]
+    fn a_race_on_an_iterations_result_shows_the_write_then_both_accesses() {
+        let ls = lines_of(
+            "a.funmem",
+            "def main (n: int) =
+  let (n1: int) = n + 1
+  let (m: mem) = alloc n1
+  let (xs: [n1]int @ m -> R(n1)) = iota n1
+  let (ys: [n]int @ m -> R(n)) = kernel i < n do
+    let (j: int) = i + 1
+    let (x: int) = xs[j]
+    in (x)
+  in (ys)
+",
+            "2",
+        );
+        let n = ls.len();
+        assert!(ls[n - 3].ends_with("| read b0[2]:i64; x = 2i64"), "{ls:#?}");
+        assert!(
+            ls[n - 2].contains("result of iteration 1  | b0[1] := 2i64"),
+            "{ls:#?}"
+        );
+        assert!(
+            ls[n - 1].ends_with(
+                "race in the kernel at 5:3 on block 0 byte 8: iteration 0 read, then iteration 1 wrote"
+            ),
+            "{ls:#?}"
+        );
+    }
+
+    #[test]
+    fn a_scan_that_races_with_itself_is_not_called_a_kernel() {
+        let ls = lines_of(
+            "a.funmem",
+            "def main (n: int) (xs: [n]i64 @ m -> R(n)) (m: mem) =
+  let (ys: [n]i64 @ m -> R(n)) = scan (+) 0 xs
+  in (ys)
+",
+            "3 [1, 2, 3]",
+        );
+        let last = ls.last().expect("lines");
+        assert!(
+            last.contains("race in the statement at 2:3 on block 0 byte 0"),
+            "{ls:#?}"
+        );
+    }
 }
