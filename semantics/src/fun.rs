@@ -952,6 +952,7 @@ impl<O: Observer> Machine<'_, O> {
         op: &RedC,
         x: i64,
         y: i64,
+        at: (i64, Prim),
         rule: &'static str,
         span: Span,
     ) -> Result<i64, EvalError> {
@@ -962,6 +963,14 @@ impl<O: Observer> Machine<'_, O> {
             RedC::Lambda(a, c, body) => {
                 self.frame[*a as usize] = V::Int(x);
                 self.frame[*c as usize] = V::Int(y);
+                // A stepper sees iteration `at.0` of the operator's body,
+                // its parameters bound (elements of type `at.1`); counting
+                // observers (`--stats`) do not, as for a built-in operator.
+                if O::DETAILED {
+                    self.obs.loop_iteration(span, at.0);
+                    self.enter(*a, &Const::from_bits(at.1, x as u64));
+                    self.enter(*c, &Const::from_bits(at.1, y as u64));
+                }
                 self.block(body).map_err(|e| in_operator(e, rule, span))?;
                 let r = body.result.first().copied().unwrap_or(0);
                 int(&self.frame, r, rule, span)
@@ -993,7 +1002,7 @@ impl<O: Observer> Machine<'_, O> {
         op: &RedC,
         ne: AtomC,
         xs: Slot,
-        _t: Prim,
+        t: Prim,
     ) -> Result<(), EvalError> {
         const RULE: &str = "E-REDUCE";
         self.obs.rule(RULE, s.span);
@@ -1008,6 +1017,7 @@ impl<O: Observer> Machine<'_, O> {
         }
         let a = a.clone();
         let mut err = None;
+        let mut k = 0i64;
         let r = a.lmad.for_each_address(|at| {
             let x = match usize::try_from(at).ok().and_then(|i| a.buf.get(i)) {
                 Some(&x) => x,
@@ -1016,7 +1026,8 @@ impl<O: Observer> Machine<'_, O> {
             let step = self
                 .fuel
                 .burn(RULE, s.span)
-                .and_then(|_| self.apply_op(op, acc, x, RULE, s.span));
+                .and_then(|_| self.apply_op(op, acc, x, (k, t), RULE, s.span));
+            k += 1;
             match step {
                 Ok(v) => {
                     acc = v;
@@ -1054,9 +1065,9 @@ impl<O: Observer> Machine<'_, O> {
         let mut acc = atom(&self.frame, ne, RULE, s.span)?;
         let xs = self.elements(xs, RULE, s.span)?;
         let mut out = self.allocate(xs.len() as u64, RULE, s.span)?;
-        for &x in &xs {
+        for (k, &x) in xs.iter().enumerate() {
             self.fuel.burn(RULE, s.span)?;
-            acc = self.apply_op(op, acc, x, RULE, s.span)?;
+            acc = self.apply_op(op, acc, x, (k as i64, t), RULE, s.span)?;
             out.push(acc);
         }
         let n = out.len() as i64;

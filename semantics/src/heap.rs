@@ -723,6 +723,7 @@ impl<O: Observer> Machine<'_, O> {
         op: &RedC,
         x: i64,
         y: i64,
+        at: (i64, Prim),
         rule: &'static str,
         span: Span,
     ) -> Result<i64, EvalError> {
@@ -733,6 +734,14 @@ impl<O: Observer> Machine<'_, O> {
             RedC::Lambda(a, c, body) => {
                 self.frame[*a as usize] = H::Int(x);
                 self.frame[*c as usize] = H::Int(y);
+                // A stepper sees iteration `at.0` of the operator's body,
+                // its parameters bound (elements of type `at.1`); counting
+                // observers (`--stats`) do not, as for a built-in operator.
+                if O::DETAILED {
+                    self.obs.loop_iteration(span, at.0);
+                    self.enter(*a, &Const::from_bits(at.1, x as u64));
+                    self.enter(*c, &Const::from_bits(at.1, y as u64));
+                }
                 self.block(body).map_err(|e| in_operator(e, rule, span))?;
                 let r = body.result.first().copied().unwrap_or(0);
                 int(&self.frame, r, rule, span)
@@ -781,10 +790,10 @@ impl<O: Observer> Machine<'_, O> {
         const RULE: &str = "E-MEM-REDUCE";
         self.obs.rule(RULE, s.span);
         let mut acc = atom(&self.frame, ne, RULE, s.span)?;
-        let (vals, ..) = self.operand(xs, RULE, s.span)?;
-        for x in vals {
+        let (vals, _, _, t) = self.operand(xs, RULE, s.span)?;
+        for (k, x) in vals.into_iter().enumerate() {
             self.fuel.burn(RULE, s.span)?;
-            acc = self.apply_op(op, acc, x, RULE, s.span)?;
+            acc = self.apply_op(op, acc, x, (k as i64, t), RULE, s.span)?;
         }
         self.set(&s.pats[0], H::Int(acc));
         Ok(())
@@ -817,9 +826,9 @@ impl<O: Observer> Machine<'_, O> {
             }
         }
         let mut out = vals;
-        for v in out.iter_mut() {
+        for (k, v) in out.iter_mut().enumerate() {
             self.fuel.burn(RULE, s.span)?;
-            acc = self.apply_op(op, acc, *v, RULE, s.span)?;
+            acc = self.apply_op(op, acc, *v, (k as i64, tx), RULE, s.span)?;
             *v = acc;
         }
         let mut k = 0;

@@ -305,6 +305,32 @@ mod tests {
     }
 
     #[test]
+    fn a_reduction_operators_iterations_bind_its_parameters() {
+        let prog = "def main (n: int) (xs: [n]int) =
+  let (m: int) = reduce (\\(a: int) (b: int) -> let (c: int) = max(a, b) in (c)) 0 xs
+  in (m)
+";
+        for name in ["a.fun", "a.funmem"] {
+            let text = if name.ends_with("funmem") {
+                prog.replace("[n]int)", "[n]int @ q -> R(n)) (q: mem)")
+            } else {
+                prog.to_string()
+            };
+            let ls = lines_of(name, &text, "2 [5, 9]");
+            let its: Vec<&String> = ls.iter().filter(|l| l.contains("loop iteration")).collect();
+            assert_eq!(its.len(), 2, "{ls:#?}");
+            assert!(
+                its[0].ends_with("loop iteration 0  | a = 0i64; b = 5i64"),
+                "{ls:#?}"
+            );
+            assert!(
+                its[1].ends_with("loop iteration 1  | a = 5i64; b = 9i64"),
+                "{ls:#?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_scan_that_races_with_itself_is_not_called_a_kernel() {
         let ls = lines_of(
             "a.funmem",
