@@ -663,7 +663,7 @@ impl<O: Observer> Machine<'_, O> {
             }
             self.fuel.burn("E-KERNEL", s.span)?;
             self.obs.iteration_start(s.span, k);
-            self.enter(i, &k);
+            self.enter(i, &Const::I64(k));
             self.block(b)?;
             for o in &mut outs {
                 grow(&mut o.out, o.elem, o.total, s.span)?;
@@ -767,7 +767,7 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(rule, s.span)?;
             self.obs.loop_iteration(s.span, k);
             if let LoopC::For(i, _) = form {
-                self.enter(i, &k);
+                self.enter(i, &Const::I64(k));
             }
             for p in ps {
                 if let Some(v) = self.frame.get(p.slot as usize) {

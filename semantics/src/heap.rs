@@ -880,7 +880,7 @@ impl<O: Observer> Machine<'_, O> {
             self.fuel.burn(RULE, s.span)?;
             self.obs.loop_iteration(s.span, k);
             if let LoopC::For(i, _) = form {
-                self.enter(i, &k);
+                self.enter(i, &Const::I64(k));
             }
             for p in ps {
                 if let Some(v) = self.frame.get(p.slot as usize) {
@@ -1087,7 +1087,7 @@ impl<O: Observer> Machine<'_, O> {
             }
             self.fuel.burn(RULE, s.span)?;
             self.obs.iteration_start(s.span, k);
-            self.enter(i, &k);
+            self.enter(i, &Const::I64(k));
             self.block(b)?;
             for (blk, l, t, res) in &dests {
                 match get(&self.frame, *res, s.span)? {
