@@ -234,8 +234,16 @@ fn a_race_ends_the_steps_with_both_accesses() {
     let race = &last["race"];
     assert_eq!(race["block"], 0, "{last}");
     assert_eq!(race["byte"], 8, "{last}");
-    assert_eq!(race["first"]["iterations"], serde_json::json!([0]), "{last}");
+    assert_eq!(
+        race["first"]["iterations"],
+        serde_json::json!([0]),
+        "{last}"
+    );
     assert_eq!(race["first"]["write"], false, "{last}");
-    assert_eq!(race["second"]["iterations"], serde_json::json!([1]), "{last}");
+    assert_eq!(
+        race["second"]["iterations"],
+        serde_json::json!([1]),
+        "{last}"
+    );
     assert_eq!(race["second"]["write"], true, "{last}");
 }
