@@ -3,6 +3,9 @@
 //! - [`record`]: an observer of the interpreters that turns their events
 //!   into steps, each with the whole state after it (persistent maps, so
 //!   that stepping back is as cheap as stepping forward);
+//! - [`nav`]: the stepper's moves (into, over, out, back, run to an
+//!   iteration, allocation, breakpoint or the end), pure functions over a
+//!   trace;
 //! - [`session`]: what is stepped (a program at the layer and semantics
 //!   asked for, lowered and transformed as asked);
 //! - [`text`]: one line, or one JSON object, per step.
@@ -11,6 +14,7 @@
 //! passes for side-by-side views) and below the binary; nothing depends on
 //! it but the binary.
 
+pub mod nav;
 pub mod record;
 pub mod session;
 pub mod text;

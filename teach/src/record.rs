@@ -42,6 +42,43 @@ use funmem_semantics::value::Value;
 use imbl::{OrdMap, Vector};
 use std::fmt;
 
+/// Most characters of a value kept for display: a large array's value is
+/// cut (with `…`), so that recording a run of large arrays stays cheap.
+pub const VALUE_CHARS: usize = 240;
+
+/// `value` shown in at most [`VALUE_CHARS`] characters; formatting stops
+/// there, so that a huge array is not printed whole first.
+pub fn shown(value: &dyn fmt::Display) -> String {
+    struct Bounded {
+        out: String,
+        chars: usize,
+        full: bool,
+    }
+    impl fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            for c in s.chars() {
+                if self.chars == VALUE_CHARS {
+                    self.full = true;
+                    return Err(fmt::Error);
+                }
+                self.out.push(c);
+                self.chars += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut b = Bounded {
+        out: String::new(),
+        chars: 0,
+        full: false,
+    };
+    let _ = fmt::write(&mut b, format_args!("{value}"));
+    if b.full {
+        b.out.push('…');
+    }
+    b.out
+}
+
 /// Where an array lives: block, LMAD (in elements of `elem`), element type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
@@ -509,7 +546,7 @@ impl Recorder {
         let (kind, rule, span) = match outcome {
             Ok(vs) => (
                 StepKind::Finish {
-                    results: vs.iter().map(|v| v.to_string()).collect(),
+                    results: vs.iter().map(|v| shown(v)).collect(),
                 },
                 self.start_rule,
                 self.program,
@@ -608,7 +645,7 @@ impl Observer for Recorder {
             return;
         }
         self.closing();
-        let value = value.to_string();
+        let value = shown(value);
         let b = self.binding(value.clone(), None);
         if let Some(o) = self.open.last_mut() {
             o.own.push((name.clone(), b.clone()));
@@ -646,7 +683,7 @@ impl Observer for Recorder {
         if !self.recording() {
             return;
         }
-        let value = value.to_string();
+        let value = shown(value);
         let b = self.binding(value.clone(), None);
         self.cur.env.insert(name.clone(), b);
         self.effects.push(Effect::Bind {
@@ -748,6 +785,15 @@ impl Observer for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_values_are_cut() {
+        let long: Vec<String> = (0..1000).map(|k| k.to_string()).collect();
+        let s = shown(&long.join(", "));
+        assert_eq!(s.chars().count(), VALUE_CHARS + 1);
+        assert!(s.ends_with('…'));
+        assert_eq!(shown(&"[1i64, 2i64]"), "[1i64, 2i64]");
+    }
 
     #[test]
     fn a_block_reads_back_its_typed_elements() {
