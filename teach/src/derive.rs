@@ -104,13 +104,85 @@ impl Node {
         1 + self.premises.iter().map(Node::height).max().unwrap_or(0)
     }
 
-    fn leaves(&self) -> usize {
-        if self.premises.is_empty() {
-            1
-        } else {
-            self.premises.iter().map(Node::leaves).sum()
+    /// About how many characters wide the tree is when set whole (a long
+    /// judgement on several lines).
+    fn width(&self) -> usize {
+        let own = judgement_lines(&self.judgement)
+            .iter()
+            .map(|l| l.iter().map(part_len).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        let above: usize = self.premises.iter().map(|p| p.width() + 3).sum();
+        own.max(above)
+    }
+}
+
+fn part_len(p: &Part) -> usize {
+    match p {
+        Part::Math(s) | Part::Code(s) | Part::Text(s) => s.chars().count(),
+    }
+}
+
+/// Judgements longer than this are set on several lines in LaTeX.
+const LATEX_LINE: usize = 60;
+
+/// A judgement as one line, or when long broken before its `⇓` (`→`) and
+/// before its read and write sets.
+fn judgement_lines(parts: &[Part]) -> Vec<Vec<Part>> {
+    let total: usize = parts.iter().map(part_len).sum();
+    if total <= LATEX_LINE {
+        return vec![parts.to_vec()];
+    }
+    let mut lines: Vec<Vec<Part>> = vec![Vec::new()];
+    for p in parts {
+        let Part::Math(m) = p else {
+            if let Some(l) = lines.last_mut() {
+                l.push(p.clone());
+            }
+            continue;
+        };
+        let mut rest = m.as_str();
+        loop {
+            let at = [" ⇓ ", " → ", "; ⟨"]
+                .iter()
+                .filter_map(|b| rest.find(b))
+                .min();
+            let started = lines.last().is_some_and(|l| !l.is_empty()) || at.is_some_and(|a| a > 0);
+            match at {
+                Some(at) if started => {
+                    let (head, tail) = rest.split_at(at);
+                    // A `;` stays at the end of the line before.
+                    let (head, tail) = match tail.strip_prefix(';') {
+                        Some(t) => (&rest[..at + 1], t),
+                        None => (head, tail),
+                    };
+                    if let Some(l) = lines.last_mut() {
+                        if !head.is_empty() {
+                            l.push(Part::Math(head.to_string()));
+                        }
+                    }
+                    lines.push(Vec::new());
+                    rest = tail.trim_start();
+                    // The symbol itself starts the next line.
+                    let k = rest.char_indices().nth(1).map_or(rest.len(), |(k, _)| k);
+                    if let Some(l) = lines.last_mut() {
+                        l.push(Part::Math(rest[..k].to_string()));
+                    }
+                    rest = &rest[k..];
+                }
+                _ => {
+                    if let Some(l) = lines.last_mut() {
+                        if !rest.is_empty() {
+                            l.push(Part::Math(rest.to_string()));
+                        }
+                    }
+                    break;
+                }
+            }
         }
     }
+    lines.retain(|l| !l.is_empty());
+    lines
 }
 
 /// A derivation: its root and, for a stuck run, the error.
@@ -153,7 +225,10 @@ impl Stmt {
     fn stuck_inside(&self) -> bool {
         self.stuck.is_some()
             || self.body.iter().any(Stmt::stuck_inside)
-            || self.iters.iter().any(|it| it.body.iter().any(Stmt::stuck_inside))
+            || self
+                .iters
+                .iter()
+                .any(|it| it.body.iter().any(Stmt::stuck_inside))
     }
 }
 
@@ -473,6 +548,17 @@ fn locations(set: &BTreeMap<usize, Vec<i64>>) -> String {
     }
 }
 
+/// `R1 ∪ R′1, …, Rk ∪ R′k`: the sets of `k` iterations, for `racefree`.
+fn sets(x: &str, k: usize) -> String {
+    let one = |i: usize| format!("{x}{i} ∪ {x}′{i}");
+    match k {
+        0 => String::new(),
+        1 => one(1),
+        2 => format!("{}, {}", one(1), one(2)),
+        _ => format!("{}, …, {}", one(1), one(k)),
+    }
+}
+
 /// The leading integer of a value as the semantics shows it (`2i64`).
 fn int_of(v: &str) -> Option<i64> {
     let end = v
@@ -573,9 +659,7 @@ impl Ctx<'_> {
         for e in self.effects(from, to) {
             match e {
                 Effect::Read { block, offset, .. } => r.entry(*block).or_default().push(*offset),
-                Effect::Write { block, offset, .. } => {
-                    w.entry(*block).or_default().push(*offset)
-                }
+                Effect::Write { block, offset, .. } => w.entry(*block).or_default().push(*offset),
                 _ => {}
             }
         }
@@ -601,7 +685,12 @@ impl Ctx<'_> {
         }
         let mut j = J::default().m("H");
         for (b, bytes) in allocs.iter().take(BINDINGS_SHOWN) {
-            j = j.m("[").c(&format!("b{b}")).m(" ↦ ").t(&format!("{bytes} bytes")).m("]");
+            j = j
+                .m("[")
+                .c(&format!("b{b}"))
+                .m(" ↦ ")
+                .t(&format!("{bytes} bytes"))
+                .m("]");
         }
         if allocs.len() > BINDINGS_SHOWN {
             j = j.m(&format!("[… ({} blocks)]", allocs.len()));
@@ -638,14 +727,7 @@ impl Ctx<'_> {
         } else {
             return None;
         };
-        Some(leaf(
-            J::default()
-                .m("E(")
-                .c(&c)
-                .m(") = ")
-                .c(&v)
-                .m(truth),
-        ))
+        Some(leaf(J::default().m("E(").c(&c).m(") = ").c(&v).m(truth)))
     }
 
     /// Which branch an if took: 0 then, 1 else.
@@ -873,11 +955,11 @@ impl Ctx<'_> {
             premises.extend(extra);
         }
         if parallel > 0 && !n.stuck_inside() {
-            premises.push(leaf(
-                J::default()
-                    .t("racefree")
-                    .m(&format!("(R1 ∪ R′1, …, R{parallel} ∪ R′{parallel}, W1 ∪ W′1, …, W{parallel} ∪ W′{parallel})")),
-            ));
+            premises.push(leaf(J::default().t("racefree").m(&format!(
+                "({}, {})",
+                sets("R", parallel),
+                sets("W", parallel)
+            ))));
         }
         if let Some(k) = n.stuck {
             premises.push(self.stuck_leaf(k));
@@ -1162,7 +1244,7 @@ fn latex_math(s: &str) -> String {
             '→' => o.push_str("\\to "),
             '≠' => o.push_str("\\neq "),
             '∪' => o.push_str("\\cup "),
-            '′' => o.push_str("'"),
+            '′' => o.push('\''),
             '…' => o.push_str("\\ldots "),
             '•' => o.push_str("\\bullet "),
             '{' => o.push_str("\\{"),
@@ -1205,8 +1287,23 @@ fn latex_text(s: &str) -> String {
     o
 }
 
-/// A judgement in LaTeX (text mode).
+/// A judgement in LaTeX (text mode), a long one on several lines.
 pub fn latex_judgement(parts: &[Part]) -> String {
+    let set: Vec<String> = judgement_lines(parts)
+        .iter()
+        .map(|l| latex_line(l))
+        .collect();
+    if set.len() == 1 {
+        set.concat()
+    } else {
+        format!(
+            "\\begin{{tabular}}{{@{{}}c@{{}}}}{}\\end{{tabular}}",
+            set.join("\\\\")
+        )
+    }
+}
+
+fn latex_line(parts: &[Part]) -> String {
     let mut o = String::new();
     for p in parts {
         match p {
@@ -1227,8 +1324,9 @@ pub fn latex_judgement(parts: &[Part]) -> String {
 /// Most levels of a tree set in one `prooftree`; deeper sub-derivations
 /// are set on their own, referenced by a label.
 pub const LATEX_DEPTH: usize = 4;
-/// Most leaves a premise set in place may have.
-pub const LATEX_LEAVES: usize = 8;
+/// About how many characters wide one `prooftree` may be: premises wider
+/// than their share are set on their own, referenced by a label.
+pub const LATEX_WIDTH: usize = 230;
 /// Most premises of one bussproofs inference.
 const BUSSPROOFS_MAX: usize = 5;
 
@@ -1254,7 +1352,7 @@ impl<'a> Latex<'a> {
         );
     }
 
-    fn node(&mut self, n: &'a Node, depth: usize, out: &mut String) {
+    fn node(&mut self, n: &'a Node, depth: usize, room: usize, out: &mut String) {
         let j = latex_judgement(&n.judgement);
         let Some(rule) = n.rule else {
             let _ = writeln!(out, "\\AxiomC{{{j}}}");
@@ -1271,10 +1369,11 @@ impl<'a> Latex<'a> {
             } else {
                 BUSSPROOFS_MAX
             };
+            let share = room / n.premises.len().min(inline + 1).max(1);
             for p in n.premises.iter().take(inline) {
-                let fits = depth + p.height() <= LATEX_DEPTH && p.leaves() <= LATEX_LEAVES;
-                if p.premises.is_empty() || fits || depth + 1 < 2 && p.height() <= 2 {
-                    self.node(p, depth + 1, out);
+                let fits = depth + p.height() <= LATEX_DEPTH && p.width() <= share;
+                if p.premises.is_empty() || fits {
+                    self.node(p, depth + 1, share, out);
                 } else {
                     self.reference(p, out);
                 }
@@ -1285,11 +1384,7 @@ impl<'a> Latex<'a> {
                     .iter()
                     .map(|p| format!("\\mathcal{{D}}_{{{}}}", self.label(p)))
                     .collect();
-                let _ = writeln!(
-                    out,
-                    "\\AxiomC{{$\\cdots\\ {}$}}",
-                    labels.join("\\quad ")
-                );
+                let _ = writeln!(out, "\\AxiomC{{$\\cdots\\ {}$}}", labels.join("\\quad "));
                 slots += 1;
             }
         }
@@ -1318,14 +1413,14 @@ pub fn latex(d: &Derivation, title: &str) -> String {
     };
     let mut body = String::new();
     let mut main = String::new();
-    l.node(&d.root, 0, &mut main);
+    l.node(&d.root, 0, LATEX_WIDTH, &mut main);
     let _ = writeln!(body, "\\fitproof{{%\n{main}\\DisplayProof}}\n");
     let mut k = 0;
     while k < l.queue.len() {
         let (label, n) = l.queue[k];
         k += 1;
         let mut t = String::new();
-        l.node(n, 0, &mut t);
+        l.node(n, 0, LATEX_WIDTH, &mut t);
         let _ = writeln!(
             body,
             "\\bigskip\\noindent$\\mathcal{{D}}_{{{label}}}$:\\par\\fitproof{{%\n{t}\\DisplayProof}}\n"
@@ -1353,7 +1448,7 @@ pub fn latex(d: &Derivation, title: &str) -> String {
          \\newcommand{{\\fitproof}}[1]{{\\sbox{{\\proofbox}}{{#1}}%\n\
          \\ifdim\\wd\\proofbox>\\linewidth\\resizebox{{\\linewidth}}{{!}}{{\\usebox{{\\proofbox}}}}\\else\\usebox{{\\proofbox}}\\fi\\par}}\n\
          \\begin{{document}}\n\
-         \\small\n\
+         \\footnotesize\n\
          \\noindent\\textbf{{Derivation of {}}}\\par\\medskip\n\n\
          {body}\
          \\end{{document}}\n",
