@@ -124,7 +124,7 @@ fn part_len(p: &Part) -> usize {
 }
 
 /// Judgements longer than this are set on several lines in LaTeX.
-const LATEX_LINE: usize = 60;
+const LATEX_LINE: usize = 45;
 
 /// A judgement as one line, or when long broken before its `⇓` (`→`) and
 /// before its read and write sets.
@@ -143,7 +143,7 @@ fn judgement_lines(parts: &[Part]) -> Vec<Vec<Part>> {
         };
         let mut rest = m.as_str();
         loop {
-            let at = [" ⇓ ", " → ", "; ⟨"]
+            let at = [" ⇓ ", " → ", "; ⟨", "; R′"]
                 .iter()
                 .filter_map(|b| rest.find(b))
                 .min();
@@ -1369,7 +1369,17 @@ impl<'a> Latex<'a> {
             } else {
                 BUSSPROOFS_MAX
             };
-            let share = room / n.premises.len().min(inline + 1).max(1);
+            // Leaves are set in place; the room left is shared by the
+            // premises with premises of their own.
+            let shown = &n.premises[..inline.min(n.premises.len())];
+            let leaves: usize = shown
+                .iter()
+                .filter(|p| p.premises.is_empty())
+                .map(|p| p.width() + 3)
+                .sum();
+            let inner = shown.iter().filter(|p| !p.premises.is_empty()).count()
+                + usize::from(many);
+            let share = room.saturating_sub(leaves).max(room / 4) / inner.max(1);
             for p in n.premises.iter().take(inline) {
                 let fits = depth + p.height() <= LATEX_DEPTH && p.width() <= share;
                 if p.premises.is_empty() || fits {
@@ -1438,6 +1448,7 @@ pub fn latex(d: &Derivation, title: &str) -> String {
          \\usepackage{{amssymb}}\n\
          \\usepackage{{graphicx}}\n\
          \\usepackage{{bussproofs}}\n\
+         \\def\\defaultHypSeparation{{\\hskip 1em}}\n\
          \\ifdefined\\pdfpagewidth\\setlength{{\\pdfpagewidth}}{{297mm}}\\setlength{{\\pdfpageheight}}{{210mm}}\\fi\n\
          \\setlength{{\\paperwidth}}{{297mm}}\\setlength{{\\paperheight}}{{210mm}}\n\
          \\setlength{{\\textwidth}}{{267mm}}\\setlength{{\\textheight}}{{180mm}}\n\
