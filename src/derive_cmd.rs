@@ -22,8 +22,32 @@ pub struct DeriveArgs {
     pub max_nodes: usize,
 }
 
+/// Most nodes `--max-nodes` may allow: a derivation is for reading.
+pub const MOST_NODES: usize = 20_000;
+
 /// `funmem derive`.
 pub fn derive(a: DeriveArgs) -> Result<ExitCode, ExitCode> {
+    if a.max_nodes > MOST_NODES {
+        eprintln!(
+            "--max-nodes {} is too large: a derivation may have at most {MOST_NODES} nodes",
+            a.max_nodes
+        );
+        return Err(ExitCode::from(crate::EXIT_NOT_A_PROGRAM));
+    }
+    // A FUN body's derivation is a chain of E-LETs as long as the body:
+    // the trees are built and written by recursion, on a stack to match.
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || derive_here(a))
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_else(|| {
+            eprintln!("funmem derive: could not start its thread");
+            Err(ExitCode::from(EXIT_WENT_WRONG))
+        })
+}
+
+fn derive_here(a: DeriveArgs) -> Result<ExitCode, ExitCode> {
     // Every step but a statement's end makes at least one node: twice the
     // nodes is enough steps to know the derivation is too large.
     let budget = a.max_nodes.saturating_mul(2).saturating_add(8);

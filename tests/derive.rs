@@ -199,16 +199,21 @@ fn every_node_names_a_rule_of_the_steps_or_a_structural_rule() {
     }
 }
 
-#[test]
-fn latex_output_compiles_with_pdflatex() {
-    let have = Command::new("pdflatex")
+/// Whether pdflatex and bussproofs are installed.
+fn have_pdflatex() -> bool {
+    Command::new("pdflatex")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
         && Command::new("kpsewhich")
             .arg("bussproofs.sty")
             .output()
-            .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+            .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+}
+
+#[test]
+fn latex_output_compiles_with_pdflatex() {
+    let have = have_pdflatex();
     if !have {
         println!("skipped: pdflatex with bussproofs not installed (scripts/install-deps installs texlive-latex-base and texlive-science)");
         return;
@@ -387,4 +392,80 @@ fn bad_command_lines_exit_2() {
         "1 3 2",
     );
     assert_exit(&o, 2);
+}
+
+#[test]
+fn max_nodes_has_a_ceiling() {
+    let o = funmem_stdin(
+        &[
+            "derive",
+            "papers/ifl2022/fig02_if_sizes.fun",
+            "--max-nodes",
+            "20001",
+        ],
+        "1 3 2",
+    );
+    assert_exit(&o, 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("at most 20000 nodes"));
+}
+
+#[test]
+fn a_long_body_is_a_deep_chain_written_without_growing_indentation() {
+    let mut p = String::from("def main (x: int) =\n  let (v0: int) = x + 1\n");
+    for k in 1..200 {
+        p.push_str(&format!("  let (v{k}: int) = v{} + 1\n", k - 1));
+    }
+    p.push_str("  in (v199)\n");
+    let f = write_temp("long.fun", &p);
+    let o = funmem_stdin(&["derive", &f, "--max-nodes", "1000"], "1");
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    // The root, the inputs, 200 E-LETs with their E-SCALARs, the E-IN.
+    assert_eq!(out.lines().count(), 2 + 400 + 1, "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    let want = format!(
+        "{}(201) [E-IN] E, v199 ↦ 201i64 ⊢ in (v199) ⇓ (201i64)",
+        " ".repeat(80)
+    );
+    assert_eq!(last, want);
+    assert!(out.lines().all(|l| l.len() < 300));
+}
+
+#[test]
+fn a_stuck_run_in_latex_still_compiles() {
+    if !have_pdflatex() {
+        println!("skipped: pdflatex with bussproofs not installed (scripts/install-deps installs texlive-latex-base and texlive-science)");
+        return;
+    }
+    let dir = temp_dir("stuck");
+    for (file, input, sem) in [
+        (
+            "tests/programs/fun/index2d.fun",
+            "2 3 [[1, 2, 3], [4, 5, 6]] 1 7",
+            "heap",
+        ),
+        (
+            "tests/programs/fun/index2d.fun",
+            "2 3 [[1, 2, 3], [4, 5, 6]] 1 7",
+            "imp",
+        ),
+    ] {
+        let o = funmem_stdin(&["derive", "--latex", file, "--semantics", sem], input);
+        assert_exit(&o, 1);
+        let tex = stdout(&o);
+        assert!(tex.contains("The run got stuck"), "{tex}");
+        std::fs::write(dir.join(format!("{sem}.tex")), &tex).expect("tex file");
+        let o = Command::new("pdflatex")
+            .args(["-interaction=nonstopmode", "-halt-on-error"])
+            .arg(format!("{sem}.tex"))
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("pdflatex runs");
+        assert!(
+            o.status.success(),
+            "{file}: pdflatex failed:\n{}\n{tex}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+    }
 }

@@ -99,22 +99,6 @@ impl Node {
             p.walk(f);
         }
     }
-
-    fn height(&self) -> usize {
-        1 + self.premises.iter().map(Node::height).max().unwrap_or(0)
-    }
-
-    /// About how many characters wide the tree is when set whole (a long
-    /// judgement on several lines).
-    fn width(&self) -> usize {
-        let own = judgement_lines(&self.judgement)
-            .iter()
-            .map(|l| l.iter().map(part_len).sum::<usize>())
-            .max()
-            .unwrap_or(0);
-        let above: usize = self.premises.iter().map(|p| p.width() + 3).sum();
-        own.max(above)
-    }
 }
 
 fn part_len(p: &Part) -> usize {
@@ -765,21 +749,9 @@ impl Ctx<'_> {
             .m(" ⇓ ")
             .parts(&outcome.done());
         let e = self.fun_exp(first, J::default().parts(&env_parts));
-        let rest_env = J::default().parts(&env_parts);
-        let rest_env = if bs.is_empty() {
-            rest_env
-        } else {
-            // E, x ↦ v: the previous environment extended.
-            let mut j = rest_env;
-            for (k, (n, v)) in bs.iter().enumerate() {
-                if k == BINDINGS_SHOWN {
-                    j = j.m(", …");
-                    break;
-                }
-                j = j.m(", ").c(n).m(" ↦ ").c(&cut(v, VALUE_WIDTH));
-            }
-            j
-        };
+        // E, x ↦ v: the environment here, extended (in the premise's own
+        // premises, `E` is that extended environment).
+        let rest_env = env_with("E", &bs);
         let mut premises = vec![e];
         if !first.stuck_inside() {
             premises.push(self.fun_body(rest, rest_env, names, values));
@@ -1210,13 +1182,21 @@ pub fn derive(subject: &Subject, trace: &Trace) -> Derivation {
 // ---------------------------------------------------------------------
 // Output.
 
+/// Most levels of indentation of the text tree.
+pub const TEXT_DEPTH: usize = 40;
+
 /// The tree as text: a node per line, `[RULE] judgement` (a side
 /// condition without the brackets), premises indented under their
 /// conclusion.
 pub fn text(d: &Derivation) -> Vec<String> {
     let mut out = Vec::new();
     fn go(n: &Node, depth: usize, out: &mut Vec<String>) {
-        let indent = "  ".repeat(depth);
+        // Past TEXT_DEPTH levels the indentation stops growing and the
+        // level is written instead (a long FUN body is a deep E-LET chain).
+        let mut indent = "  ".repeat(depth.min(TEXT_DEPTH));
+        if depth > TEXT_DEPTH {
+            indent.push_str(&format!("({depth}) "));
+        }
         match n.rule {
             Some(r) => out.push(format!("{indent}[{r}] {}", n.text())),
             None => out.push(format!("{indent}{}", n.text())),
@@ -1334,9 +1314,38 @@ struct Latex<'a> {
     /// Sub-derivations to set on their own: label number and node.
     queue: Vec<(usize, &'a Node)>,
     next: usize,
+    /// Each node's width and height, computed once.
+    metrics: HashMap<*const Node, (usize, usize)>,
+}
+
+/// Fills `m` with the width and height of `n` and its premises.
+fn measure(n: &Node, m: &mut HashMap<*const Node, (usize, usize)>) -> (usize, usize) {
+    let own = judgement_lines(&n.judgement)
+        .iter()
+        .map(|l| l.iter().map(part_len).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let mut above = 0;
+    let mut height = 0;
+    for p in &n.premises {
+        let (w, h) = measure(p, m);
+        above += w + 3;
+        height = height.max(h);
+    }
+    let r = (own.max(above), height + 1);
+    m.insert(n as *const Node, r);
+    r
 }
 
 impl<'a> Latex<'a> {
+    fn width(&self, n: &Node) -> usize {
+        self.metrics.get(&(n as *const Node)).map_or(0, |m| m.0)
+    }
+
+    fn height(&self, n: &Node) -> usize {
+        self.metrics.get(&(n as *const Node)).map_or(0, |m| m.1)
+    }
+
     fn label(&mut self, n: &'a Node) -> usize {
         self.next += 1;
         self.queue.push((self.next, n));
@@ -1375,13 +1384,12 @@ impl<'a> Latex<'a> {
             let leaves: usize = shown
                 .iter()
                 .filter(|p| p.premises.is_empty())
-                .map(|p| p.width() + 3)
+                .map(|p| self.width(p) + 3)
                 .sum();
-            let inner = shown.iter().filter(|p| !p.premises.is_empty()).count()
-                + usize::from(many);
+            let inner = shown.iter().filter(|p| !p.premises.is_empty()).count() + usize::from(many);
             let share = room.saturating_sub(leaves).max(room / 4) / inner.max(1);
             for p in n.premises.iter().take(inline) {
-                let fits = depth + p.height() <= LATEX_DEPTH && p.width() <= share;
+                let fits = depth + self.height(p) <= LATEX_DEPTH && self.width(p) <= share;
                 if p.premises.is_empty() || fits {
                     self.node(p, depth + 1, share, out);
                 } else {
@@ -1417,9 +1425,12 @@ impl<'a> Latex<'a> {
 /// then the sub-derivations it references (`D1`, `D2`, ...), each scaled
 /// down to the page's width when wider.
 pub fn latex(d: &Derivation, title: &str) -> String {
+    let mut metrics = HashMap::new();
+    measure(&d.root, &mut metrics);
     let mut l = Latex {
         queue: Vec::new(),
         next: 0,
+        metrics,
     };
     let mut body = String::new();
     let mut main = String::new();
