@@ -469,3 +469,74 @@ fn a_stuck_run_in_latex_still_compiles() {
         );
     }
 }
+
+/// The first `-- input { ... }` of a program's test block, when on one
+/// line.
+fn first_input(text: &str) -> Option<String> {
+    let l = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("-- input {"))?;
+    let inner = l.split_once('{')?.1.rsplit_once('}')?.0;
+    Some(inner.trim().to_string())
+}
+
+#[test]
+fn every_example_program_derives_or_is_refused_cleanly() {
+    let mut files = Vec::new();
+    for dir in [
+        "tests/programs/fun",
+        "tests/programs/funmem",
+        "tests/programs/imp",
+        "papers/ifl2022",
+    ] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for e in std::fs::read_dir(&root)
+            .expect("a program folder")
+            .flatten()
+        {
+            let p = e.path();
+            if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("fun" | "funmem" | "imp")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 30);
+    let mut derived = 0;
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("a program");
+        let Some(input) = first_input(&text) else {
+            continue;
+        };
+        let file = p.to_string_lossy().to_string();
+        let sems: &[&str] = if file.ends_with(".imp") {
+            &["imp"]
+        } else {
+            &["value", "heap", "imp"]
+        };
+        for sem in sems {
+            for latex in [false, true] {
+                let mut args = vec!["derive", file.as_str(), "--semantics", sem];
+                args.extend(["--max-nodes", "2000"]);
+                if latex {
+                    args.push("--latex");
+                }
+                let o = funmem_stdin(&args, &input);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(
+                    matches!(o.status.code(), Some(0 | 1)) && !err.contains("panicked"),
+                    "{file} --semantics {sem}: {:?}\n{err}",
+                    o.status.code()
+                );
+                if o.status.code() == Some(0) {
+                    derived += 1;
+                    assert!(!o.stdout.is_empty(), "{file}");
+                }
+            }
+        }
+    }
+    assert!(derived > 60, "{derived}");
+}

@@ -582,10 +582,13 @@ impl Ctx<'_> {
         &self.steps[k]
     }
 
+    /// Steps `from` to `to`, both included (none when out of order).
+    fn range(&self, from: usize, to: usize) -> &[Step] {
+        self.steps.get(from..=to).unwrap_or(&[])
+    }
+
     fn effects(&self, from: usize, to: usize) -> impl Iterator<Item = &Effect> {
-        self.steps[from..=to.min(self.steps.len() - 1)]
-            .iter()
-            .flat_map(|s| s.effects.iter())
+        self.range(from, to).iter().flat_map(|s| s.effects.iter())
     }
 
     /// The value of `name` in the environment before step `k`.
@@ -608,6 +611,25 @@ impl Ctx<'_> {
                     .map_or_else(|| "?".to_string(), |(_, b)| b.value.clone())
             })
             .collect()
+    }
+
+    /// Statements directly inside a statement, split where they start
+    /// again: each run of a reduction's operator (an if's branch runs
+    /// once).
+    fn applications<'s>(&self, body: &'s [Stmt]) -> Vec<&'s [Stmt]> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for k in 1..body.len() {
+            let first = self.step(body[start].step).span;
+            if same(self.step(body[k].step).span, first) {
+                out.push(&body[start..k]);
+                start = k;
+            }
+        }
+        if start < body.len() {
+            out.push(&body[start..]);
+        }
+        out
     }
 
     fn info(&self, n: &Stmt) -> StmInfo {
@@ -783,11 +805,19 @@ impl Ctx<'_> {
         if let Some(c) = self.cond_leaf(n, rule) {
             premises.push(c);
         }
-        if !n.body.is_empty() || (info.cond.is_some() && n.iters.is_empty()) {
+        if info.cond.is_some() && n.iters.is_empty() {
             let b = Self::branch(rule);
             let names = info.results.get(b).cloned().unwrap_or_default();
             // The branch's results are the pattern's values.
             premises.push(self.fun_body(&n.body, J::default().m("E"), &names, &vals));
+        } else {
+            // A reduction's operator, applied again and again.
+            let names = info.results.first().cloned().unwrap_or_default();
+            for app in self.applications(&n.body) {
+                let last = app.last().map_or(n.step, |s| s.last);
+                let values = self.values_after(last, &names);
+                premises.push(self.fun_body(app, J::default().m("E"), &names, &values));
+            }
         }
         for it in &n.iters {
             let names = info.results.first().cloned().unwrap_or_default();
@@ -864,10 +894,10 @@ impl Ctx<'_> {
         if let Some(x) = self.index_leaf(n).filter(|_| n.stuck.is_none()) {
             premises.push(x);
         }
-        if !n.body.is_empty() {
-            let from = n.body[0].step;
-            let to = n.body.last().map_or(from, |s| s.last);
-            premises.push(self.mem_seq(&n.body, J::default().m("E"), Some((from, to))));
+        for app in self.applications(&n.body) {
+            let from = app.first().map_or(n.step, |s| s.step);
+            let to = app.last().map_or(from, |s| s.last);
+            premises.push(self.mem_seq(app, J::default().m("E"), Some((from, to))));
         }
         let mut parallel = 0;
         for it in &n.iters {
@@ -1011,7 +1041,7 @@ impl Ctx<'_> {
     /// indices), each name once with its last value.
     fn imp_binds(&self, from: usize, to: usize) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
-        for s in &self.steps[from..=to.min(self.steps.len() - 1)] {
+        for s in self.range(from, to) {
             if s.kind != StepKind::Rule && s.kind != StepKind::Done {
                 continue;
             }
@@ -1053,8 +1083,8 @@ impl Ctx<'_> {
         if let Some(c) = self.cond_leaf(n, rule) {
             premises.push(c);
         }
-        if !n.body.is_empty() {
-            premises.push(self.imp_seq(&n.body, J::default().m("E")));
+        for app in self.applications(&n.body) {
+            premises.push(self.imp_seq(app, J::default().m("E")));
         }
         for it in &n.iters {
             let env = env_with("E", &binds(&self.step(it.step).effects));
