@@ -1522,6 +1522,40 @@ mod tests {
     }
 
     #[test]
+    fn long_judgements_break_before_the_arrow_and_the_sets() {
+        let j = J::default()
+            .m("E; H ⊢ ")
+            .c("let (x: int) = xs[i]")
+            .m(" ⇓ ")
+            .m("E, ")
+            .c("x")
+            .m(" ↦ ")
+            .c("1i64")
+            .m("; H; ⟨R = {(b0, 1)}, W = ∅⟩")
+            .done();
+        let lines: Vec<String> = judgement_lines(&j)
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|p| match p {
+                        Part::Math(s) | Part::Code(s) | Part::Text(s) => s.as_str(),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                "E; H ⊢ let (x: int) = xs[i]",
+                "⇓ E, x ↦ 1i64; H;",
+                "⟨R = {(b0, 1)}, W = ∅⟩"
+            ]
+        );
+        let short = J::default().m("E ⊢ ").c("x").m(" ⇓ ").c("(1)").done();
+        assert_eq!(judgement_lines(&short), vec![short.clone()]);
+    }
+
+    #[test]
     fn values_read_as_integers() {
         assert_eq!(int_of("2i64"), Some(2));
         assert_eq!(int_of("-13"), Some(-13));
