@@ -127,8 +127,11 @@ fn judgement_lines(parts: &[Part]) -> Vec<Vec<Part>> {
         };
         let mut rest = m.as_str();
         loop {
+            // IMP's `→ H'; E'`: the environment on a line of its own.
+            let after_arrow: &[&str] = if lines.len() > 1 { &["; E"] } else { &[] };
             let at = [" ⇓ ", " → ", "; ⟨", "; R′"]
                 .iter()
+                .chain(after_arrow)
                 .filter_map(|b| rest.find(b))
                 .min();
             let started = lines.last().is_some_and(|l| !l.is_empty()) || at.is_some_and(|a| a > 0);
