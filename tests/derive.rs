@@ -100,6 +100,7 @@ fn a_funmem_kernel_derives_with_read_and_write_sets() {
   [E-STMS] E; H ⊢ let (m: mem) = alloc n … ⇓ E, m ↦ block 0, ys ↦ (block 0, 0 + {(2 : 1)}), z ↦ 2i64; H[b0 ↦ 16 bytes][b0[0] := 0i64, b0[1] := 2i64]; ⟨R = {(b0, 1)}, W = {(b0, 0..1)}⟩
     [E-MEM-ALLOC] E; H ⊢ let (m: mem) = alloc n ⇓ E, m ↦ block 0; H[b0 ↦ 16 bytes]; ⟨R = ∅, W = ∅⟩
     [E-MEM-KERNEL] E; H ⊢ let (ys: [n]int @ m -> R(n)) = kernel i < n… ⇓ E, ys ↦ (block 0, 0 + {(2 : 1)}); H[b0[0] := 0i64, b0[1] := 2i64]; ⟨R = ∅, W = {(b0, 0..1)}⟩
+      E(n) = 2i64
       [E-STMS] E, i ↦ 0; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 0i64; H; ⟨R = ∅, W = ∅⟩
         [E-SCALAR] E; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 0i64; H; ⟨R = ∅, W = ∅⟩
       memcopy of iteration 0: b0[0] := 0i64; R′ = ∅, W′ = {(b0, 0)}

@@ -314,6 +314,8 @@ struct StmInfo {
     exp: Option<Span>,
     /// An index `x[a, b]`: the array and the atoms.
     index: Option<(String, Vec<Atom>)>,
+    /// A kernel's number of iterations.
+    bound: Option<Atom>,
 }
 
 fn names(b: &Body) -> Vec<String> {
@@ -333,7 +335,12 @@ fn index_body(b: &Body, out: &mut HashMap<usize, StmInfo>) {
                 index_body(t, out);
                 index_body(e, out);
             }
-            ExpKind::Kernel(_, _, body) | ExpKind::Loop(_, _, _, body) => {
+            ExpKind::Kernel(_, n, body) => {
+                info.results = vec![names(body)];
+                info.bound = Some(n.clone());
+                index_body(body, out);
+            }
+            ExpKind::Loop(_, _, _, body) => {
                 info.results = vec![names(body)];
                 index_body(body, out);
             }
@@ -805,6 +812,12 @@ impl Ctx<'_> {
             .m(" ⇓ ")
             .parts(&result.done());
         let mut premises = Vec::new();
+        if let Some(b) = self.bound_leaf(n) {
+            premises.push(b);
+        }
+        if let Some(x) = self.value_index_leaf(n) {
+            premises.push(x);
+        }
         if let Some(c) = self.cond_leaf(n, rule) {
             premises.push(c);
         }
@@ -891,6 +904,9 @@ impl Ctx<'_> {
             .m(" ⇓ ")
             .parts(&after.done());
         let mut premises = Vec::new();
+        if let Some(b) = self.bound_leaf(n) {
+            premises.push(b);
+        }
         if let Some(c) = self.cond_leaf(n, rule) {
             premises.push(c);
         }
@@ -974,6 +990,44 @@ impl Ctx<'_> {
             judgement: j.done(),
             premises,
         }
+    }
+
+    /// An atom's value before step `k`, as the semantics shows it.
+    fn atom_value(&self, k: usize, a: &Atom) -> Option<String> {
+        match a {
+            Atom::Var(v) => self.value_before(k, v.name.as_str()),
+            Atom::Int(i, _) => Some(i.to_string()),
+            Atom::Const(c, _) => Some(c.to_string()),
+        }
+    }
+
+    /// A kernel's number of iterations: `E(n) = 3i64`.
+    fn bound_leaf(&self, n: &Stmt) -> Option<Node> {
+        let Some(Atom::Var(x)) = self.info(n).bound else {
+            return None;
+        };
+        let v = self.value_before(n.step, x.name.as_str())?;
+        Some(leaf(
+            J::default().m("E(").c(x.name.as_str()).m(") = ").c(&v),
+        ))
+    }
+
+    /// E-INDEX's element: `index(E(xs), 1) = 2i64`.
+    fn value_index_leaf(&self, n: &Stmt) -> Option<Node> {
+        if n.stuck.is_some() {
+            return None;
+        }
+        let (x, atoms) = self.info(n).index?;
+        let ks: Option<Vec<String>> = atoms.iter().map(|a| self.atom_value(n.step, a)).collect();
+        let v = self.own_binds(n).into_iter().next()?.1;
+        Some(leaf(
+            J::default()
+                .c("index")
+                .m("(E(")
+                .c(&x)
+                .m(&format!("), {}) = ", ks?.join(", ")))
+                .c(&cut(&v, VALUE_WIDTH)),
+        ))
     }
 
     /// E-MEM-INDEX's address: `k = L(1, 2) = 0 + 1·3 + 2·1 = 5`.
