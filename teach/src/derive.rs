@@ -1459,34 +1459,64 @@ impl<'a> Latex<'a> {
             let _ = writeln!(out, "\\AxiomC{{}}");
             slots = 1;
         } else {
-            let many = n.premises.len() > BUSSPROOFS_MAX;
+            // Groups of premises, one per bussproofs slot: past five,
+            // neighbouring side conditions share a slot, one above the
+            // other.
+            let mut groups: Vec<Vec<&'a Node>> = n.premises.iter().map(|p| vec![p]).collect();
+            while groups.len() > BUSSPROOFS_MAX {
+                let leafy = |g: &Vec<&Node>| g.iter().all(|p| p.premises.is_empty());
+                let Some(k) = (1..groups.len())
+                    .rev()
+                    .find(|&k| leafy(&groups[k]) && leafy(&groups[k - 1]))
+                else {
+                    break;
+                };
+                let g = groups.remove(k);
+                groups[k - 1].extend(g);
+            }
+            let many = groups.len() > BUSSPROOFS_MAX;
             let inline = if many {
                 BUSSPROOFS_MAX - 1
             } else {
                 BUSSPROOFS_MAX
             };
-            // Leaves are set in place; the room left is shared by the
-            // premises with premises of their own.
-            let shown = &n.premises[..inline.min(n.premises.len())];
-            let leaves: usize = shown
+            // Side conditions are set in place; the room left is shared by
+            // the premises with premises of their own.
+            let shown = &groups[..inline.min(groups.len())];
+            let leafy_width: usize = shown
                 .iter()
-                .filter(|p| p.premises.is_empty())
-                .map(|p| self.width(p) + 3)
+                .filter(|g| g.len() > 1 || g[0].premises.is_empty())
+                .map(|g| g.iter().map(|p| self.width(p)).max().unwrap_or(0) + 3)
                 .sum();
-            let inner = shown.iter().filter(|p| !p.premises.is_empty()).count() + usize::from(many);
-            let share = room.saturating_sub(leaves).max(room / 4) / inner.max(1);
-            for p in n.premises.iter().take(inline) {
-                let fits = depth + self.height(p) <= LATEX_DEPTH && self.width(p) <= share;
-                if p.premises.is_empty() || fits {
-                    self.node(p, depth + 1, share, out);
+            let inner = shown
+                .iter()
+                .filter(|g| g.len() == 1 && !g[0].premises.is_empty())
+                .count()
+                + usize::from(many);
+            let share = room.saturating_sub(leafy_width).max(room / 4) / inner.max(1);
+            for g in groups.iter().take(inline) {
+                if let [p] = g.as_slice() {
+                    let fits = depth + self.height(p) <= LATEX_DEPTH && self.width(p) <= share;
+                    if p.premises.is_empty() || fits {
+                        self.node(p, depth + 1, share, out);
+                    } else {
+                        self.reference(p, out);
+                    }
                 } else {
-                    self.reference(p, out);
+                    let rows: Vec<String> =
+                        g.iter().map(|p| latex_judgement(&p.judgement)).collect();
+                    let _ = writeln!(
+                        out,
+                        "\\AxiomC{{\\begin{{tabular}}{{@{{}}c@{{}}}}{}\\end{{tabular}}}}",
+                        rows.join("\\\\[2pt]")
+                    );
                 }
                 slots += 1;
             }
             if many {
-                let labels: Vec<String> = n.premises[inline..]
+                let labels: Vec<String> = groups[inline..]
                     .iter()
+                    .flatten()
                     .map(|p| format!("\\mathcal{{D}}_{{{}}}", self.label(p)))
                     .collect();
                 let _ = writeln!(out, "\\AxiomC{{$\\cdots\\ {}$}}", labels.join("\\quad "));
