@@ -1599,6 +1599,72 @@ pub fn latex(d: &Derivation, title: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Random programs (FUN, FUNMEM, racing FUNMEM) under every semantics:
+    /// one node per statement step and the root, every rule a step's or a
+    /// structural one, a line of text per node, LaTeX for every tree.
+    #[test]
+    fn random_programs_derive_a_node_per_statement() {
+        use crate::session::{prepare, View};
+        use funmem_oracle::campaign::{case_from, Source as Gen};
+        use funmem_semantics::error::Limits;
+        let gen = funmem_oracle::GenConfig::default();
+        let mut derived = 0;
+        for k in 0..150 {
+            let case = case_from(Gen::Mixed, 20, k, &gen);
+            let fun = case.program.lang == funmem_lang::ast::Lang::Fun;
+            let name = if fun { "r.fun" } else { "r.funmem" };
+            let src = Source::new(name, funmem_lang::print::program(&case.program));
+            let Ok(p) = funmem_lang::front::load(&src) else {
+                panic!("program {k} does not load:\n{}", src.text);
+            };
+            for view in [View::Value, View::Heap, View::Imp] {
+                let Ok(subject) = prepare(&src, &p, Some(view), None) else {
+                    continue;
+                };
+                let limits = Limits {
+                    fuel: 20_000,
+                    ..Limits::default()
+                };
+                let rec = subject.record(&case.inputs, limits, 3000);
+                if rec.trace.cut > 0 {
+                    continue;
+                }
+                let d = derive(&subject, &rec.trace);
+                let mut rules = 0;
+                d.root.walk(&mut |n| {
+                    if let Some(r) = n.rule {
+                        assert!(
+                            STRUCTURAL_RULES.contains(&r)
+                                || rec.trace.steps.iter().any(|s| s.rule == r),
+                            "program {k} {view}: {r}"
+                        );
+                        if !STRUCTURAL_RULES.contains(&r) {
+                            rules += 1;
+                        }
+                    }
+                });
+                let statements = rec
+                    .trace
+                    .steps
+                    .iter()
+                    .filter(|s| s.kind == StepKind::Rule)
+                    .count();
+                assert_eq!(
+                    rules,
+                    statements + 1,
+                    "program {k} {view}:\n{}\n{}",
+                    subject.source.text,
+                    text(&d).join("\n")
+                );
+                assert_eq!(text(&d).len(), d.root.size());
+                assert_eq!(d.stuck.is_some(), rec.outcome.is_err());
+                assert!(latex(&d, "t").ends_with("\\end{document}\n"));
+                derived += 1;
+            }
+        }
+        assert!(derived > 250, "{derived}");
+    }
+
     #[test]
     fn locations_group_consecutive_offsets() {
         let mut m = BTreeMap::new();
