@@ -17,7 +17,8 @@ pub struct DeriveArgs {
     /// Print a standalone LaTeX document (bussproofs) instead of text.
     #[arg(long)]
     pub latex: bool,
-    /// Most nodes of the derivation; a larger one is refused.
+    /// Most nodes of the derivation (at most 20000); a larger one is
+    /// refused.
     #[arg(long, default_value_t = DEFAULT_NODES)]
     pub max_nodes: usize,
 }
