@@ -3,6 +3,7 @@
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
 mod dataset_cmd;
+mod derive_cmd;
 mod fuzz_cmd;
 mod gpu_cmd;
 mod prove_cmd;
@@ -153,6 +154,8 @@ enum Command {
     Stats(stats_cmd::Args),
     /// Step through the semantics rule by rule (a terminal UI; one line per step when piped).
     Step(step_cmd::StepArgs),
+    /// A small run as the derivation tree of the paper's rules (indented text, or LaTeX with --latex).
+    Derive(derive_cmd::DeriveArgs),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -268,6 +271,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Prove(args) => prove_cmd::prove(args),
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Step(args) => step_cmd::step(args),
+        Command::Derive(args) => derive_cmd::derive(args),
         Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
     };
     r.unwrap_or_else(|code| code)

@@ -8,12 +8,15 @@
 //!   trace;
 //! - [`session`]: what is stepped (a program at the layer and semantics
 //!   asked for, lowered and transformed as asked);
-//! - [`text`]: one line, or one JSON object, per step.
+//! - [`text`]: one line, or one JSON object, per step;
+//! - [`derive`]: the run as a derivation tree of the paper's rules (text,
+//!   LaTeX).
 //!
 //! Architecture: this crate sits on top of the others (it lowers and runs
 //! passes for side-by-side views) and below the binary; nothing depends on
 //! it but the binary.
 
+pub mod derive;
 pub mod nav;
 pub mod record;
 pub mod session;
