@@ -101,10 +101,10 @@ fn a_funmem_kernel_derives_with_read_and_write_sets() {
     [E-MEM-ALLOC] E; H ⊢ let (m: mem) = alloc n ⇓ E, m ↦ block 0; H[b0 ↦ 16 bytes]; ⟨R = ∅, W = ∅⟩
     [E-MEM-KERNEL] E; H ⊢ let (ys: [n]int @ m -> R(n)) = kernel i < n… ⇓ E, ys ↦ (block 0, 0 + {(2 : 1)}); H[b0[0] := 0i64, b0[1] := 2i64]; ⟨R = ∅, W = {(b0, 0..1)}⟩
       E(n) = 2i64
-      [E-STMS] E, i ↦ 0; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 0i64; H; ⟨R = ∅, W = ∅⟩
+      [E-STMS] E, i ↦ 0i64; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 0i64; H; ⟨R = ∅, W = ∅⟩
         [E-SCALAR] E; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 0i64; H; ⟨R = ∅, W = ∅⟩
       memcopy of iteration 0: b0[0] := 0i64; R′ = ∅, W′ = {(b0, 0)}
-      [E-STMS] E, i ↦ 1; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 2i64; H; ⟨R = ∅, W = ∅⟩
+      [E-STMS] E, i ↦ 1i64; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 2i64; H; ⟨R = ∅, W = ∅⟩
         [E-SCALAR] E; H ⊢ let (y: int) = i * 2 ⇓ E, y ↦ 2i64; H; ⟨R = ∅, W = ∅⟩
       memcopy of iteration 1: b0[1] := 2i64; R′ = ∅, W′ = {(b0, 1)}
       racefree(R1 ∪ R′1, R2 ∪ R′2, W1 ∪ W′1, W2 ∪ W′2)
