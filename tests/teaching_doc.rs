@@ -7,7 +7,8 @@
 //! builds; the lines after it, up to the next `$` line or the end of the
 //! block, are its standard output (with `2>&1` at the end of the command,
 //! standard output then standard error). Lines are compared exactly, but
-//! for trailing spaces; a line `...` stands for any number of lines. A
+//! for trailing spaces and blank lines at the end; a line `...` stands for
+//! any number of lines. A
 //! command must exit 0 unless it ends with `# exits N`. Arguments are
 //! separated by spaces; quotes ('...' or "...") keep spaces in one.
 //!
@@ -235,7 +236,8 @@ fn the_teaching_page_shows_what_its_commands_print() {
         if e.merge_stderr {
             out.push_str(&String::from_utf8_lossy(&o.stderr));
         }
-        let got: Vec<&str> = out.lines().collect();
+        // Blank lines at the end of an output do not show on a page.
+        let got: Vec<&str> = out.trim_end().lines().collect();
         if o.status.code() != Some(e.code) {
             failures.push(format!(
                 "{shown}: exit code {:?}, the page says {}\nstderr:\n{}",
