@@ -397,13 +397,16 @@ pub struct Recorder {
     /// Whether the last step has its state: effects now are the next
     /// step's.
     flushed: bool,
+    /// The program is IMP (its scoping differs: see [`Recorder::scoped`]).
+    imp: bool,
 }
 
 impl Recorder {
     /// A recorder keeping at most `budget` steps (at least 2: the start and
     /// the end). `heap` says whether the semantics has a heap worth
     /// drawing; `start_rule` names the program rule (E-PROG, E-MEM-PROG,
-    /// E-IMP-PROG) and `program` the program's span.
+    /// E-IMP-PROG: the last selects IMP's scoping) and `program` the
+    /// program's span.
     pub fn new(budget: usize, heap: bool, start_rule: &'static str, program: Span) -> Recorder {
         Recorder {
             steps: Vec::new(),
@@ -417,6 +420,7 @@ impl Recorder {
             program,
             start_rule,
             flushed: false,
+            imp: start_rule == "E-IMP-PROG",
         }
     }
 
@@ -491,7 +495,9 @@ impl Recorder {
                 o.iterating = false;
             }
         }
-        self.cur.env = env;
+        if self.scoped(rule) {
+            self.cur.env = env;
+        }
         let opened = self.open.last().and_then(|o| o.step);
         if let Some(k) = self.push(StepKind::Done, rule, span) {
             // At the depth of the statement's own step, under its parent.
@@ -516,6 +522,15 @@ impl Recorder {
         self.cut == 0
     }
 
+    /// Whether the bodies of a statement by `rule` bind names that are gone
+    /// after it (and at each iteration). In FUN and FUNMEM every body is a
+    /// scope; in IMP (fig. 12) only a kernel's iterations start from E and
+    /// leave it as it was: assignments in a branch or a sequential loop
+    /// persist.
+    fn scoped(&self, rule: &str) -> bool {
+        !self.imp || rule == "E-IMP-KERNEL"
+    }
+
     /// An iteration of the innermost open statement begins.
     fn iteration(&mut self, span: Span, index: i64, parallel: bool) {
         let Some(o) = self.open.last_mut() else {
@@ -529,7 +544,9 @@ impl Recorder {
         let was = std::mem::replace(&mut o.iterating, true);
         let rule = o.rule;
         if self.recording() {
-            self.cur.env = env;
+            if self.scoped(rule) {
+                self.cur.env = env;
+            }
             if was {
                 self.cur.iterations.pop_back();
             }
