@@ -8,7 +8,8 @@
 //!   trace;
 //! - [`session`]: what is stepped (a program at the layer and semantics
 //!   asked for, lowered and transformed as asked);
-//! - [`text`]: one line, or one JSON object, per step.
+//! - [`text`]: one line, or one JSON object, per step;
+//! - [`tui`]: the terminal UI of `funmem step` (ratatui).
 //!
 //! Architecture: this crate sits on top of the others (it lowers and runs
 //! passes for side-by-side views) and below the binary; nothing depends on
@@ -18,3 +19,4 @@ pub mod nav;
 pub mod record;
 pub mod session;
 pub mod text;
+pub mod tui;
