@@ -9,6 +9,7 @@ mod prove_cmd;
 mod stats_cmd;
 mod step_cmd;
 mod test_cmd;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use funmem_lang::diag::{Diagnostic, Phase};
@@ -153,6 +154,8 @@ enum Command {
     Stats(stats_cmd::Args),
     /// Step through the semantics rule by rule (a terminal UI; one line per step when piped).
     Step(step_cmd::StepArgs),
+    /// Write a run as one self-contained HTML page that replays it step by step (--html OUT required); with --passes, before and after side by side.
+    Trace(trace_cmd::TraceArgs),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -268,6 +271,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Prove(args) => prove_cmd::prove(args),
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Step(args) => step_cmd::step(args),
+        Command::Trace(args) => trace_cmd::trace(args),
         Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
     };
     r.unwrap_or_else(|code| code)

@@ -9,12 +9,17 @@
 //! - [`session`]: what is stepped (a program at the layer and semantics
 //!   asked for, lowered and transformed as asked);
 //! - [`text`]: one line, or one JSON object, per step;
-//! - [`tui`]: the terminal UI of `funmem step` (ratatui).
+//! - [`tui`]: the terminal UI of `funmem step` (ratatui);
+//! - [`html`]: a self-contained page replaying the steps in a browser;
+//! - [`align`]: which steps of two runs (before and after a pass)
+//!   correspond, for side-by-side views.
 //!
 //! Architecture: this crate sits on top of the others (it lowers and runs
 //! passes for side-by-side views) and below the binary; nothing depends on
 //! it but the binary.
 
+pub mod align;
+pub mod html;
 pub mod nav;
 pub mod record;
 pub mod session;

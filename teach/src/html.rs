@@ -1,0 +1,433 @@
+//! A recorded run as one self-contained HTML page (`funmem trace --html`):
+//! the source with the current statement highlighted, the rule by its
+//! paper name, the environment, the heap drawn as cells coloured by the
+//! arrays whose LMADs cover them, and controls to replay the steps (a
+//! slider, buttons, keys, `#step=K` in the address).
+//!
+//! The page needs nothing but itself: its style and script are inline and
+//! the steps travel as a JSON blob in a `<script type="application/json">`
+//! element, so it works from `file://` with no network.
+//!
+//! A state per step would make long runs' pages huge, so the blob keeps
+//! whole states only at *checkpoints* and, for every other step, what
+//! changed since the step before (names bound or gone, blocks new or
+//! retyped, cells changed). A checkpoint is placed when the changes since
+//! the last one outweigh a whole state, so both the page's size and the
+//! work to show any step stay proportional to what the run did. Where an
+//! array lives is interned once per distinct (name, block, LMAD) as a
+//! *place*, with the cells it covers and, for each, how its LMAD computes
+//! the address (`xs[1][2] → 0 + 1·4 + 2·1 = 6`).
+//!
+//! Two traces can share a page (a program before and after passes): the
+//! slider then moves over pairs of corresponding steps ([`crate::align`]).
+
+use crate::record::{Block, Effect, Place, State, Step, StepKind, Trace};
+use crate::text::{describe, race_text};
+use funmem_lang::prim::{Const, Prim};
+use funmem_lang::Source;
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+
+/// Most cells of a block the page draws (the rest are counted).
+pub const CELLS_PER_BLOCK: usize = 1024;
+/// Most elements of an array whose addresses the page explains.
+pub const ELEMENTS_PER_PLACE: usize = 1024;
+/// Most characters of a value the environment shows.
+pub const VALUE_CHARS: usize = 240;
+/// Most effects listed for one step.
+pub const EFFECTS_PER_STEP: usize = 64;
+/// Most cells outlined as read or written in one step.
+pub const ACCESSES_PER_STEP: usize = 2048;
+
+/// One trace to show, with what it is about.
+pub struct Pane<'a> {
+    /// A heading: `FUNMEM`, `before: FUNMEM after simplify`.
+    pub label: String,
+    /// The text the steps' positions point into.
+    pub source: &'a Source,
+    /// Whether the run has a heap worth drawing.
+    pub heap: bool,
+    /// The steps.
+    pub trace: &'a Trace,
+}
+
+/// The page: `title` and the panes (one, or two side by side stepping
+/// through `pairs` of step indices).
+pub fn page(title: &str, panes: &[Pane], pairs: Option<&[(usize, usize)]>) -> String {
+    let data = data(title, panes, pairs);
+    // Inside <script>, `</script>` or `<!--` would end or confuse the
+    // element: `<` only occurs inside JSON strings, where \u003c reads back
+    // the same.
+    let blob = data.to_string().replace('<', "\\u003c");
+    let mut out = String::with_capacity(blob.len() + TEMPLATE.len() + 256);
+    let (head, rest) = TEMPLATE.split_once("{{TITLE}}").unwrap_or((TEMPLATE, ""));
+    out.push_str(head);
+    out.push_str(&escape(title));
+    let (mid, tail) = rest.split_once("{{DATA}}").unwrap_or((rest, ""));
+    out.push_str(mid);
+    out.push_str(&blob);
+    out.push_str(tail);
+    out
+}
+
+/// HTML text for `s`.
+pub fn escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+const TEMPLATE: &str = include_str!("trace_page.html");
+
+/// The JSON the page replays (see the module's documentation).
+pub fn data(title: &str, panes: &[Pane], pairs: Option<&[(usize, usize)]>) -> Json {
+    let panes: Vec<Json> = panes.iter().map(pane_json).collect();
+    json!({
+        "title": title,
+        "panes": panes,
+        "pairs": pairs.map(|p| p.iter().map(|&(a, b)| json!([a, b])).collect::<Vec<_>>()),
+    })
+}
+
+/// A cell's value without its type suffix (the block says the type).
+pub fn cell_text(c: Const) -> String {
+    let s = c.to_string();
+    for suffix in ["i32", "i64", "f32", "f64"] {
+        if let Some(t) = s.strip_suffix(suffix) {
+            return t.to_string();
+        }
+    }
+    s
+}
+
+fn cut_text(s: &str, limit: usize) -> String {
+    if s.chars().count() <= limit {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(limit.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// The cells of a block the page draws.
+fn shown(b: &Block) -> usize {
+    b.len(b.elem).min(CELLS_PER_BLOCK)
+}
+
+fn cell(b: &Block, k: usize) -> String {
+    b.element(k as i64, b.elem).map_or_else(String::new, cell_text)
+}
+
+fn block_json(b: &Block) -> Json {
+    let cells: Vec<String> = (0..shown(b)).map(|k| cell(b, k)).collect();
+    json!([b.elem.to_string(), b.len(b.elem), cells])
+}
+
+/// The cell of a block of `cell_elem`s that element `addr` of `elem` starts in.
+fn cell_of(addr: i64, elem: Prim, cell_elem: Prim) -> i64 {
+    let bytes = addr.saturating_mul(elem.size() as i64);
+    bytes.div_euclid(cell_elem.size().max(1) as i64)
+}
+
+/// Interns places: each distinct (name, place, cell type) once.
+#[derive(Default)]
+struct Places {
+    ids: HashMap<(String, usize, String, Prim, Prim), usize>,
+    list: Vec<Json>,
+    /// Colour of each array name, by first appearance.
+    colours: HashMap<String, usize>,
+}
+
+impl Places {
+    fn id(&mut self, name: &str, p: &Place, state: &State) -> usize {
+        let cell_elem = state.blocks.get(p.block).map_or(p.elem, |b| b.elem);
+        let key = (
+            name.to_string(),
+            p.block,
+            p.lmad_text(),
+            p.elem,
+            cell_elem,
+        );
+        if let Some(&k) = self.ids.get(&key) {
+            return k;
+        }
+        let n = self.colours.len();
+        let colour = *self.colours.entry(name.to_string()).or_insert(n);
+        let elements = p.elements(ELEMENTS_PER_PLACE);
+        let total = p.lmad.dims.iter().fold(1i64, |a, d| a.saturating_mul(d.elems.max(0)));
+        let cover: Vec<Json> = elements
+            .iter()
+            .map(|(ix, a)| {
+                let idx: String = ix.iter().map(|i| format!("[{i}]")).collect();
+                json!([cell_of(*a, p.elem, cell_elem), format!("{name}{idx} → {}", p.explain(ix))])
+            })
+            .collect();
+        let more = total.saturating_sub(elements.len() as i64).max(0);
+        self.list.push(json!({
+            "name": name,
+            "b": p.block,
+            "lmad": p.lmad_text(),
+            "elem": p.elem.to_string(),
+            "c": colour,
+            "cover": cover,
+            "more": more,
+        }));
+        let k = self.list.len() - 1;
+        self.ids.insert(key, k);
+        k
+    }
+}
+
+fn env_entry(places: &mut Places, state: &State, name: &str, b: &crate::record::Binding) -> Json {
+    let place = b
+        .place
+        .as_ref()
+        .map_or(json!(null), |p| json!(places.id(name, p, state)));
+    json!([name, b.seq, cut_text(&b.value, VALUE_CHARS), place])
+}
+
+/// A whole state, as the page's checkpoints hold it: `env` (entries
+/// `[name, seq, value, place]`) and `blocks` (`[elem, length, cells]`).
+fn state_json(places: &mut Places, s: &State) -> Json {
+    let env: Vec<Json> = s
+        .env
+        .iter()
+        .map(|(n, b)| env_entry(places, s, n.as_str(), b))
+        .collect();
+    let blocks: Vec<Json> = s.blocks.iter().map(block_json).collect();
+    json!({"env": env, "blocks": blocks})
+}
+
+/// What changed from `a` to `b`: `set` (env entries), `del` (names),
+/// `blocks` (`[index, elem, length, cells]`, new or retyped blocks) and
+/// `cells` (`[block, cell, text]`).
+fn diff_json(places: &mut Places, a: &State, b: &State) -> (Json, usize) {
+    let mut set = Vec::new();
+    let mut del = Vec::new();
+    for d in a.env.diff(&b.env) {
+        match d {
+            imbl::ordmap::DiffItem::Add(n, v) => set.push(env_entry(places, b, n.as_str(), v)),
+            imbl::ordmap::DiffItem::Update { new: (n, v), .. } => {
+                set.push(env_entry(places, b, n.as_str(), v))
+            }
+            imbl::ordmap::DiffItem::Remove(n, _) => del.push(json!(n.as_str())),
+        }
+    }
+    let mut blocks = Vec::new();
+    let mut cells = Vec::new();
+    let mut weight = set.len() + del.len();
+    for (k, nb) in b.blocks.iter().enumerate() {
+        match a.blocks.get(k) {
+            Some(ob) if ob.elem == nb.elem && ob.bytes.len() == nb.bytes.len() => {
+                if ob.bytes.ptr_eq(&nb.bytes) {
+                    continue;
+                }
+                for c in 0..shown(nb) {
+                    let (x, y) = (ob.element(c as i64, ob.elem), nb.element(c as i64, nb.elem));
+                    if x != y {
+                        cells.push(json!([k, c, cell(nb, c)]));
+                        weight += 1;
+                    }
+                }
+            }
+            _ => {
+                let mut j = block_json(nb);
+                if let Json::Array(v) = &mut j {
+                    v.insert(0, json!(k));
+                }
+                weight += shown(nb) + 1;
+                blocks.push(j);
+            }
+        }
+    }
+    let mut o = json!({});
+    if !set.is_empty() {
+        o["set"] = json!(set);
+    }
+    if !del.is_empty() {
+        o["del"] = json!(del);
+    }
+    if !blocks.is_empty() {
+        o["blocks"] = json!(blocks);
+    }
+    if !cells.is_empty() {
+        o["cells"] = json!(cells);
+    }
+    // Blocks are never freed; should a state ever have fewer, say so.
+    if b.blocks.len() < a.blocks.len() {
+        o["nblocks"] = json!(b.blocks.len());
+    }
+    (o, weight)
+}
+
+fn kind_name(k: &StepKind) -> &'static str {
+    match k {
+        StepKind::Start => "start",
+        StepKind::Rule => "rule",
+        StepKind::Iteration { parallel: true, .. } => "iteration",
+        StepKind::Iteration { .. } => "loop iteration",
+        StepKind::Result { .. } => "result",
+        StepKind::Done => "done",
+        StepKind::Finish { .. } => "finish",
+        StepKind::Stuck { .. } => "stuck",
+    }
+}
+
+/// The cells a step read and wrote: `[block, cell, "r"|"w"]`.
+fn accesses(step: &Step) -> Vec<Json> {
+    let mut out = Vec::new();
+    for e in &step.effects {
+        let (block, offset, elem, w) = match e {
+            Effect::Read {
+                block,
+                offset,
+                elem,
+            } => (*block, *offset, *elem, "r"),
+            Effect::Write {
+                block,
+                offset,
+                elem,
+                ..
+            } => (*block, *offset, *elem, "w"),
+            _ => continue,
+        };
+        if out.len() >= ACCESSES_PER_STEP {
+            break;
+        }
+        let cell_elem = step.state.blocks.get(block).map_or(elem, |b| b.elem);
+        out.push(json!([block, cell_of(offset, elem, cell_elem), w]));
+    }
+    out
+}
+
+fn step_json(src: &Source, step: &Step) -> Json {
+    let whole = matches!(
+        step.kind,
+        StepKind::Start | StepKind::Finish { .. }
+    );
+    let lines = if whole {
+        json!(null)
+    } else {
+        let (l0, _) = src.line_col(step.span.start);
+        let end = step.span.end.max(step.span.start + 1).min(src.text.len());
+        let (l1, _) = src.line_col(end.saturating_sub(1).max(step.span.start));
+        json!([l0, l1.max(l0)])
+    };
+    let mut fx: Vec<String> = step
+        .effects
+        .iter()
+        .take(EFFECTS_PER_STEP)
+        .map(|e| e.to_string())
+        .collect();
+    if step.effects.len() > EFFECTS_PER_STEP {
+        fx.push(format!("… ({} more)", step.effects.len() - EFFECTS_PER_STEP));
+    }
+    let its: Vec<String> = step
+        .state
+        .iterations
+        .iter()
+        .map(|(sp, i)| {
+            let (l, c) = src.line_col(sp.start);
+            format!("{i} (of {l}:{c})")
+        })
+        .collect();
+    let mut o = json!({
+        "k": kind_name(&step.kind),
+        "r": step.rule,
+        "d": step.depth,
+        "t": describe(src, step, 160),
+        "l": lines,
+    });
+    if let Some((l, c)) = (!whole).then(|| src.line_col(step.span.start)) {
+        o["at"] = json!(format!("{l}:{c}"));
+    }
+    if !fx.is_empty() {
+        o["fx"] = json!(fx);
+    }
+    let acc = accesses(step);
+    if !acc.is_empty() {
+        o["acc"] = json!(acc);
+    }
+    if step.effects.iter().any(|e| matches!(e, Effect::Alloc { .. })) {
+        o["alloc"] = json!(true);
+    }
+    if !its.is_empty() {
+        o["its"] = json!(its);
+    }
+    match &step.kind {
+        StepKind::Finish { results } => o["results"] = json!(results),
+        StepKind::Stuck { message, race } => {
+            o["error"] = json!(message);
+            if let Some(r) = race {
+                let elem = step.state.blocks.get(r.block).map_or(Prim::Bool, |b| b.elem);
+                let acc = |a: &funmem_semantics::error::Access| {
+                    let path: Vec<String> = a.path.iter().map(|i| i.to_string()).collect();
+                    format!(
+                        "iteration {} {} it",
+                        path.join("/"),
+                        if a.write { "wrote" } else { "read" }
+                    )
+                };
+                o["race"] = json!({
+                    "b": r.block,
+                    "cell": cell_of(r.offset, Prim::Bool, elem),
+                    "byte": r.offset,
+                    "first": acc(&r.first),
+                    "second": acc(&r.second),
+                    "text": race_text(step, src),
+                });
+            }
+        }
+        _ => {}
+    }
+    o
+}
+
+fn pane_json(p: &Pane) -> Json {
+    let trace = p.trace;
+    let mut places = Places::default();
+    let mut steps = Vec::with_capacity(trace.steps.len());
+    let mut checkpoints = serde_json::Map::new();
+    let mut since = 0usize;
+    let n = trace.steps.len();
+    for (k, s) in trace.steps.iter().enumerate() {
+        let mut o = step_json(p.source, s);
+        let weight = s.state.env.len()
+            + s.state.blocks.iter().map(|b| shown(b) + 1).sum::<usize>();
+        let last = k + 1 == n;
+        let diff = (k > 0).then(|| diff_json(&mut places, &trace.steps[k - 1].state, &s.state));
+        match diff {
+            Some((d, w)) if !last && since + w <= weight.max(64) => {
+                since += w;
+                o["diff"] = d;
+            }
+            _ => {
+                since = 0;
+                checkpoints.insert(k.to_string(), state_json(&mut places, &s.state));
+            }
+        }
+        steps.push(o);
+    }
+    let lines: Vec<&str> = p.source.text.lines().collect();
+    json!({
+        "label": p.label,
+        "file": p.source.name,
+        "heap": p.heap,
+        "lines": lines,
+        "steps": steps,
+        "checkpoints": checkpoints,
+        "places": places.list,
+        "cut": trace.cut,
+        "budget": trace.budget,
+        "total": trace.steps.len() as u64 + trace.cut,
+    })
+}
