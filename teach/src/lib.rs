@@ -11,6 +11,7 @@
 //! - [`text`]: one line, or one JSON object, per step;
 //! - [`tui`]: the terminal UI of `funmem step` (ratatui);
 //! - [`html`]: a self-contained page replaying the steps in a browser;
+//! - [`diff`]: two runs side by side as text (`funmem step --diff`);
 //! - [`align`]: which steps of two runs (before and after a pass)
 //!   correspond, for side-by-side views.
 //!
@@ -19,6 +20,7 @@
 //! it but the binary.
 
 pub mod align;
+pub mod diff;
 pub mod html;
 pub mod nav;
 pub mod record;

@@ -489,7 +489,7 @@ pub fn iteration_path(src: &Source, state: &State) -> String {
 }
 
 /// A heap cell's value, without the type suffix.
-fn cell_text(c: Const) -> String {
+pub(crate) fn cell_text(c: Const) -> String {
     match c {
         Const::Bool(b) => (if b { "true" } else { "false" }).to_string(),
         Const::I32(k) => k.to_string(),
