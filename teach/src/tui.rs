@@ -615,7 +615,7 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
             .unwrap_or(1)
             .clamp(1, 12);
         let label_w = format!("b{k}[{}]", shown.saturating_sub(1)).len() + 1;
-        let per_row = (width.saturating_sub(label_w) / (cw + 1)).max(1);
+        let per_row = (width.saturating_sub(label_w) / (cw + 3)).max(1);
         if shown == 0 {
             out.push((
                 k,
@@ -662,7 +662,7 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
                     mark_style,
                 ));
                 spans.push(TSpan::styled(
-                    format!("{:>cw$}", truncate(&texts[j], cw)),
+                    format!(" {:>cw$} ", truncate(&texts[j], cw)),
                     style,
                 ));
             }
@@ -675,9 +675,26 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
         if n > shown {
             legend.push(TSpan::raw(format!("… {} more cells  ", n - shown)));
         }
+        // The block's names (`mem` bindings), then the arrays in it.
+        let value = format!("block {k}");
+        let mems: Vec<&str> = state
+            .env_in_order()
+            .into_iter()
+            .filter(|(_, b)| b.place.is_none() && b.value == value)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let named = if mems.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", mems.join(" = "))
+        };
+        legend.push(TSpan::styled(
+            format!("{named}({} bytes)  ", block.bytes.len()),
+            Style::new().fg(Color::DarkGray),
+        ));
         if arrays.is_empty() {
             legend.push(TSpan::styled(
-                format!("no array in scope ({} bytes)", block.bytes.len()),
+                "no array in scope",
                 Style::new().fg(Color::DarkGray),
             ));
         }
@@ -1220,16 +1237,13 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("│b0[0]"))
             .expect("a heap row");
-        assert!(
-            row.contains("│ 0│10│20") || row.contains("R 0R10R20"),
-            "{row}"
-        );
+        assert!(row.contains("R  0 R 10 R 20 "), "{row}");
         assert!(all.contains("■ xs 0 + {(3 : 1)}"), "{all}");
         // The last write of the kernel is marked W.
         let mut app = App::new(&s, &t);
         key(&mut app, 'w');
         let all = screen(&app, 120, 40).join("\n");
-        assert!(all.contains("W 0│ 0│ 0") || all.contains("W0│0│0"), "{all}");
+        assert!(all.contains("b0[0] W 0 │ 0 │ 0 "), "{all}");
         assert!(all.contains("in: kernel 3:3 i=0"), "{all}");
     }
 
@@ -1264,7 +1278,8 @@ mod tests {
             all.contains("iteration 0 wrote, then iteration 1 wrote"),
             "{all}"
         );
-        assert!(all.contains("b0[0] !1"), "{all}");
+        assert!(all.contains("b0[0] ! 1 "), "{all}");
+        assert!(all.contains("m (8 bytes)"), "{all}");
     }
 
     #[test]
