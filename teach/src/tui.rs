@@ -397,8 +397,13 @@ impl<'a> App<'a> {
             let [l, r] =
                 Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                     .areas(main);
-            draw_column(f, l, &self.sides[0], self.focus == 0, "left");
-            draw_column(f, r, &self.sides[1], self.focus == 1, "right");
+            let (a, b) = (
+                column_heights(&self.sides[0], l),
+                column_heights(&self.sides[1], r),
+            );
+            let hs = (a.0.max(b.0), a.1.max(b.1));
+            draw_column(f, l, &self.sides[0], self.focus == 0, "left", hs);
+            draw_column(f, r, &self.sides[1], self.focus == 1, "right", hs);
         } else {
             draw_single(f, main, &self.sides[0]);
         }
@@ -628,16 +633,24 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
                 Style::new().add_modifier(Modifier::BOLD),
             )];
             for j in start..(start + per_row).min(shown) {
-                let (mark, mut style) = match touch[j] {
-                    Touch::None => (" ", Style::new()),
+                // A cell in its array's colour; one the step wrote bold
+                // (reversed when no array covers it), one it read
+                // underlined; the racing cell white on red.
+                let owned = match owner[j] {
+                    Some(c) => Style::new().fg(Color::Black).bg(c),
+                    None => Style::new().fg(Color::Gray),
+                };
+                let (mark, style) = match touch[j] {
+                    Touch::None => (" ", owned),
                     Touch::Read => (
                         "R",
-                        Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+                        owned.add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
                     ),
-                    Touch::Write => (
+                    Touch::Write if owner[j].is_none() => (
                         "W",
                         Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
                     ),
+                    Touch::Write => ("W", owned.add_modifier(Modifier::BOLD)),
                     Touch::Race => (
                         "!",
                         Style::new()
@@ -651,12 +664,6 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
                     Touch::Race => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
                     _ => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
                 };
-                if touch[j] != Touch::Race {
-                    style = match owner[j] {
-                        Some(c) => style.fg(Color::Black).bg(c),
-                        None => style.fg(Color::Gray),
-                    };
-                }
                 spans.push(TSpan::styled(
                     if mark == " " { "│" } else { mark },
                     mark_style,
@@ -1045,28 +1052,56 @@ fn draw_heap(f: &mut Frame, area: Rect, side: &Side, step: &Step) {
     f.render_widget(Paragraph::new(lines).block(bordered(title, false)), area);
 }
 
-/// One column of the side-by-side view: header, source, environment, heap.
-fn draw_column(f: &mut Frame, area: Rect, side: &Side, focused: bool, which: &str) {
+/// A column's header: [`header_lines`] and the step's effects.
+fn column_header(side: &Side, step: &Step, w: usize) -> Vec<Line<'static>> {
+    let mut head = header_lines(side, step, w.saturating_sub(4));
+    let eff = crate::text::effects_text(&step.effects, 4);
+    head.push(if eff.is_empty() {
+        Line::from(TSpan::styled(
+            "(no effects)",
+            Style::new().fg(Color::DarkGray),
+        ))
+    } else {
+        Line::from(TSpan::styled(eff, Style::new().fg(Color::Yellow)))
+    });
+    head
+}
+
+/// The heights of a column's header and heap panes.
+fn column_heights(side: &Side, area: Rect) -> (u16, u16) {
+    let Some(step) = side.step() else {
+        return (0, 0);
+    };
+    let w = area.width.saturating_sub(2) as usize;
+    let head = column_header(side, step, w);
+    let hh = (wrapped_height(&head, w) as u16 + 2).min(area.height / 3);
+    let hp = if side.subject.has_heap() {
+        heap_height(side, step, w, area.height.saturating_sub(hh))
+    } else {
+        0
+    };
+    (hh, hp)
+}
+
+/// One column of the side-by-side view: header, source, environment, heap;
+/// `(hh, hp)` the heights of header and heap (the larger of both columns',
+/// so that the panes line up).
+fn draw_column(
+    f: &mut Frame,
+    area: Rect,
+    side: &Side,
+    focused: bool,
+    which: &str,
+    (hh, hp): (u16, u16),
+) {
     let Some(step) = side.step() else {
         f.render_widget(Paragraph::new("no steps were recorded"), area);
         return;
     };
     let w = area.width.saturating_sub(2) as usize;
-    let mut head = header_lines(side, step, w.saturating_sub(4));
-    let eff = crate::text::effects_text(&step.effects, 4);
-    if !eff.is_empty() {
-        head.push(Line::from(TSpan::styled(
-            eff,
-            Style::new().fg(Color::Yellow),
-        )));
-    }
-    let hh = (wrapped_height(&head, w) as u16 + 2).min(area.height / 3);
+    let head = column_header(side, step, w);
     let heap = side.subject.has_heap();
-    let hp = if heap {
-        heap_height(side, step, w, area.height.saturating_sub(hh))
-    } else {
-        0
-    };
+    let hp = if heap { hp } else { 0 };
     let envh = (area.height / 6).max(3);
     let [top, src, env, bottom] = Layout::vertical([
         Constraint::Length(hh),
