@@ -280,11 +280,7 @@ impl<'a> App<'a> {
             Mode::Line(digits) => {
                 match k.code {
                     KeyCode::Char(c) if c.is_ascii_digit() && digits.len() < 9 => digits.push(c),
-                    KeyCode::Backspace => {
-                        if digits.pop().is_none() {
-                            self.mode = Mode::Normal;
-                        }
-                    }
+                    KeyCode::Backspace if digits.pop().is_none() => self.mode = Mode::Normal,
                     KeyCode::Enter => {
                         let line = digits.parse::<usize>().ok();
                         self.mode = Mode::Normal;
@@ -699,7 +695,7 @@ fn heap_lines(side: &Side, step: &Step, width: usize) -> Vec<(usize, Line<'stati
             format!("{named}({} bytes)  ", block.bytes.len()),
             Style::new().fg(Color::DarkGray),
         ));
-        if arrays.is_empty() {
+        if arrays.is_empty() && mems.is_empty() {
             legend.push(TSpan::styled(
                 "no array in scope",
                 Style::new().fg(Color::DarkGray),
@@ -962,8 +958,8 @@ fn heap_view(side: &Side, step: &Step, width: usize, height: usize) -> Vec<Line<
 }
 
 fn heap_height(side: &Side, step: &Step, width: usize, avail: u16) -> u16 {
-    let n = heap_lines(side, step, width).len() as u16 + 2;
-    n.clamp(4, (avail * 2 / 5).max(4))
+    let n = heap_lines(side, step, width).len().min(1000) as u16 + 2;
+    n.clamp(4, (avail / 5 * 2).max(4))
 }
 
 fn draw_single(f: &mut Frame, area: Rect, side: &Side) {
@@ -1404,6 +1400,81 @@ mod tests {
         );
         key(&mut app, 'b');
         assert_eq!(app.positions(), vec![2, 2]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Any program, any keys, any terminal size: drawn without a panic,
+        /// and the position stays in the trace.
+        #[test]
+        fn any_keys_on_any_program_draw(seed in proptest::prelude::any::<u64>(),
+                                        mem in proptest::prelude::any::<bool>(),
+                                        keys in proptest::collection::vec(0usize..24, 0..40),
+                                        w in 1u16..200, h in 1u16..70) {
+            use rand::SeedableRng;
+            let mut rng = funmem_oracle::Rng::seed_from_u64(seed);
+            let cfg = funmem_oracle::GenConfig {
+                max_stms: 6,
+                max_depth: 2,
+                max_size: 3,
+                ..funmem_oracle::GenConfig::default()
+            };
+            let case = if mem {
+                funmem_oracle::gen_mem::gen_funmem(&mut rng, &cfg)
+            } else {
+                funmem_oracle::gen::gen_fun(&mut rng, &cfg)
+            };
+            let p = funmem_lang::parse::AnyProgram::Fun(case.program);
+            let s = subject(if mem { "r.funmem" } else { "r.fun" }, &p.print());
+            let t = record(&s, &case.inputs);
+            let mut app = App::new(&s, &t);
+            let codes = ['s', 'n', 'o', 'b', 'p', 'i', 'a', 'w', 'c', 'B', 'e', 'g', '?', ':', '3',
+                         '9', 'x', '0'];
+            for k in keys {
+                match codes.get(k) {
+                    Some(c) => key(&mut app, *c),
+                    None => app.key(KeyEvent::new(
+                        [KeyCode::Enter, KeyCode::Left, KeyCode::Right, KeyCode::Backspace,
+                         KeyCode::PageUp, KeyCode::PageDown][k - codes.len()],
+                        KeyModifiers::NONE,
+                    )),
+                }
+                proptest::prop_assert!(app.positions()[0] < t.steps.len());
+            }
+            screen(&app, w, h);
+        }
+
+        /// Side by side, every move lands on a pair of corresponding steps.
+        #[test]
+        fn side_by_side_moves_stay_on_pairs(seed in proptest::prelude::any::<u64>(),
+                                            keys in proptest::collection::vec(0usize..12, 0..30)) {
+            use rand::SeedableRng;
+            let mut rng = funmem_oracle::Rng::seed_from_u64(seed);
+            let cfg = funmem_oracle::GenConfig {
+                max_stms: 6,
+                max_depth: 2,
+                max_size: 3,
+                ..funmem_oracle::GenConfig::default()
+            };
+            let case = funmem_oracle::gen_mem::gen_funmem(&mut rng, &cfg);
+            let p = funmem_lang::parse::AnyProgram::Fun(case.program);
+            let a = subject("a.funmem", &p.print());
+            let ta = record(&a, &case.inputs);
+            // The same program's value semantics on the right.
+            let src = Source::new("b.funmem", p.print());
+            let b = prepare(&src, &p, Some(crate::session::View::Value), None).expect("prepared");
+            let tb = record(&b, &case.inputs);
+            let pairs = crate::align::align(&ta, &tb);
+            let mut app = App::side_by_side((&a, &ta), (&b, &tb), pairs.clone());
+            let codes = ['s', 'n', 'o', 'b', 'p', 'i', 'a', 'w', 'c', 'B', 'e', 'g'];
+            for k in keys {
+                key(&mut app, codes[k]);
+                let at = app.positions();
+                proptest::prop_assert!(pairs.contains(&(at[0], at[1])));
+            }
+            screen(&app, 160, 50);
+        }
     }
 
     #[test]
