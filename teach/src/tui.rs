@@ -93,10 +93,15 @@ impl<'a> Side<'a> {
     pub fn new(subject: &'a Subject, trace: &'a Trace) -> Side<'a> {
         let mut colours = HashMap::new();
         for s in &trace.steps {
-            for (n, b) in s.state.env_in_order() {
-                if b.place.is_some() && !colours.contains_key(n) {
+            // A name gets its place in the step that binds it.
+            for e in &s.effects {
+                let Effect::Bind { name, .. } = e else {
+                    continue;
+                };
+                let placed = s.state.env.get(name).is_some_and(|b| b.place.is_some());
+                if placed && !colours.contains_key(name) {
                     let c = PALETTE[colours.len() % PALETTE.len()];
-                    colours.insert(n.clone(), c);
+                    colours.insert(name.clone(), c);
                 }
             }
         }
