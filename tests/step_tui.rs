@@ -141,6 +141,14 @@ impl Tmux {
         self.wait(text, |s| s.contains(text))
     }
 
+    /// The screen once it shows all of `texts` (a screen may be captured
+    /// half redrawn, so every part is waited for).
+    fn wait_all(&self, texts: &[&str]) -> String {
+        self.wait(&texts.join(" and "), |s| {
+            texts.iter().all(|t| s.contains(t))
+        })
+    }
+
     /// The command's exit code once it has ended and the session with it.
     fn exit_code(&self) -> String {
         let start = Instant::now();
@@ -179,34 +187,40 @@ fn the_stepper_is_driven_by_its_keys() {
     let prog = write_temp("kernel.funmem", KERNEL);
     let input = write_temp("kernel.in", "3\n");
     let t = Tmux::start("keys", None, &format!("step {prog} --input {input}"));
-    let first = t.wait_for("E-MEM-PROG");
+    let first = t.wait_all(&[
+        "step 0/",
+        "E-MEM-PROG",
+        "program inputs",
+        "(no block allocated yet)",
+        "q quit",
+    ]);
     assert!(header(&first).contains("step 0/"), "{first}");
-    assert!(first.contains("program inputs"), "{first}");
 
     t.keys(&["s"]);
-    let one = t.wait_for("step 1/");
+    let one = t.wait_all(&[
+        "step 1/",
+        "E-MEM-ALLOC",
+        " 2▶   let (m: mem) = alloc n",
+        "m (24 bytes)",
+    ]);
     assert!(header(&one).contains("E-MEM-ALLOC"), "{one}");
-    assert!(one.contains(" 2▶   let (m: mem) = alloc n"), "{one}");
 
     // Back: the very same screen as at the start.
     t.keys(&["b"]);
-    let again = t.wait_for("step 0/");
-    assert_eq!(again, first);
+    t.wait("the first screen again", |s| s == first);
 
     // The next kernel iteration, with its index in the path.
     t.keys(&["i"]);
-    let it = t.wait_for("iteration 0");
+    let it = t.wait_all(&["iteration 0", "in: kernel 3:3 i=0"]);
     assert!(header(&it).contains("E-MEM-KERNEL"), "{it}");
-    assert!(it.contains("in: kernel 3:3 i=0"), "{it}");
     t.keys(&["i"]);
     t.wait_for("in: kernel 3:3 i=1");
 
     // A breakpoint on line 6 set with `:6 Enter`, reached with `c`.
     t.keys(&[":", "6", "Enter"]);
-    let set = t.wait_for("breakpoint set on line 6");
-    assert!(set.contains("●6 "), "{set}");
+    t.wait_all(&["breakpoint set on line 6", "●6 "]);
     t.keys(&["g", "c"]);
-    let at = t.wait_for("●6▶   let (t: int) = n + 1");
+    let at = t.wait_all(&["●6▶   let (t: int) = n + 1", "E-SCALAR"]);
     assert!(header(&at).contains("E-SCALAR"), "{at}");
     // B clears it again; c then says there is none.
     t.keys(&["B", "c"]);
@@ -215,12 +229,13 @@ fn the_stepper_is_driven_by_its_keys() {
     // Over from the kernel's first step is past the kernel; the end shows
     // the results and the heap the kernel wrote.
     t.keys(&["g", "s", "s", "n"]);
-    let over = t.wait_for("end of let (xs");
-    assert!(over.contains("+xs = block 0 @ 0 + {(3 : 1)}"), "{over}");
+    t.wait_all(&["end of let (xs", "+xs = block 0 @ 0 + {(3 : 1)}"]);
     t.keys(&["e"]);
-    let end = t.wait_for("results: [0i64, 10i64, 20i64], 4i64");
-    assert!(end.contains("R  0 R 10 R 20 "), "{end}");
-    assert!(end.contains("■ xs 0 + {(3 : 1)}"), "{end}");
+    t.wait_all(&[
+        "results: [0i64, 10i64, 20i64], 4i64",
+        "R  0 R 10 R 20 ",
+        "■ xs 0 + {(3 : 1)}",
+    ]);
 
     // The help, closed by any key.
     t.keys(&["?"]);
@@ -250,12 +265,12 @@ fn the_stepper_shows_a_race_with_both_accesses() {
     let t = Tmux::start("race", Some("2"), &format!("step {prog}"));
     t.wait_for("E-MEM-PROG");
     t.keys(&["e"]);
-    let s = t.wait_for("data race");
-    assert!(
-        s.contains("race in the kernel at 3:3 on block 0 byte 0: iteration 0 wrote, then iteration 1 wrote"),
-        "{s}"
-    );
-    assert!(s.contains("b0[0] ! 1 "), "the racing cell is marked:\n{s}");
+    // Both accesses, and the racing cell marked.
+    t.wait_all(&[
+        "error: E-MEM-KERNEL: data race",
+        "race in the kernel at 3:3 on block 0 byte 0: iteration 0 wrote, then iteration 1 wrote",
+        "b0[0] ! 1 ",
+    ]);
     t.keys(&["Left"]);
     t.wait_for("step 4/");
     t.keys(&["q"]);
@@ -270,11 +285,11 @@ fn a_small_terminal_gets_a_message_not_a_crash() {
     let prog = write_temp("small.funmem", KERNEL);
     let input = write_temp("small.in", "2\n");
     let t = Tmux::start("small", None, &format!("step {prog} --input {input}"));
-    t.wait_for("E-MEM-PROG");
+    t.wait_for("q quit");
     t.tmux(&["resize-window", "-t", "t", "-x", "40", "-y", "10"]);
     t.wait_for("The terminal is 40×10");
     t.tmux(&["resize-window", "-t", "t", "-x", "160", "-y", "50"]);
-    t.wait_for("E-MEM-PROG");
+    t.wait_all(&["E-MEM-PROG", "q quit"]);
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "0");
 }
