@@ -83,12 +83,17 @@ const PATIENCE: Duration = Duration::from_secs(30);
 impl Tmux {
     /// Starts `funmem ARGS`, its standard input from `echo STDIN` if given.
     fn start(tag: &str, stdin: Option<&str>, args: &str) -> Tmux {
+        Tmux::start_then(tag, stdin, args, "")
+    }
+
+    /// Starts `funmem ARGS` and, once it ended, the shell command `then`.
+    fn start_then(tag: &str, stdin: Option<&str>, args: &str, then: &str) -> Tmux {
         let socket = format!("funmem-test-{}-{tag}", std::process::id());
         let status = temp_dir().join(format!("{tag}.status"));
         let _ = std::fs::remove_file(&status);
         let pipe = stdin.map_or(String::new(), |s| format!("echo '{s}' | "));
         let cmd = format!(
-            "{pipe}{} {args}; echo $? > {}",
+            "{pipe}{} {args}; echo $? > {}; {then}",
             env!("CARGO_BIN_EXE_funmem"),
             status.display()
         );
@@ -390,4 +395,29 @@ fn plain_and_json_print_lines_even_where_a_terminal_is() {
     );
     let o = funmem(&["step", &prog, "--plain", "--json"]);
     assert_exit(&o, 2);
+}
+
+#[test]
+fn quitting_restores_the_terminal() {
+    if !have_tmux() {
+        return;
+    }
+    let prog = write_temp("restore.funmem", KERNEL);
+    let input = write_temp("restore.in", "2\n");
+    // After the stepper: the terminal's modes and a marker, then a pause
+    // to read them.
+    let t = Tmux::start_then(
+        "restore",
+        None,
+        &format!("step {prog} --input {input}"),
+        "printf 'modes:'; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo \
+         | tr '\\n' ' '; echo; sleep 30",
+    );
+    t.wait_all(&["E-MEM-PROG", "q quit"]);
+    t.keys(&["i", "q"]);
+    assert_eq!(t.exit_code(), "0");
+    // Line mode and echo are back, and the main screen has left the UI.
+    let s = t.wait_for("modes:");
+    assert!(s.contains("modes:icanon echo"), "{s}");
+    assert!(!s.contains("E-MEM-PROG"), "{s}");
 }

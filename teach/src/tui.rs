@@ -1265,6 +1265,20 @@ mod tests {
         );
         assert!(all.contains("2▶   let (m: mem) = alloc n"), "{all}");
         assert!(all.contains("alloc b0 (24 bytes)"), "{all}");
+        // The statement is highlighted, the rest of its line is not.
+        let mut t2 = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
+        t2.draw(|f| app.draw(f)).expect("drawn");
+        let buf = t2.backend().buffer().clone();
+        let y = rows
+            .iter()
+            .position(|r| r.contains("2▶"))
+            .expect("the line") as u16;
+        let x = rows[y as usize].find("let (m").expect("the statement");
+        let x = rows[y as usize][..x].chars().count() as u16;
+        assert_eq!(buf[(x, y)].bg, Color::Yellow);
+        assert_eq!(buf[(x + 21, y)].bg, Color::Yellow, "the n of alloc n");
+        assert_ne!(buf[(x + 22, y)].bg, Color::Yellow, "past the statement");
+        assert_ne!(buf[(x, y + 1)].bg, Color::Yellow, "the next line");
         // To the end: the kernel wrote 0, 10, 20 into b0, covered by xs.
         key(&mut app, 'e');
         let all = screen(&app, 120, 40).join("\n");
