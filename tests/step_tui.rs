@@ -2,10 +2,10 @@
 //! sent with `send-keys`, screens read with `capture-pane`; and the text of
 //! `funmem step --diff` (docs/cli.md).
 //!
-//! Each test starts its own tmux server (`-L`, no configuration file), so
-//! that it neither sees nor disturbs anyone else's sessions. Where tmux is
-//! missing the tmux tests say so and pass (scripts/install-deps installs
-//! it).
+//! Each test starts its own tmux server (`-S`: a socket of its own in the
+//! test's temporary directory; no configuration file), so that it neither
+//! sees nor disturbs anyone else's sessions. Where tmux is missing the tmux
+//! tests say so and pass (scripts/install-deps installs it).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -72,7 +72,9 @@ fn have_tmux() -> bool {
 
 /// A tmux server of its own running one command in a 160×50 window.
 struct Tmux {
-    socket: String,
+    /// The server's socket, in the test's temporary directory (removed
+    /// when done).
+    socket: PathBuf,
     /// Where the command writes its exit code when it ends.
     status: PathBuf,
 }
@@ -88,7 +90,7 @@ impl Tmux {
 
     /// Starts `funmem ARGS` and, once it ended, the shell command `then`.
     fn start_then(tag: &str, stdin: Option<&str>, args: &str, then: &str) -> Tmux {
-        let socket = format!("funmem-test-{}-{tag}", std::process::id());
+        let socket = temp_dir().join(format!("{tag}.tmux"));
         let status = temp_dir().join(format!("{tag}.status"));
         let _ = std::fs::remove_file(&status);
         let pipe = stdin.map_or(String::new(), |s| format!("echo '{s}' | "));
@@ -98,7 +100,9 @@ impl Tmux {
             status.display()
         );
         let o = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .arg("-S")
+            .arg(&socket)
+            .args(["-f", "/dev/null", "new-session", "-d"])
             .args(["-x", "160", "-y", "50", "-s", "t", &cmd])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
@@ -109,7 +113,8 @@ impl Tmux {
 
     fn tmux(&self, args: &[&str]) -> Output {
         Command::new("tmux")
-            .args(["-L", &self.socket])
+            .arg("-S")
+            .arg(&self.socket)
             .args(args)
             .output()
             .expect("tmux runs")
@@ -176,6 +181,7 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
