@@ -23,7 +23,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, Ke
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span as TSpan};
-use ratatui::widgets::{Block as Frame_, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block as Panel, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 use std::collections::HashMap;
 
@@ -738,13 +738,13 @@ fn touched_blocks(step: &Step) -> Vec<usize> {
     v
 }
 
-fn bordered(title: String, focused: bool) -> Frame_<'static> {
+fn bordered(title: String, focused: bool) -> Panel<'static> {
     let style = if focused {
         Style::new().fg(Color::White).add_modifier(Modifier::BOLD)
     } else {
         Style::new().fg(Color::Gray)
     };
-    Frame_::bordered()
+    Panel::bordered()
         .title(TSpan::styled(title, style))
         .border_style(Style::new().fg(Color::DarkGray))
 }
@@ -954,7 +954,7 @@ fn heap_view(side: &Side, step: &Step, width: usize, height: usize) -> Vec<Line<
         .filter_map(|b| lines.iter().position(|(k, _)| *k == b))
         .min()
         .unwrap_or(0);
-    let start = if lines.len() <= height || first + height <= lines.len() && first < height {
+    let start = if first < height {
         0
     } else {
         first.min(lines.len().saturating_sub(height))
@@ -1419,6 +1419,19 @@ mod tests {
         );
         key(&mut app, 'b');
         assert_eq!(app.positions(), vec![2, 2]);
+        // Tab: breakpoints go on the right side; c reaches its line 3.
+        app.key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        key(&mut app, ':');
+        key(&mut app, '3');
+        app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        assert!(app.sides[1].cursor.breakpoints.contains(&3));
+        assert!(app.sides[0].cursor.breakpoints.is_empty());
+        key(&mut app, 'g');
+        key(&mut app, 'c');
+        let at = app.positions();
+        assert_eq!(at, vec![2, 2]);
+        assert_eq!(b.source.line_col(tb.steps[at[1]].span.start).0, 3);
+        assert!(matches!(tb.steps[at[1]].kind, StepKind::Rule));
     }
 
     proptest::proptest! {
