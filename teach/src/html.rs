@@ -124,7 +124,8 @@ fn shown(b: &Block) -> usize {
 }
 
 fn cell(b: &Block, k: usize) -> String {
-    b.element(k as i64, b.elem).map_or_else(String::new, cell_text)
+    b.element(k as i64, b.elem)
+        .map_or_else(String::new, cell_text)
 }
 
 fn block_json(b: &Block) -> Json {
@@ -150,25 +151,26 @@ struct Places {
 impl Places {
     fn id(&mut self, name: &str, p: &Place, state: &State) -> usize {
         let cell_elem = state.blocks.get(p.block).map_or(p.elem, |b| b.elem);
-        let key = (
-            name.to_string(),
-            p.block,
-            p.lmad_text(),
-            p.elem,
-            cell_elem,
-        );
+        let key = (name.to_string(), p.block, p.lmad_text(), p.elem, cell_elem);
         if let Some(&k) = self.ids.get(&key) {
             return k;
         }
         let n = self.colours.len();
         let colour = *self.colours.entry(name.to_string()).or_insert(n);
         let elements = p.elements(ELEMENTS_PER_PLACE);
-        let total = p.lmad.dims.iter().fold(1i64, |a, d| a.saturating_mul(d.elems.max(0)));
+        let total = p
+            .lmad
+            .dims
+            .iter()
+            .fold(1i64, |a, d| a.saturating_mul(d.elems.max(0)));
         let cover: Vec<Json> = elements
             .iter()
             .map(|(ix, a)| {
                 let idx: String = ix.iter().map(|i| format!("[{i}]")).collect();
-                json!([cell_of(*a, p.elem, cell_elem), format!("{name}{idx} → {}", p.explain(ix))])
+                json!([
+                    cell_of(*a, p.elem, cell_elem),
+                    format!("{name}{idx} → {}", p.explain(ix))
+                ])
             })
             .collect();
         let more = total.saturating_sub(elements.len() as i64).max(0);
@@ -310,10 +312,7 @@ fn accesses(step: &Step) -> Vec<Json> {
 }
 
 fn step_json(src: &Source, step: &Step) -> Json {
-    let whole = matches!(
-        step.kind,
-        StepKind::Start | StepKind::Finish { .. }
-    );
+    let whole = matches!(step.kind, StepKind::Start | StepKind::Finish { .. });
     let lines = if whole {
         json!(null)
     } else {
@@ -329,7 +328,10 @@ fn step_json(src: &Source, step: &Step) -> Json {
         .map(|e| e.to_string())
         .collect();
     if step.effects.len() > EFFECTS_PER_STEP {
-        fx.push(format!("… ({} more)", step.effects.len() - EFFECTS_PER_STEP));
+        fx.push(format!(
+            "… ({} more)",
+            step.effects.len() - EFFECTS_PER_STEP
+        ));
     }
     let its: Vec<String> = step
         .state
@@ -357,7 +359,11 @@ fn step_json(src: &Source, step: &Step) -> Json {
     if !acc.is_empty() {
         o["acc"] = json!(acc);
     }
-    if step.effects.iter().any(|e| matches!(e, Effect::Alloc { .. })) {
+    if step
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Alloc { .. }))
+    {
         o["alloc"] = json!(true);
     }
     if !its.is_empty() {
@@ -368,7 +374,11 @@ fn step_json(src: &Source, step: &Step) -> Json {
         StepKind::Stuck { message, race } => {
             o["error"] = json!(message);
             if let Some(r) = race {
-                let elem = step.state.blocks.get(r.block).map_or(Prim::Bool, |b| b.elem);
+                let elem = step
+                    .state
+                    .blocks
+                    .get(r.block)
+                    .map_or(Prim::Bool, |b| b.elem);
                 let acc = |a: &funmem_semantics::error::Access| {
                     let path: Vec<String> = a.path.iter().map(|i| i.to_string()).collect();
                     format!(
@@ -401,8 +411,7 @@ fn pane_json(p: &Pane) -> Json {
     let n = trace.steps.len();
     for (k, s) in trace.steps.iter().enumerate() {
         let mut o = step_json(p.source, s);
-        let weight = s.state.env.len()
-            + s.state.blocks.iter().map(|b| shown(b) + 1).sum::<usize>();
+        let weight = s.state.env.len() + s.state.blocks.iter().map(|b| shown(b) + 1).sum::<usize>();
         let last = k + 1 == n;
         let diff = (k > 0).then(|| diff_json(&mut places, &trace.steps[k - 1].state, &s.state));
         match diff {
@@ -430,4 +439,261 @@ fn pane_json(p: &Pane) -> Json {
         "budget": trace.budget,
         "total": trace.steps.len() as u64 + trace.cut,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::prepare;
+    use funmem_semantics::error::Limits;
+    use funmem_semantics::value::Value;
+
+    const KERNEL: &str = "def main (n: int) (m: int) =
+  let (xss_mem: mem) = alloc n * m
+  let (xss: [n][m]int @ xss_mem -> R(n, m)) = kernel i < n do
+    let (row_mem: mem) = alloc m
+    let (row: [m]int @ row_mem -> R(m)) = iota m
+    let (ys_mem: mem) = alloc m
+    let (ys: [m]int @ ys_mem -> R(m)) = kernel j < m do
+      let (x: int) = row[j]
+      let (y: int) = x + i
+      in (y)
+    in (ys)
+  in (xss)
+";
+
+    const RACY: &str = "-- </script><!-- a comment that must not end the page's script
+def main (n: int) =
+  let (m: mem) = alloc 1
+  let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do
+    in (i)
+  in (n)
+";
+
+    fn record(name: &str, text: &str, inputs: &[i64], budget: usize) -> (Source, Trace) {
+        let src = Source::new(name, text.to_string());
+        let p = funmem_lang::front::load(&src).expect("a program");
+        let s = prepare(&src, &p, None, None).expect("ready");
+        let inputs: Vec<Value> = inputs
+            .iter()
+            .map(|&k| Value::Scalar(Const::I64(k)))
+            .collect();
+        let r = s.record(&inputs, Limits::default(), budget);
+        (s.source, r.trace)
+    }
+
+    type View = (
+        Vec<(String, u64, String, Option<String>)>,
+        Vec<(String, usize, Vec<String>)>,
+    );
+
+    /// What the page shows of a state, from the state itself.
+    fn view_of(s: &State) -> View {
+        let mut env: Vec<_> = s
+            .env
+            .iter()
+            .map(|(n, b)| {
+                (
+                    n.as_str().to_string(),
+                    b.seq,
+                    cut_text(&b.value, VALUE_CHARS),
+                    b.place.as_ref().map(|p| p.lmad_text()),
+                )
+            })
+            .collect();
+        env.sort();
+        let blocks = s
+            .blocks
+            .iter()
+            .map(|b| {
+                (
+                    b.elem.to_string(),
+                    b.len(b.elem),
+                    (0..shown(b)).map(|k| cell(b, k)).collect(),
+                )
+            })
+            .collect();
+        (env, blocks)
+    }
+
+    /// What the page shows of step `k`, replayed from the JSON as its
+    /// script does: the checkpoint before `k`, then each diff.
+    fn replay(pane: &Json, k: usize) -> View {
+        let places = pane["places"].as_array().expect("places");
+        let cps = pane["checkpoints"].as_object().expect("checkpoints");
+        let c = (0..=k)
+            .rev()
+            .find(|c| cps.contains_key(&c.to_string()))
+            .expect("a checkpoint");
+        let entry = |e: &Json| {
+            let place = e[3].as_u64().map(|p| {
+                places[p as usize]["lmad"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            });
+            (
+                e[0].as_str().unwrap_or("").to_string(),
+                (
+                    e[1].as_u64().unwrap_or(0),
+                    e[2].as_str().unwrap_or("").to_string(),
+                    place,
+                ),
+            )
+        };
+        let block = |b: &[Json]| {
+            (
+                b[0].as_str().unwrap_or("").to_string(),
+                b[1].as_u64().unwrap_or(0) as usize,
+                b[2].as_array().map_or(vec![], |v| {
+                    v.iter()
+                        .map(|x| x.as_str().unwrap_or("").to_string())
+                        .collect()
+                }),
+            )
+        };
+        let cp = &cps[&c.to_string()];
+        let mut env: std::collections::BTreeMap<String, (u64, String, Option<String>)> = cp["env"]
+            .as_array()
+            .expect("env")
+            .iter()
+            .map(entry)
+            .collect();
+        let mut blocks: Vec<(String, usize, Vec<String>)> = cp["blocks"]
+            .as_array()
+            .expect("blocks")
+            .iter()
+            .map(|b| block(b.as_array().expect("a block")))
+            .collect();
+        for j in c + 1..=k {
+            let d = &pane["steps"][j]["diff"];
+            for n in d["del"].as_array().into_iter().flatten() {
+                env.remove(n.as_str().unwrap_or(""));
+            }
+            for e in d["set"].as_array().into_iter().flatten() {
+                let (n, v) = entry(e);
+                env.insert(n, v);
+            }
+            for b in d["blocks"].as_array().into_iter().flatten() {
+                let b = b.as_array().expect("a block");
+                let i = b[0].as_u64().unwrap_or(0) as usize;
+                if blocks.len() <= i {
+                    blocks.resize(i + 1, (String::new(), 0, vec![]));
+                }
+                blocks[i] = block(&b[1..]);
+            }
+            for c in d["cells"].as_array().into_iter().flatten() {
+                let (b, i) = (
+                    c[0].as_u64().unwrap_or(0) as usize,
+                    c[1].as_u64().unwrap_or(0) as usize,
+                );
+                blocks[b].2[i] = c[2].as_str().unwrap_or("").to_string();
+            }
+        }
+        let env = env.into_iter().map(|(n, (s, v, p))| (n, s, v, p)).collect();
+        (env, blocks)
+    }
+
+    fn pane<'a>(src: &'a Source, t: &'a Trace) -> Pane<'a> {
+        Pane {
+            label: "test".into(),
+            source: src,
+            heap: true,
+            trace: t,
+        }
+    }
+
+    #[test]
+    fn checkpoints_and_diffs_replay_to_every_step_s_state() {
+        for (name, text, inputs) in [
+            ("k.funmem", KERNEL, vec![2, 3]),
+            ("r.funmem", RACY, vec![3]),
+            ("k.fun", "def main (n: int) =\n  let (xs: [n]int) = iota n\n  let (s: int) = reduce (+) 0 xs\n  in (s)\n", vec![5]),
+        ] {
+            let (src, t) = record(name, text, &inputs, 1000);
+            let d = data("t", &[pane(&src, &t)], None);
+            let p = &d["panes"][0];
+            assert!(p["checkpoints"].as_object().is_some_and(|c| c.contains_key("0")));
+            for (k, s) in t.steps.iter().enumerate() {
+                assert_eq!(replay(p, k), view_of(&s.state), "{name}: step {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_keep_few_checkpoints() {
+        let (src, t) = record("k.funmem", KERNEL, &[12, 12], 5000);
+        let d = data("t", &[pane(&src, &t)], None);
+        let p = &d["panes"][0];
+        let cps = p["checkpoints"].as_object().map_or(0, |c| c.len());
+        assert!(t.steps.len() > 400, "{}", t.steps.len());
+        assert!(
+            cps * 20 < t.steps.len(),
+            "{cps} checkpoints for {} steps",
+            t.steps.len()
+        );
+        for k in [0, 17, 200, t.steps.len() - 1] {
+            assert_eq!(replay(p, k), view_of(&t.steps[k].state), "step {k}");
+        }
+    }
+
+    #[test]
+    fn the_page_is_self_contained_and_its_script_cannot_be_ended_by_the_source() {
+        let (src, t) = record("r.funmem", RACY, &[2], 1000);
+        let html = page("a <title> & more", &[pane(&src, &t)], None);
+        assert!(!html.contains("http://") && !html.contains("https://"));
+        assert!(html.contains("<title>a &lt;title&gt; &amp; more</title>"));
+        // One </script> per script element: the data's is escaped.
+        assert_eq!(html.matches("</script>").count(), 2);
+        assert!(!html.contains("<!-- a comment"));
+        assert!(!html.contains("{{DATA}}") && !html.contains("{{TITLE}}"));
+    }
+
+    #[test]
+    fn a_race_names_both_accesses_and_its_cell() {
+        let (src, t) = record("r.funmem", RACY, &[2], 1000);
+        let d = data("t", &[pane(&src, &t)], None);
+        let steps = d["panes"][0]["steps"].as_array().expect("steps");
+        let last = steps.last().expect("a step");
+        assert_eq!(last["k"], "stuck");
+        let r = &last["race"];
+        assert_eq!((r["b"].as_u64(), r["cell"].as_i64()), (Some(0), Some(0)));
+        assert_eq!(r["first"], "iteration 0 wrote it");
+        assert_eq!(r["second"], "iteration 1 wrote it");
+    }
+
+    #[test]
+    fn places_explain_each_element_s_address() {
+        let (src, t) = record("k.funmem", KERNEL, &[2, 3], 1000);
+        let d = data("t", &[pane(&src, &t)], None);
+        let places = d["panes"][0]["places"].as_array().expect("places");
+        let xss = places
+            .iter()
+            .find(|p| p["name"] == "xss")
+            .expect("xss placed");
+        assert_eq!(xss["lmad"], "0 + {(2 : 3) (3 : 1)}");
+        assert_eq!(xss["cover"][5], json!([5, "xss[1][2] → 0 + 1·3 + 2·1 = 5"]));
+        assert_eq!(xss["more"], 0);
+    }
+
+    #[test]
+    fn a_cut_run_says_how_many_steps_it_had() {
+        let (src, t) = record("k.funmem", KERNEL, &[4, 4], 10);
+        let d = data("t", &[pane(&src, &t)], None);
+        let p = &d["panes"][0];
+        assert_eq!(p["steps"].as_array().map(Vec::len), Some(10));
+        assert!(p["cut"].as_u64().unwrap_or(0) > 0);
+        assert_eq!(
+            p["total"].as_u64(),
+            Some(10 + p["cut"].as_u64().unwrap_or(0))
+        );
+        assert!(p["steps"][9]["results"].is_array());
+    }
+
+    #[test]
+    fn cells_drop_their_type_suffix() {
+        assert_eq!(cell_text(Const::I64(-3)), "-3");
+        assert_eq!(cell_text(Const::Bool(true)), "true");
+        assert_eq!(cell_text(Const::I32(7)), "7");
+    }
 }
