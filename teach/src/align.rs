@@ -158,7 +158,17 @@ mod tests {
     fn the_kth_binding_of_a_name_matches_the_kth() {
         // A loop binding i three times; the right run does more per round.
         let l = trace(&[&["i"], &["a"], &["i"], &["a"], &["i"], &["a"]]);
-        let r = trace(&[&["i"], &["t"], &["a"], &["i"], &["t"], &["a"], &["i"], &["t"], &["a"]]);
+        let r = trace(&[
+            &["i"],
+            &["t"],
+            &["a"],
+            &["i"],
+            &["t"],
+            &["a"],
+            &["i"],
+            &["t"],
+            &["a"],
+        ]);
         let p = align(&l, &r);
         well_formed(&p, 6, 9);
         for pair in [(0, 0), (1, 2), (2, 3), (3, 5), (4, 6), (5, 8)] {
