@@ -34,6 +34,10 @@ pub const CELLS_PER_BLOCK: usize = 1024;
 pub const ELEMENTS_PER_PLACE: usize = 1024;
 /// Most characters of a value the environment shows.
 pub const VALUE_CHARS: usize = 240;
+/// Most characters of a step's description.
+pub const DESCRIPTION_CHARS: usize = 400;
+/// Most characters of a result or an error message.
+pub const RESULT_CHARS: usize = 4000;
 /// Most effects listed for one step.
 pub const EFFECTS_PER_STEP: usize = 64;
 /// Most cells outlined as read or written in one step.
@@ -346,7 +350,7 @@ fn step_json(src: &Source, step: &Step) -> Json {
         "k": kind_name(&step.kind),
         "r": step.rule,
         "d": step.depth,
-        "t": describe(src, step, 160),
+        "t": cut_text(&describe(src, step, 160), DESCRIPTION_CHARS),
         "l": lines,
     });
     if let Some((l, c)) = (!whole).then(|| src.line_col(step.span.start)) {
@@ -370,9 +374,12 @@ fn step_json(src: &Source, step: &Step) -> Json {
         o["its"] = json!(its);
     }
     match &step.kind {
-        StepKind::Finish { results } => o["results"] = json!(results),
+        StepKind::Finish { results } => {
+            let rs: Vec<String> = results.iter().map(|r| cut_text(r, RESULT_CHARS)).collect();
+            o["results"] = json!(rs);
+        }
         StepKind::Stuck { message, race } => {
-            o["error"] = json!(message);
+            o["error"] = json!(cut_text(message, RESULT_CHARS));
             if let Some(r) = race {
                 let elem = step
                     .state
