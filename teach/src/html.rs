@@ -628,6 +628,45 @@ def main (n: int) =
     }
 
     #[test]
+    fn random_programs_replay_to_every_state() {
+        use funmem_oracle::campaign::rng_for;
+        use funmem_oracle::GenConfig;
+        let cfg = GenConfig::default();
+        let (mut runs, mut steps) = (0, 0);
+        for seed in 0..40u64 {
+            let mut rng = rng_for(0x7ace, seed);
+            let case = if seed % 2 == 0 {
+                funmem_oracle::gen_mem::gen_funmem(&mut rng, &cfg)
+            } else {
+                funmem_oracle::gen::gen_fun(&mut rng, &cfg)
+            };
+            let ext = if seed % 2 == 0 { "funmem" } else { "fun" };
+            let src = Source::new(
+                format!("r.{ext}"),
+                funmem_lang::print::program(&case.program),
+            );
+            let p = funmem_lang::front::load(&src).expect("a generated program reads back");
+            let view = (seed % 4 == 1).then_some(crate::session::View::Heap);
+            let Ok(s) = prepare(&src, &p, view, None) else {
+                continue;
+            };
+            let limits = Limits {
+                fuel: 20_000,
+                max_heap: 1 << 20,
+            };
+            let r = s.record(&case.inputs, limits, 3000);
+            let d = data("t", &[pane(&s.source, &r.trace)], None);
+            let p = &d["panes"][0];
+            for (k, st) in r.trace.steps.iter().enumerate() {
+                assert_eq!(replay(p, k), view_of(&st.state), "seed {seed}: step {k}");
+            }
+            runs += 1;
+            steps += r.trace.steps.len();
+        }
+        assert!(runs >= 30 && steps >= 1000, "{runs} runs, {steps} steps");
+    }
+
+    #[test]
     fn long_runs_keep_few_checkpoints() {
         let (src, t) = record("k.funmem", KERNEL, &[12, 12], 5000);
         let d = data("t", &[pane(&src, &t)], None);
