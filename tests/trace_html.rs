@@ -86,6 +86,9 @@ fn run_in_browser(browser: &str, dir: &Path, html: &str, driver: &str, hash: &st
     std::fs::write(&file, page).expect("page written");
     let url = format!("file://{}{hash}", file.display());
     let profile = dir.join("profile");
+    // The dump goes to a file: a pipe could fill before the browser exits.
+    let dump = dir.join("dump.html");
+    let out = std::fs::File::create(&dump).expect("dump file");
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -97,7 +100,7 @@ fn run_in_browser(browser: &str, dir: &Path, html: &str, driver: &str, hash: &st
             "--dump-dom",
             &url,
         ])
-        .stdout(Stdio::piped())
+        .stdout(Stdio::from(out))
         .stderr(Stdio::null())
         .spawn()
         .expect("chromium starts");
@@ -112,8 +115,7 @@ fn run_in_browser(browser: &str, dir: &Path, html: &str, driver: &str, hash: &st
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let o = child.wait_with_output().expect("chromium's output");
-    let dom = String::from_utf8_lossy(&o.stdout);
+    let dom = std::fs::read_to_string(&dump).expect("the dumped page");
     let log = dom
         .split_once("<pre id=\"test-log\">")
         .and_then(|(_, r)| r.split_once("</pre>"))
@@ -360,7 +362,7 @@ fn a_long_run_is_cut_to_the_step_budget_and_the_page_stays_small() {
     let html = page(&dir, KERNEL, "300 300", &[], 0);
     assert!(html.len() < 5 << 20, "{} bytes", html.len());
     assert!(
-        html.contains("\"cut\":270002"),
+        html.contains("\"cut\":360105"),
         "the page knows how many steps were cut"
     );
     let html = page(&dir, KERNEL, "300 300", &["--max-steps", "50"], 0);
@@ -393,4 +395,76 @@ fn bad_requests_exit_2_with_a_message() {
     );
     assert_exit(&o, 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write"));
+}
+
+/// The JSON blob of a page.
+fn blob(html: &str) -> &str {
+    html.split_once("id=\"trace-data\">")
+        .and_then(|(_, r)| r.split_once("</script>"))
+        .map(|(b, _)| b)
+        .expect("a data blob")
+}
+
+#[test]
+fn passes_diff_and_no_before_choose_the_panes() {
+    let dir = temp_dir("panes");
+    let fun = "papers/ifl2022/sec5_kernel_alloc.fun";
+    let two = page(&dir, fun, "2 3", &["--passes", "simplify,expand-gpu"], 0);
+    let b = blob(&two);
+    assert!(
+        b.contains("\"label\":\"before: FUNMEM after simplify\""),
+        "{b:.300}"
+    );
+    assert!(b.contains("\"label\":\"after: FUNMEM after simplify,expand-gpu\""));
+    assert!(b.contains("\"pairs\":[[0,0],[1,1],"));
+    let one = page(
+        &dir,
+        fun,
+        "2 3",
+        &["--passes", "expand-gpu", "--no-before"],
+        0,
+    );
+    let b = blob(&one);
+    assert!(b.contains("\"pairs\":null") && !b.contains("before:"));
+    let diff = page(
+        &dir,
+        KERNEL,
+        "2 3",
+        &[
+            "--diff",
+            "papers/ifl2022/sec5_expanded_gpu.funmem",
+            "--title",
+            "two",
+        ],
+        0,
+    );
+    assert!(diff.contains("<title>two</title>"));
+    let b = blob(&diff);
+    assert!(b.contains("sec5_expanded_gpu.funmem: FUNMEM"), "{b:.300}");
+    assert!(b.contains("\"pairs\":[[0,0],"));
+    // Value semantics: no heap, arrays as values.
+    let v = page(&dir, "papers/ifl2022/fig02_if_sizes.fun", "1 3 2", &[], 0);
+    let b = blob(&v);
+    assert!(b.contains("\"heap\":false") && b.contains("[0i64, 1i64, 2i64]"));
+}
+
+#[test]
+fn a_cut_run_s_page_says_what_was_cut() {
+    let Some(browser) = chromium() else {
+        eprintln!("{SKIP}");
+        return;
+    };
+    let dir = temp_dir("cut");
+    let html = page(&dir, KERNEL, "30 30", &["--max-steps", "50"], 0);
+    let driver = r##"note("banner: " + ($("banner").hidden ? "hidden" : $("banner").textContent));
+key("End"); snap("end"); finish();"##;
+    let log = run_in_browser(browser, &dir, &html, driver, "");
+    assert_eq!(
+        line(&log, "banner: "),
+        "banner: showing the first 49 steps of 3815; the rest were not recorded (--max-steps 50), but for the last step, the end of the run"
+    );
+    assert_eq!(
+        &snap(&log, "end")[1..4],
+        ["step 49 / 49", "E-MEM-PROG", "finish"]
+    );
 }

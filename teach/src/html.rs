@@ -660,6 +660,18 @@ def main (n: int) =
             for (k, st) in r.trace.steps.iter().enumerate() {
                 assert_eq!(replay(p, k), view_of(&st.state), "seed {seed}: step {k}");
             }
+            // A cut run counts what it did not keep.
+            if r.trace.cut == 0 {
+                for budget in [3, 9] {
+                    let t = s.record(&case.inputs, limits, budget).trace;
+                    let total = t.steps.len() as u64 + t.cut;
+                    assert_eq!(
+                        total,
+                        r.trace.steps.len() as u64,
+                        "seed {seed}, budget {budget}"
+                    );
+                }
+            }
             runs += 1;
             steps += r.trace.steps.len();
         }
