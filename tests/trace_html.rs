@@ -468,3 +468,51 @@ key("End"); snap("end"); finish();"##;
         ["step 49 / 49", "E-MEM-PROG", "finish"]
     );
 }
+
+#[test]
+fn every_step_renders_and_going_back_shows_what_going_forward_showed() {
+    let Some(browser) = chromium() else {
+        eprintln!("{SKIP}");
+        return;
+    };
+    let dir = temp_dir("walk");
+    let racy = write_temp(
+        &dir,
+        "racy.funmem",
+        "def main (n: int) =\n  let (m: mem) = alloc 1\n  let (ys: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do\n    in (i)\n  in (n)\n",
+    );
+    let driver = r##"
+var errors = [];
+window.addEventListener("error", function (e) { errors.push(e.message); });
+if (!window.funmemTrace) { note("no page script"); } else {
+  var T = window.funmemTrace, fwd = [], bad = [];
+  for (var k = 0; k < T.count; k++) { T.go(k); fwd.push(digest($("panes").innerHTML)); }
+  for (var k = T.count - 1; k >= 0; k--) { T.go(k); if (digest($("panes").innerHTML) !== fwd[k]) bad.push(k); }
+  note("walked " + T.count + " differ " + bad.join(",") + " errors " + errors.length);
+}
+finish();"##;
+    for (file, input, extra, code) in [
+        (KERNEL, "2 3", &[][..], 0),
+        (racy.as_str(), "3", &[][..], 1),
+        ("papers/ifl2022/fig02_if_sizes.fun", "1 3 2", &[][..], 0),
+        ("papers/ifl2022/fig13_if_sizes.imp", "0 3 2", &[][..], 0),
+        (
+            "tests/programs/fun/loop_kernel.fun",
+            "3 [1, 2, 3] 2",
+            &["--semantics", "heap"][..],
+            0,
+        ),
+        (
+            "papers/ifl2022/sec5_kernel_alloc.fun",
+            "2 3",
+            &["--passes", "simplify,expand-cpu"][..],
+            0,
+        ),
+    ] {
+        let html = page(&dir, file, input, extra, code);
+        let log = run_in_browser(browser, &dir, &html, driver, "");
+        let l = line(&log, "walked ");
+        assert!(l.ends_with(" differ  errors 0"), "{file}: {l}");
+        assert!(!l.starts_with("walked 0 "), "{file}: {l}");
+    }
+}
