@@ -127,14 +127,53 @@ fn shown(b: &Block) -> usize {
     b.len(b.elem).min(CELLS_PER_BLOCK)
 }
 
-fn cell(b: &Block, k: usize) -> String {
-    b.element(k as i64, b.elem)
-        .map_or_else(String::new, cell_text)
+/// Per block, the cells an array of another element type of the same size
+/// covers (an f32 and an i32 array sharing a block): they are shown as
+/// that array's type, the newest binding winning. Empty when no array's
+/// type differs from its block's cells.
+type Retyped = Vec<HashMap<usize, Prim>>;
+
+fn retyped(s: &State) -> Retyped {
+    let differs = |p: &Place| {
+        s.blocks
+            .get(p.block)
+            .is_some_and(|b| b.elem != p.elem && b.elem.size() == p.elem.size())
+    };
+    if !s
+        .env
+        .values()
+        .any(|b| b.place.as_ref().is_some_and(differs))
+    {
+        return Vec::new();
+    }
+    let mut out: Retyped = vec![HashMap::new(); s.blocks.len()];
+    for (_, b) in s.env_in_order() {
+        let Some(p) = b.place.as_ref().filter(|p| differs(p)) else {
+            continue;
+        };
+        let n = shown(&s.blocks[p.block]) as i64;
+        for a in p.addresses(ELEMENTS_PER_PLACE) {
+            if (0..n).contains(&a) {
+                out[p.block].insert(a as usize, p.elem);
+            }
+        }
+    }
+    out
 }
 
-fn block_json(b: &Block) -> Json {
-    let cells: Vec<String> = (0..shown(b)).map(|k| cell(b, k)).collect();
-    json!([b.elem.to_string(), b.len(b.elem), cells])
+/// The cells of block `bi` as the page shows them.
+fn cells(b: &Block, bi: usize, rt: &Retyped) -> Vec<String> {
+    let types = rt.get(bi);
+    (0..shown(b))
+        .map(|k| {
+            let t = types.and_then(|m| m.get(&k)).copied().unwrap_or(b.elem);
+            b.element(k as i64, t).map_or_else(String::new, cell_text)
+        })
+        .collect()
+}
+
+fn block_json(b: &Block, bi: usize, rt: &Retyped) -> Json {
+    json!([b.elem.to_string(), b.len(b.elem), cells(b, bi, rt)])
 }
 
 /// The cell of a block of `cell_elem`s that element `addr` of `elem` starts in.
@@ -209,7 +248,13 @@ fn state_json(places: &mut Places, s: &State) -> Json {
         .iter()
         .map(|(n, b)| env_entry(places, s, n.as_str(), b))
         .collect();
-    let blocks: Vec<Json> = s.blocks.iter().map(block_json).collect();
+    let rt = retyped(s);
+    let blocks: Vec<Json> = s
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| block_json(b, bi, &rt))
+        .collect();
     json!({"env": env, "blocks": blocks})
 }
 
@@ -231,22 +276,23 @@ fn diff_json(places: &mut Places, a: &State, b: &State) -> (Json, usize) {
     let mut blocks = Vec::new();
     let mut cells = Vec::new();
     let mut weight = set.len() + del.len();
+    let (ra, rb) = (retyped(a), retyped(b));
     for (k, nb) in b.blocks.iter().enumerate() {
         match a.blocks.get(k) {
             Some(ob) if ob.elem == nb.elem && ob.bytes.len() == nb.bytes.len() => {
-                if ob.bytes.ptr_eq(&nb.bytes) {
+                if ob.bytes.ptr_eq(&nb.bytes) && ra.get(k) == rb.get(k) {
                     continue;
                 }
-                for c in 0..shown(nb) {
-                    let (x, y) = (ob.element(c as i64, ob.elem), nb.element(c as i64, nb.elem));
-                    if x != y {
-                        cells.push(json!([k, c, cell(nb, c)]));
+                let (old, new) = (self::cells(ob, k, &ra), self::cells(nb, k, &rb));
+                for (c, (x, y)) in old.iter().zip(new).enumerate() {
+                    if *x != y {
+                        cells.push(json!([k, c, y]));
                         weight += 1;
                     }
                 }
             }
             _ => {
-                let mut j = block_json(nb);
+                let mut j = block_json(nb, k, &rb);
                 if let Json::Array(v) = &mut j {
                     v.insert(0, json!(k));
                 }
@@ -509,16 +555,12 @@ def main (n: int) =
             })
             .collect();
         env.sort();
+        let rt = retyped(s);
         let blocks = s
             .blocks
             .iter()
-            .map(|b| {
-                (
-                    b.elem.to_string(),
-                    b.len(b.elem),
-                    (0..shown(b)).map(|k| cell(b, k)).collect(),
-                )
-            })
+            .enumerate()
+            .map(|(bi, b)| (b.elem.to_string(), b.len(b.elem), cells(b, bi, &rt)))
             .collect();
         (env, blocks)
     }
@@ -746,6 +788,33 @@ def main (n: int) =
             Some(10 + p["cut"].as_u64().unwrap_or(0))
         );
         assert!(p["steps"][9]["results"].is_array());
+    }
+
+    #[test]
+    fn cells_of_an_array_of_another_type_show_as_its_type() {
+        let text = "def main (n: int) (xm: mem) (xs: [n]f32 @ xm -> R(n)) =
+  let (m: mem) = alloc n i64
+  let (fs: [n]f32 @ m -> R(n)) = copy xs
+  let (ks: [n]i32 @ m -> n + {(n : 1)}) = kernel i < n do
+    let (x: f32) = fs[i]
+    let (k: i32) = i32(x)
+    in (k)
+  in (fs, ks)
+";
+        let src = Source::new("m.funmem", text.to_string());
+        let p = funmem_lang::front::load(&src).expect("a program");
+        let s = prepare(&src, &p, None, None).expect("ready");
+        let xs = funmem_semantics::textual::parse_values("2 [1.5f32, -3.5f32]").expect("values");
+        let r = s.record(&xs, Limits::default(), 1000);
+        let t = &r.trace;
+        let d = data("t", &[pane(&s.source, t)], None);
+        let p = &d["panes"][0];
+        let last = t.steps.len() - 1;
+        let (_, blocks) = replay(p, last);
+        assert_eq!(blocks[1].2, ["1.5", "-3.5", "1", "-3"], "{blocks:?}");
+        for (k, st) in t.steps.iter().enumerate() {
+            assert_eq!(replay(p, k), view_of(&st.state), "step {k}");
+        }
     }
 
     #[test]
