@@ -269,7 +269,10 @@ fn the_address_opens_a_step_and_the_xss_block_is_coloured_after_the_kernel() {
     };
     let dir = temp_dir("hash");
     let html = page(&dir, KERNEL, "2 3", &[], 0);
-    let driver = r##"snap("load"); note(cell("c0-0-4")); finish();"##;
+    let driver = r##"snap("load"); note(cell("c0-0-4"));
+$("c0-0-4").dispatchEvent(new MouseEvent("mouseover", { bubbles: true, clientX: 100, clientY: 100 }));
+note("tip " + $("tip").style.display + ": " + $("tip").textContent.split("\n").join(" ; "));
+finish();"##;
     let log = run_in_browser(browser, &dir, &html, driver, "#step=41");
     assert_eq!(
         &snap(&log, "load")[1..5],
@@ -279,6 +282,11 @@ fn the_address_opens_a_step_and_the_xss_block_is_coloured_after_the_kernel() {
     assert!(
         c.starts_with("c0-0-4=2 [cell]") && c.contains("xss[1][1] → 0 + 1·3 + 1·1 = 4"),
         "{c}"
+    );
+    // Hovering the cell shows its address computation.
+    assert_eq!(
+        line(&log, "tip "),
+        "tip block: b0[4] = 2 (i64) ; xss[1][1] → 0 + 1·3 + 1·1 = 4"
     );
 }
 
