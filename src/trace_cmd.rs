@@ -39,11 +39,7 @@ pub struct TraceArgs {
     pub no_before: bool,
 }
 
-fn prepared(
-    file: &str,
-    view: Option<View>,
-    passes: Option<&[Pass]>,
-) -> Result<Subject, ExitCode> {
+fn prepared(file: &str, view: Option<View>, passes: Option<&[Pass]>) -> Result<Subject, ExitCode> {
     let (src, p) = load(file)?;
     // Side by side shows heaps: a FUN program with passes is lowered to
     // FUNMEM's heap semantics unless told otherwise.
@@ -119,7 +115,8 @@ pub fn trace(a: TraceArgs) -> Result<ExitCode, ExitCode> {
             trace: &r.trace,
         })
         .collect();
-    let pairs = (runs.len() == 2).then(|| funmem_teach::align::align(&runs[0].trace, &runs[1].trace));
+    let pairs =
+        (runs.len() == 2).then(|| funmem_teach::align::align(&runs[0].trace, &runs[1].trace));
     let title = a.title.clone().unwrap_or_else(|| match &a.diff {
         Some(o) => format!("funmem trace {} ⇄ {o}", c.file),
         None => format!("funmem trace {}", c.file),
@@ -134,7 +131,11 @@ pub fn trace(a: TraceArgs) -> Result<ExitCode, ExitCode> {
         .map(|r| {
             let t = &r.trace;
             if t.cut > 0 {
-                format!("{} of {} steps", t.steps.len(), t.steps.len() as u64 + t.cut)
+                format!(
+                    "{} of {} steps",
+                    t.steps.len(),
+                    t.steps.len() as u64 + t.cut
+                )
             } else {
                 format!("{} steps", t.steps.len())
             }

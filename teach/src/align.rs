@@ -9,7 +9,7 @@
 //! advance together, proportionally, so that every step of each run is
 //! shown exactly in order and neither waits long for the other.
 
-use crate::record::{Effect, Trace};
+use crate::record::{Effect, StepKind, Trace};
 use std::collections::HashMap;
 
 /// Pairs of step indices `(a, b)` of `left` and `right` that correspond:
@@ -47,11 +47,35 @@ fn walk(from: (usize, usize), to: (usize, usize), out: &mut Vec<(usize, usize)>)
     }
 }
 
-/// Each bind of a trace: (name, how many times bound before) → step.
+/// Each bind of a trace: (name, how many times bound before) → step. A
+/// statement with a body binds its names at its end; its first step (its
+/// rule) is keyed by them too (`open` keys), so that the statement's start
+/// corresponds as well as its end.
 fn binds(t: &Trace) -> Vec<((String, usize), usize)> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
+    // The latest Rule step at each (span, depth): the opener of a Done.
+    let mut openers: HashMap<(usize, usize, usize), usize> = HashMap::new();
     for (k, s) in t.steps.iter().enumerate() {
+        let at = (s.span.start, s.span.end, s.depth);
+        match s.kind {
+            StepKind::Rule => {
+                openers.insert(at, k);
+            }
+            StepKind::Done => {
+                if let Some(&o) = openers.get(&at) {
+                    for e in &s.effects {
+                        if let Effect::Bind { name, .. } = e {
+                            let key = format!("open {}", name.as_str());
+                            let c = seen.entry(key.clone()).or_insert(0);
+                            out.push(((key, *c), o));
+                            *c += 1;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
         for e in &s.effects {
             if let Effect::Bind { name, .. } = e {
                 let c = seen.entry(name.as_str().to_string()).or_insert(0);
@@ -67,11 +91,12 @@ fn binds(t: &Trace) -> Vec<((String, usize), usize)> {
 /// longest chain non-decreasing in both runs.
 fn anchors(left: &Trace, right: &Trace) -> Vec<(usize, usize)> {
     let rb: HashMap<(String, usize), usize> = binds(right).into_iter().collect();
-    // In the left run's order; each key is bound once per run.
-    let matches: Vec<(usize, usize)> = binds(left)
+    // Each key is bound once per run; in the left run's order.
+    let mut matches: Vec<(usize, usize)> = binds(left)
         .into_iter()
         .filter_map(|(key, a)| rb.get(&key).map(|&b| (a, b)))
         .collect();
+    matches.sort_unstable();
     // Longest chain non-decreasing in b (a already is): patience sorting.
     let mut tails: Vec<usize> = Vec::new(); // index into matches
     let mut prev: Vec<Option<usize>> = vec![None; matches.len()];
@@ -98,7 +123,7 @@ fn anchors(left: &Trace, right: &Trace) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{State, Step, StepKind};
+    use crate::record::{State, Step};
     use funmem_lang::{Name, Span};
 
     fn trace(binds: &[&[&str]]) -> Trace {
@@ -158,12 +183,41 @@ mod tests {
     fn the_kth_binding_of_a_name_matches_the_kth() {
         // A loop binding i three times; the right run does more per round.
         let l = trace(&[&["i"], &["a"], &["i"], &["a"], &["i"], &["a"]]);
-        let r = trace(&[&["i"], &["t"], &["a"], &["i"], &["t"], &["a"], &["i"], &["t"], &["a"]]);
+        let r = trace(&[
+            &["i"],
+            &["t"],
+            &["a"],
+            &["i"],
+            &["t"],
+            &["a"],
+            &["i"],
+            &["t"],
+            &["a"],
+        ]);
         let p = align(&l, &r);
         well_formed(&p, 6, 9);
         for pair in [(0, 0), (1, 2), (2, 3), (3, 5), (4, 6), (5, 8)] {
             assert!(p.contains(&pair), "{pair:?} in {p:?}");
         }
+    }
+
+    #[test]
+    fn a_statement_s_start_corresponds_by_the_names_it_binds_at_its_end() {
+        let mut l = trace(&[&["n"], &[], &["i"], &["ys"], &["n2"]]);
+        let mut r = trace(&[&["n"], &["m1"], &["m2"], &[], &["i"], &["ys"], &["n2"]]);
+        // Steps 1 / 3 open the kernel whose end (3 / 5) binds ys.
+        for (t, open, done) in [(&mut l, 1, 3), (&mut r, 3, 5)] {
+            t.steps[open].span = Span::new(10, 20);
+            t.steps[done].span = Span::new(10, 20);
+            t.steps[done].kind = StepKind::Done;
+            t.steps[open].depth = 0;
+            t.steps[done].depth = 0;
+        }
+        let p = align(&l, &r);
+        well_formed(&p, 5, 7);
+        assert!(p.contains(&(1, 3)), "{p:?}");
+        // Before it, the extra allocations wait at the left's step 0 or 1.
+        assert!(p.iter().all(|&(a, b)| b > 3 || a <= 1), "{p:?}");
     }
 
     #[test]
