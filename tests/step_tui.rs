@@ -427,3 +427,40 @@ fn quitting_restores_the_terminal() {
     assert!(s.contains("modes:icanon echo"), "{s}");
     assert!(!s.contains("E-MEM-PROG"), "{s}");
 }
+
+#[test]
+fn side_by_side_on_a_terminal_moves_both_columns() {
+    if !have_tmux() {
+        return;
+    }
+    let input = write_temp("sec5.in", "2 3\n");
+    let t = Tmux::start(
+        "diff",
+        None,
+        &format!(
+            "step --diff papers/ifl2022/sec5_kernel_alloc.funmem \
+             papers/ifl2022/sec5_expanded_gpu.funmem --input {input}"
+        ),
+    );
+    t.wait_all(&[
+        "left: papers/ifl2022/sec5_kernel_alloc.funmem",
+        "right: papers/ifl2022/sec5_expanded_gpu.funmem",
+        "q quit",
+    ]);
+    // The next allocation: the source allocates xss_mem first, the
+    // expanded program too.
+    t.keys(&["a"]);
+    t.wait_all(&["step 1/", "alloc b0 (48 bytes); xss_mem = block 0"]);
+    // The end: both give the same results; the source used five blocks,
+    // the expanded program three.
+    t.keys(&["e"]);
+    let s = t.wait_all(&["heap: 5 blocks", "heap: 3 blocks", "q quit"]);
+    assert_eq!(
+        s.matches("results: [[0i64, 1i64, 2i64], [1i64, 2i64, 3i64]]")
+            .count(),
+        2,
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "0");
+}
