@@ -10,6 +10,7 @@ mod prove_cmd;
 mod stats_cmd;
 mod step_cmd;
 mod test_cmd;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use funmem_lang::diag::{Diagnostic, Phase};
@@ -156,6 +157,8 @@ enum Command {
     Step(step_cmd::StepArgs),
     /// A small run as the derivation tree of the paper's rules (indented text, or LaTeX with --latex).
     Derive(derive_cmd::DeriveArgs),
+    /// Write a run as one self-contained HTML page that replays it step by step (--html OUT required); with --passes, before and after side by side.
+    Trace(trace_cmd::TraceArgs),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -272,6 +275,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Stats(args) => stats_cmd::stats(args),
         Command::Step(args) => step_cmd::step(args),
         Command::Derive(args) => derive_cmd::derive(args),
+        Command::Trace(args) => trace_cmd::trace(args),
         Command::Test { paths, opencl } => Ok(test_cmd::run_tests(&paths, opencl.as_deref())),
     };
     r.unwrap_or_else(|code| code)

@@ -1,10 +1,13 @@
-//! `funmem step`: step through the semantics (docs/teaching.md).
+//! `funmem step`: step through the semantics (docs/teaching.md): a
+//! terminal UI on a terminal, one line (or JSON object) per step otherwise;
+//! `--diff A B` steps two programs side by side.
 
 use crate::{load, read_inputs_for, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use clap::ValueEnum;
 use funmem_semantics::error::Limits;
+use funmem_semantics::value::Value;
 use funmem_teach::session::{prepare, PrepareError, Recorded, Subject, View};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 /// Most steps recorded unless told (`--max-steps`).
@@ -60,6 +63,18 @@ pub struct StepArgs {
     /// Print the steps as JSON lines (one object per step).
     #[arg(long)]
     pub json: bool,
+    /// Print one line per step even on a terminal (instead of the
+    /// terminal UI, which opens when standard output is a terminal).
+    #[arg(long, conflicts_with = "json")]
+    pub plain: bool,
+    /// Side by side: step FILE and OTHER together at corresponding steps
+    /// (`funmem step --diff A B`), e.g. a program and its output of
+    /// `funmem opt`.
+    #[arg(long, requires = "other", conflicts_with = "json")]
+    pub diff: bool,
+    /// The second program of `--diff`.
+    #[arg(requires = "diff", value_name = "OTHER")]
+    pub other: Option<String>,
     /// Most steps to record; the rest are counted, not shown.
     #[arg(long, default_value_t = DEFAULT_STEPS)]
     pub max_steps: usize,
@@ -67,7 +82,34 @@ pub struct StepArgs {
 
 /// A program made ready and run: its subject and its recording.
 pub fn record(c: &Common, budget: usize) -> Result<(Subject, Recorded), ExitCode> {
-    let (src, p) = load(&c.file)?;
+    let subject = prepare_file(c, &c.file)?;
+    let inputs = inputs_for(c, &subject)?;
+    let rec = subject.record(&inputs, limits(c), budget);
+    Ok((subject, rec))
+}
+
+/// The limits of a run: `--fuel`.
+fn limits(c: &Common) -> Limits {
+    Limits {
+        fuel: c.fuel,
+        ..Limits::default()
+    }
+}
+
+/// The inputs of `--input` (or standard input) for a subject; a program
+/// without inputs reads nothing (a terminal would wait).
+fn inputs_for(c: &Common, subject: &Subject) -> Result<Vec<Value>, ExitCode> {
+    let wanted = subject.input_prims();
+    if wanted.is_empty() && c.input.is_none() {
+        Ok(Vec::new())
+    } else {
+        read_inputs_for(c.input.as_deref(), &wanted)
+    }
+}
+
+/// A file made ready to step with the options of `c`.
+fn prepare_file(c: &Common, file: &str) -> Result<Subject, ExitCode> {
+    let (src, p) = load(file)?;
     let passes = match &c.passes {
         Some(list) => Some(crate::pass_list(list)?),
         None => None,
@@ -75,33 +117,21 @@ pub fn record(c: &Common, budget: usize) -> Result<(Subject, Recorded), ExitCode
     let subject = prepare(&src, &p, c.semantics.map(View::from), passes.as_deref()).map_err(
         |e| match &e {
             PrepareError::Stage(s) if s.output.is_none() => {
-                eprintln!("{}: stage `{}`:", c.file, s.stage);
+                eprintln!("{file}: stage `{}`:", s.stage);
                 report(&src, &s.diagnostic);
                 ExitCode::from(EXIT_NOT_A_PROGRAM)
             }
             PrepareError::Usage(m) => {
-                eprintln!("{}: {m}", c.file);
+                eprintln!("{file}: {m}");
                 ExitCode::from(EXIT_NOT_A_PROGRAM)
             }
             _ => {
-                eprintln!("{}: {e}", c.file);
+                eprintln!("{file}: {e}");
                 ExitCode::from(EXIT_WENT_WRONG)
             }
         },
     )?;
-    // A program without inputs reads nothing (a terminal would wait).
-    let wanted = subject.input_prims();
-    let inputs = if wanted.is_empty() && c.input.is_none() {
-        Vec::new()
-    } else {
-        read_inputs_for(c.input.as_deref(), &wanted)?
-    };
-    let limits = Limits {
-        fuel: c.fuel,
-        ..Limits::default()
-    };
-    let rec = subject.record(&inputs, limits, budget);
-    Ok((subject, rec))
+    Ok(subject)
 }
 
 /// The exit code of a run: 0 when it gave results, 1 when it went wrong.
@@ -124,14 +154,82 @@ pub fn print_lines(lines: &[String]) {
     let _ = out.flush();
 }
 
+/// Whether to open the terminal UI: standard output is a terminal and no
+/// line output was asked for.
+fn interactive(a: &StepArgs) -> bool {
+    !a.json && !a.plain && std::io::stdout().is_terminal()
+}
+
 /// `funmem step`.
 pub fn step(a: StepArgs) -> Result<ExitCode, ExitCode> {
+    if a.diff {
+        return step_diff(&a);
+    }
     let (subject, rec) = record(&a.common, a.max_steps)?;
     let src = &subject.source;
     if a.json {
         print_lines(&funmem_teach::text::json_lines(src, &rec.trace));
+    } else if interactive(&a) {
+        let mut app = funmem_teach::tui::App::new(&subject, &rec.trace);
+        tui_or_lines(&mut app, || funmem_teach::text::lines(src, &rec.trace))?;
     } else {
         print_lines(&funmem_teach::text::lines(src, &rec.trace));
     }
     Ok(outcome_code(&rec))
+}
+
+/// Runs the terminal UI; where the terminal cannot be set up, says why and
+/// prints the lines instead.
+fn tui_or_lines(
+    app: &mut funmem_teach::tui::App,
+    lines: impl FnOnce() -> Vec<String>,
+) -> Result<(), ExitCode> {
+    if let Err(e) = funmem_teach::tui::run(app) {
+        eprintln!("funmem step: the terminal UI failed ({e}); printing the steps instead");
+        print_lines(&lines());
+    }
+    Ok(())
+}
+
+/// `funmem step --diff A B`: both programs with the same options and
+/// inputs, side by side at corresponding steps.
+fn step_diff(a: &StepArgs) -> Result<ExitCode, ExitCode> {
+    let c = &a.common;
+    let other = a.other.as_deref().unwrap_or_default();
+    let left = prepare_file(c, &c.file)?;
+    let right = prepare_file(c, other)?;
+    if left.input_prims() != right.input_prims() {
+        eprintln!(
+            "funmem step --diff: {} and {other} take different inputs; they must take the same",
+            c.file
+        );
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let inputs = inputs_for(c, &left)?;
+    let lrec = left.record(&inputs, limits(c), a.max_steps);
+    let rrec = right.record(&inputs, limits(c), a.max_steps);
+    let pairs = funmem_teach::align::align(&lrec.trace, &rrec.trace);
+    let lines = || {
+        funmem_teach::diff::lines(
+            (&left.source, &lrec.trace),
+            (&right.source, &rrec.trace),
+            &pairs,
+            funmem_teach::diff::WIDTH,
+        )
+    };
+    if interactive(a) {
+        let mut app = funmem_teach::tui::App::side_by_side(
+            (&left, &lrec.trace),
+            (&right, &rrec.trace),
+            pairs.clone(),
+        );
+        tui_or_lines(&mut app, lines)?;
+    } else {
+        print_lines(&lines());
+    }
+    if lrec.outcome.is_err() || rrec.outcome.is_err() {
+        Ok(ExitCode::from(EXIT_WENT_WRONG))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
 }

@@ -399,6 +399,11 @@ pub struct Recorder {
     flushed: bool,
     /// The program is IMP (its scoping differs: see [`Recorder::scoped`]).
     imp: bool,
+    /// Past the budget, steps are only counted; these stand in for
+    /// `flushed` and a non-empty `effects` there, so that an iteration's
+    /// result step is counted as it would have been made.
+    quiet_flushed: bool,
+    quiet_effects: bool,
 }
 
 impl Recorder {
@@ -421,6 +426,8 @@ impl Recorder {
             start_rule,
             flushed: false,
             imp: start_rule == "E-IMP-PROG",
+            quiet_flushed: false,
+            quiet_effects: false,
         }
     }
 
@@ -456,15 +463,17 @@ impl Recorder {
         if !self.flushed || self.steps.is_empty() {
             self.flush();
         }
-        if self.full() {
-            self.cut += 1;
-            self.effects.clear();
-            return None;
-        }
-        let parent = self.open.iter().rev().find_map(|o| o.step);
         if let Some(o) = self.open.last_mut() {
             o.nested = true;
         }
+        if self.full() {
+            self.cut += 1;
+            self.effects.clear();
+            self.quiet_flushed = false;
+            self.quiet_effects = false;
+            return None;
+        }
+        let parent = self.open.iter().rev().find_map(|o| o.step);
         self.steps.push(Step {
             kind,
             rule,
@@ -711,7 +720,12 @@ impl Observer for Recorder {
 
     fn done(&mut self, _span: Span) {
         if !self.recording() {
-            self.open.pop();
+            // Its `Done` step, had it been kept.
+            if self.open.pop().is_some_and(|o| o.nested && !o.closing) {
+                self.cut += 1;
+            }
+            self.quiet_flushed = true;
+            self.quiet_effects = false;
             return;
         }
         self.closing();
@@ -748,7 +762,11 @@ impl Observer for Recorder {
     }
 
     fn read(&mut self, block: usize, offset: i64, elem: Prim) {
-        if !self.recording() || !self.heap {
+        if !self.heap {
+            return;
+        }
+        if !self.recording() {
+            self.quiet_effects = true;
             return;
         }
         self.effects.push(Effect::Read {
@@ -759,7 +777,11 @@ impl Observer for Recorder {
     }
 
     fn write(&mut self, block: usize, offset: i64, elem: Prim, word: u64) {
-        if !self.recording() || !self.heap {
+        if !self.heap {
+            return;
+        }
+        if !self.recording() {
+            self.quiet_effects = true;
             return;
         }
         let w = elem.size() as usize;
@@ -787,7 +809,15 @@ impl Observer for Recorder {
     fn iteration_end(&mut self, kernel: Span, i: i64) {
         // The iteration's result written into the kernel's destination
         // (E-MEM-KERNEL's memcopy): a step of its own.
-        if self.recording() && self.flushed && !self.effects.is_empty() {
+        if !self.recording() {
+            if self.quiet_flushed && self.quiet_effects {
+                self.cut += 1;
+                self.quiet_flushed = false;
+                self.quiet_effects = false;
+            }
+            return;
+        }
+        if self.flushed && !self.effects.is_empty() {
             let rule = self.open.last().map_or("E-MEM-KERNEL", |o| o.rule);
             self.push(StepKind::Result { index: i }, rule, kernel);
             self.flush();
@@ -852,5 +882,39 @@ mod tests {
         assert_eq!(p.lmad_text(), "2 + {(3 : 4) (4 : 1)}");
         assert_eq!(p.addresses(3), vec![2, 3, 4]);
         assert_eq!(p.elements(100).len(), 12);
+    }
+
+    #[test]
+    fn a_cut_run_counts_the_steps_it_did_not_keep() {
+        use crate::session::prepare;
+        use funmem_lang::Source;
+        use funmem_semantics::error::Limits;
+        for (name, text, inputs) in [
+            (
+                "k.funmem",
+                "def main (n: int) (m: int) =\n  let (xss_mem: mem) = alloc n * m\n  let (xss: [n][m]int @ xss_mem -> R(n, m)) = kernel i < n do\n    let (row_mem: mem) = alloc m\n    let (row: [m]int @ row_mem -> R(m)) = iota m\n    let (ys_mem: mem) = alloc m\n    let (ys: [m]int @ ys_mem -> R(m)) = kernel j < m do\n      let (x: int) = row[j]\n      let (y: int) = x + i\n      in (y)\n    in (ys)\n  in (xss)\n",
+                vec![4, 5],
+            ),
+            (
+                "l.fun",
+                "def main (n: int) =\n  let (s: int) = loop (a: int) = (0) for k < n do\n    let (b: int) = a + k\n    in (b)\n  in (s)\n",
+                vec![30],
+            ),
+        ] {
+            let src = Source::new(name, text.to_string());
+            let p = funmem_lang::front::load(&src).expect("a program");
+            let s = prepare(&src, &p, None, None).expect("ready");
+            let inputs: Vec<Value> = inputs.iter().map(|&k| Value::Scalar(Const::I64(k))).collect();
+            let all = s.record(&inputs, Limits::default(), 1_000_000).trace;
+            assert_eq!(all.cut, 0);
+            for budget in [2, 3, 10, 17, 50] {
+                let t = s.record(&inputs, Limits::default(), budget).trace;
+                assert_eq!(
+                    t.steps.len() as u64 + t.cut,
+                    all.steps.len() as u64,
+                    "{name}, budget {budget}"
+                );
+            }
+        }
     }
 }
