@@ -605,14 +605,24 @@ impl Recorder {
             Some((rule, span, i))
                 if stuck && self.flushed && self.cut == 0 && !self.effects.is_empty() =>
             {
-                self.push(StepKind::Result { index: i }, rule, span);
-                self.flush();
+                if self
+                    .push(StepKind::Result { index: i }, rule, span)
+                    .is_some()
+                {
+                    self.flush();
+                }
             }
             _ => {
                 if !self.flushed || (stuck && self.cut == 0) {
                     self.flush();
                 }
             }
+        }
+        // Past the budget, that result step is counted as it would have
+        // been made.
+        let iterating = self.open.last().is_some_and(|o| o.iterating);
+        if stuck && !self.recording() && self.quiet_flushed && self.quiet_effects && iterating {
+            self.cut += 1;
         }
         // The end is always kept: it replaces the last step kept when the
         // budget is spent.
@@ -819,8 +829,14 @@ impl Observer for Recorder {
         }
         if self.flushed && !self.effects.is_empty() {
             let rule = self.open.last().map_or("E-MEM-KERNEL", |o| o.rule);
-            self.push(StepKind::Result { index: i }, rule, kernel);
-            self.flush();
+            // Past the budget the step is counted, and the last step kept
+            // keeps the state it had.
+            if self
+                .push(StepKind::Result { index: i }, rule, kernel)
+                .is_some()
+            {
+                self.flush();
+            }
         }
     }
 

@@ -245,6 +245,49 @@ mod tests {
         lines(&subject.source, &rec.trace)
     }
 
+    /// The trace of `text` on `input` with `budget` steps.
+    fn trace_of(name: &str, text: &str, input: &str, budget: usize) -> Trace {
+        let src = Source::new(name, text);
+        let p = funmem_lang::front::load(&src).expect("a program");
+        let subject = prepare(&src, &p, None, None).expect("ready to step");
+        let inputs =
+            funmem_semantics::textual::read_values_for(input.as_bytes(), &subject.input_prims())
+                .expect("inputs");
+        subject.record(&inputs, Limits::default(), budget).trace
+    }
+
+    #[test]
+    fn a_cut_run_keeps_its_first_states_and_counts_every_step() {
+        let kernel = "def main (n: int) =
+  let (m: mem) = alloc n
+  let (xs: [n]int @ m -> R(n)) = kernel i < n do
+    let (y: int) = i * 2
+    in (y)
+  in (xs)
+";
+        let race = "def main (n: int) =
+  let (m: mem) = alloc n
+  let (xs: [n]int @ m -> 0 + {(n : 0)}) = kernel i < n do
+    let (y: int) = i * 2
+    in (y)
+  in (xs)
+";
+        for text in [kernel, race] {
+            let full = trace_of("a.funmem", text, "3", 1000);
+            assert_eq!(full.cut, 0);
+            for budget in 2..full.steps.len() + 2 {
+                let t = trace_of("a.funmem", text, "3", budget);
+                let n = t.steps.len();
+                assert_eq!(n as u64 + t.cut, full.steps.len() as u64, "budget {budget}");
+                // Every step kept but the end is the full run's, state
+                // included (a result step past the budget changes none).
+                for k in 0..n - 1 {
+                    assert_eq!(t.steps[k], full.steps[k], "budget {budget}, step {k}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_longest_rule_names_keep_a_space_before_the_position() {
         let ls = lines_of(
