@@ -12,7 +12,7 @@
 //! whole states only at *checkpoints* and, for every other step, what
 //! changed since the step before (names bound or gone, blocks new or
 //! retyped, cells changed). A checkpoint is placed when the changes since
-//! the last one outweigh a whole state, so both the page's size and the
+//! the last one outweigh a few whole states, so both the page's size and the
 //! work to show any step stay proportional to what the run did. Where an
 //! array lives is interned once per distinct (name, block, LMAD) as a
 //! *place*: its LMAD, from which the page enumerates the cells it covers
@@ -31,7 +31,11 @@ use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 
 /// Most cells of a block the page draws (the rest are counted).
-pub const CELLS_PER_BLOCK: usize = 1024;
+pub const CELLS_PER_BLOCK: usize = 512;
+/// A checkpoint is placed when the changes since the last one outweigh
+/// this many whole states: fewer checkpoints make a smaller page, more
+/// make a step quicker to show.
+pub const CHECKPOINT_RATIO: usize = 4;
 /// Most elements of an array whose addresses the page explains.
 pub const ELEMENTS_PER_PLACE: usize = 1024;
 /// Most characters of a value the environment shows.
@@ -490,14 +494,14 @@ fn pane_json(p: &Pane) -> Json {
     let mut steps = Vec::with_capacity(trace.steps.len());
     let mut checkpoints = serde_json::Map::new();
     let mut since = 0usize;
-    let n = trace.steps.len();
     for (k, s) in trace.steps.iter().enumerate() {
         let mut o = step_json(p.source, s);
         let weight = s.state.env.len() + s.state.blocks.iter().map(|b| shown(b) + 1).sum::<usize>();
-        let last = k + 1 == n;
+        // Diffs come from the states themselves, so they hold across a
+        // cut too (the end's state after steps that were not kept).
         let diff = (k > 0).then(|| diff_json(&mut places, &trace.steps[k - 1].state, &s.state));
         match diff {
-            Some((d, w)) if !last && since + w <= weight.max(64) => {
+            Some((d, w)) if since + w <= CHECKPOINT_RATIO * weight.max(64) => {
                 since += w;
                 o["diff"] = d;
             }
@@ -812,7 +816,10 @@ def main (n: int) =
         // What the page needs to enumerate xss[1][2] → 0 + 1·3 + 2·1 = 5.
         assert_eq!(xss["off"], 0);
         assert_eq!(xss["dims"], json!([[2, 3], [3, 1]]));
-        assert_eq!((xss["num"].as_u64(), xss["den"].as_u64()), (Some(8), Some(8)));
+        assert_eq!(
+            (xss["num"].as_u64(), xss["den"].as_u64()),
+            (Some(8), Some(8))
+        );
     }
 
     #[test]
@@ -827,6 +834,10 @@ def main (n: int) =
             Some(10 + p["cut"].as_u64().unwrap_or(0))
         );
         assert!(p["steps"][9]["results"].is_array());
+        // The end's state, after steps that were not kept, replays too.
+        for (k, s) in t.steps.iter().enumerate() {
+            assert_eq!(replay(p, k), view_of(&s.state), "step {k}");
+        }
     }
 
     #[test]
