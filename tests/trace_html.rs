@@ -564,3 +564,41 @@ finish();"##;
         "{end}"
     );
 }
+
+#[test]
+fn the_page_explains_addresses_as_the_recorder_does() {
+    use funmem_lang::lmad::{Dim, Lmad};
+    use funmem_lang::prim::Prim;
+    use funmem_teach::record::Place;
+    let Some(browser) = chromium() else {
+        eprintln!("{SKIP}");
+        return;
+    };
+    let dir = temp_dir("explain");
+    // Step 41: iteration 1 copies its interleaved row of ys (1 + {(3 : 2)}).
+    let html = page(
+        &dir,
+        "papers/ifl2022/sec5_expanded_gpu.funmem",
+        "2 3",
+        &[],
+        0,
+    );
+    let driver = r##"snap("load"); note(cell("c0-1-3")); note(cell("c0-2-5")); finish();"##;
+    let log = run_in_browser(browser, &dir, &html, driver, "#step=41");
+    let interleaved = Place {
+        block: 1,
+        lmad: Lmad {
+            offset: 1,
+            dims: vec![Dim {
+                elems: 3,
+                stride: 2,
+            }],
+        },
+        elem: Prim::I64,
+    };
+    for (id, name, index) in [("c0-1-3=", "row", 1), ("c0-2-5=", "ys", 2)] {
+        let expected = format!("{name}[{index}] → {}", interleaved.explain(&[index]));
+        let c = line(&log, id);
+        assert!(c.contains(&expected), "{c} should contain {expected}");
+    }
+}
