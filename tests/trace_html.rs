@@ -140,7 +140,7 @@ function snap(tag) {
 }
 function cell(id) {
   var c = $(id);
-  return c ? id + "=" + c.lastChild.textContent + " [" + c.className + "] " + c.getAttribute("data-tip").split("\n").join(" ; ") : id + " missing";
+  return c ? id + "=" + c.lastChild.textContent + " [" + c.className + "] " + window.funmemTrace.tip(id).split("\n").join(" ; ") : id + " missing";
 }
 function note(s) { LOG.push(s); }
 function key(k) { document.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true })); }
@@ -522,5 +522,83 @@ finish();"##;
         let l = line(&log, "walked ");
         assert!(l.ends_with(" differ  errors 0"), "{file}: {l}");
         assert!(!l.starts_with("walked 0 "), "{file}: {l}");
+    }
+}
+
+#[test]
+fn a_big_heap_is_drawn_within_a_budget_and_a_cut_end_says_its_state_is_older() {
+    let Some(browser) = chromium() else {
+        eprintln!("{SKIP}");
+        return;
+    };
+    let dir = temp_dir("bigheap");
+    // Each loop iteration allocates a new 600-element array.
+    let f = write_temp(
+        &dir,
+        "grow.fun",
+        "def main (n: int) (t: int) =\n  let (s: int) = loop (a: int) = (0) for k < t do\n    let (xs: [n]int) = iota n\n    let (y: int) = xs[k]\n    let (b: int) = a + y\n    in (b)\n  in (s)\n",
+    );
+    let html = page(
+        &dir,
+        &f,
+        "600 100",
+        &["--semantics", "heap", "--max-steps", "200"],
+        0,
+    );
+    let driver = r##"key("End"); snap("end");
+note("drawn " + document.querySelectorAll("#heap0 .block").length);
+note("heap: " + $("heap0").firstChild.textContent.slice(0, 60));
+note("end: " + $("end0").textContent);
+finish();"##;
+    let log = run_in_browser(browser, &dir, &html, driver, "");
+    assert_eq!(snap(&log, "end")[3], "finish");
+    let drawn: usize = line(&log, "drawn ")[6..].parse().expect("a count");
+    assert!((1..=6).contains(&drawn), "{log}");
+    assert!(
+        line(&log, "heap: ").contains(" blocks not drawn (no name in scope uses them): b0, b1"),
+        "{log}"
+    );
+    let end = line(&log, "end: ");
+    assert!(
+        end.contains("the environment and heap are as at the last step recorded"),
+        "{end}"
+    );
+}
+
+#[test]
+fn the_page_explains_addresses_as_the_recorder_does() {
+    use funmem_lang::lmad::{Dim, Lmad};
+    use funmem_lang::prim::Prim;
+    use funmem_teach::record::Place;
+    let Some(browser) = chromium() else {
+        eprintln!("{SKIP}");
+        return;
+    };
+    let dir = temp_dir("explain");
+    // Step 41: iteration 1 copies its interleaved row of ys (1 + {(3 : 2)}).
+    let html = page(
+        &dir,
+        "papers/ifl2022/sec5_expanded_gpu.funmem",
+        "2 3",
+        &[],
+        0,
+    );
+    let driver = r##"snap("load"); note(cell("c0-1-3")); note(cell("c0-2-5")); finish();"##;
+    let log = run_in_browser(browser, &dir, &html, driver, "#step=41");
+    let interleaved = Place {
+        block: 1,
+        lmad: Lmad {
+            offset: 1,
+            dims: vec![Dim {
+                elems: 3,
+                stride: 2,
+            }],
+        },
+        elem: Prim::I64,
+    };
+    for (id, name, index) in [("c0-1-3=", "row", 1), ("c0-2-5=", "ys", 2)] {
+        let expected = format!("{name}[{index}] → {}", interleaved.explain(&[index]));
+        let c = line(&log, id);
+        assert!(c.contains(&expected), "{c} should contain {expected}");
     }
 }

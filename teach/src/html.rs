@@ -12,11 +12,13 @@
 //! whole states only at *checkpoints* and, for every other step, what
 //! changed since the step before (names bound or gone, blocks new or
 //! retyped, cells changed). A checkpoint is placed when the changes since
-//! the last one outweigh a whole state, so both the page's size and the
+//! the last one outweigh a few whole states, so both the page's size and the
 //! work to show any step stay proportional to what the run did. Where an
 //! array lives is interned once per distinct (name, block, LMAD) as a
-//! *place*, with the cells it covers and, for each, how its LMAD computes
-//! the address (`xs[1][2] → 0 + 1·4 + 2·1 = 6`).
+//! *place*: its LMAD, from which the page enumerates the cells it covers
+//! and writes how the LMAD computes each address as [`Place::explain`]
+//! does (`xs[1][2] → 0 + 1·4 + 2·1 = 6`). Changed cells travel as runs,
+//! a block just allocated as one value.
 //!
 //! Two traces can share a page (a program before and after passes): the
 //! slider then moves over pairs of corresponding steps ([`crate::align`]).
@@ -29,7 +31,11 @@ use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 
 /// Most cells of a block the page draws (the rest are counted).
-pub const CELLS_PER_BLOCK: usize = 1024;
+pub const CELLS_PER_BLOCK: usize = 512;
+/// A checkpoint is placed when the changes since the last one outweigh
+/// this many whole states: fewer checkpoints make a smaller page, more
+/// make a step quicker to show.
+pub const CHECKPOINT_RATIO: usize = 4;
 /// Most elements of an array whose addresses the page explains.
 pub const ELEMENTS_PER_PLACE: usize = 1024;
 /// Most characters of a value the environment shows.
@@ -97,6 +103,8 @@ pub fn data(title: &str, panes: &[Pane], pairs: Option<&[(usize, usize)]>) -> Js
     let panes: Vec<Json> = panes.iter().map(pane_json).collect();
     json!({
         "title": title,
+        "cellsPerBlock": CELLS_PER_BLOCK,
+        "elementsPerPlace": ELEMENTS_PER_PLACE,
         "panes": panes,
         "pairs": pairs.map(|p| p.iter().map(|&(a, b)| json!([a, b])).collect::<Vec<_>>()),
     })
@@ -172,8 +180,15 @@ fn cells(b: &Block, bi: usize, rt: &Retyped) -> Vec<String> {
         .collect()
 }
 
+/// `[elem, length, cells]`, the cells one string when all are equal (a
+/// block just allocated).
 fn block_json(b: &Block, bi: usize, rt: &Retyped) -> Json {
-    json!([b.elem.to_string(), b.len(b.elem), cells(b, bi, rt)])
+    let cs = cells(b, bi, rt);
+    let cells = match cs.first() {
+        Some(c) if cs.len() > 1 && cs.iter().all(|x| x == c) => json!(c),
+        _ => json!(cs),
+    };
+    json!([b.elem.to_string(), b.len(b.elem), cells])
 }
 
 /// The cell of a block of `cell_elem`s that element `addr` of `elem` starts in.
@@ -200,31 +215,25 @@ impl Places {
         }
         let n = self.colours.len();
         let colour = *self.colours.entry(name.to_string()).or_insert(n);
-        let elements = p.elements(ELEMENTS_PER_PLACE);
-        let total = p
+        let dims: Vec<Json> = p
             .lmad
             .dims
             .iter()
-            .fold(1i64, |a, d| a.saturating_mul(d.elems.max(0)));
-        let cover: Vec<Json> = elements
-            .iter()
-            .map(|(ix, a)| {
-                let idx: String = ix.iter().map(|i| format!("[{i}]")).collect();
-                json!([
-                    cell_of(*a, p.elem, cell_elem),
-                    format!("{name}{idx} → {}", p.explain(ix))
-                ])
-            })
+            .map(|d| json!([d.elems, d.stride]))
             .collect();
-        let more = total.saturating_sub(elements.len() as i64).max(0);
+        // The page enumerates the elements (at most ELEMENTS_PER_PLACE) and
+        // writes each address computation as `Place::explain` does: the
+        // LMAD travels, not one string per element.
         self.list.push(json!({
             "name": name,
             "b": p.block,
             "lmad": p.lmad_text(),
             "elem": p.elem.to_string(),
             "c": colour,
-            "cover": cover,
-            "more": more,
+            "off": p.lmad.offset,
+            "dims": dims,
+            "num": p.elem.size(),
+            "den": cell_elem.size().max(1),
         }));
         let k = self.list.len() - 1;
         self.ids.insert(key, k);
@@ -241,7 +250,8 @@ fn env_entry(places: &mut Places, state: &State, name: &str, b: &crate::record::
 }
 
 /// A whole state, as the page's checkpoints hold it: `env` (entries
-/// `[name, seq, value, place]`) and `blocks` (`[elem, length, cells]`).
+/// `[name, seq, value, place]`) and `blocks` (`[elem, length, cells]`,
+/// the cells one string when all are equal).
 fn state_json(places: &mut Places, s: &State) -> Json {
     let env: Vec<Json> = s
         .env
@@ -260,7 +270,7 @@ fn state_json(places: &mut Places, s: &State) -> Json {
 
 /// What changed from `a` to `b`: `set` (env entries), `del` (names),
 /// `blocks` (`[index, elem, length, cells]`, new or retyped blocks) and
-/// `cells` (`[block, cell, text]`).
+/// `cells` (`[block, first cell, texts]`, runs of changed cells).
 fn diff_json(places: &mut Places, a: &State, b: &State) -> (Json, usize) {
     let mut set = Vec::new();
     let mut del = Vec::new();
@@ -284,11 +294,23 @@ fn diff_json(places: &mut Places, a: &State, b: &State) -> (Json, usize) {
                     continue;
                 }
                 let (old, new) = (self::cells(ob, k, &ra), self::cells(nb, k, &rb));
+                // Runs of consecutive changed cells: [block, first, texts].
+                let mut run: Option<(usize, Vec<String>)> = None;
                 for (c, (x, y)) in old.iter().zip(new).enumerate() {
-                    if *x != y {
-                        cells.push(json!([k, c, y]));
-                        weight += 1;
+                    if *x == y {
+                        if let Some((first, texts)) = run.take() {
+                            cells.push(json!([k, first, texts]));
+                        }
+                        continue;
                     }
+                    weight += 1;
+                    match &mut run {
+                        Some((_, texts)) => texts.push(y),
+                        None => run = Some((c, vec![y])),
+                    }
+                }
+                if let Some((first, texts)) = run {
+                    cells.push(json!([k, first, texts]));
                 }
             }
             _ => {
@@ -334,9 +356,11 @@ fn kind_name(k: &StepKind) -> &'static str {
     }
 }
 
-/// The cells a step read and wrote: `[block, cell, "r"|"w"]`.
+/// The cells a step read and wrote, as runs of consecutive cells:
+/// `[block, first cell, count, "r"|"w"]`.
 fn accesses(step: &Step) -> Vec<Json> {
-    let mut out = Vec::new();
+    let mut runs: Vec<(usize, i64, i64, &str)> = Vec::new();
+    let mut n = 0;
     for e in &step.effects {
         let (block, offset, elem, w) = match e {
             Effect::Read {
@@ -352,13 +376,22 @@ fn accesses(step: &Step) -> Vec<Json> {
             } => (*block, *offset, *elem, "w"),
             _ => continue,
         };
-        if out.len() >= ACCESSES_PER_STEP {
+        if n >= ACCESSES_PER_STEP {
             break;
         }
+        n += 1;
         let cell_elem = step.state.blocks.get(block).map_or(elem, |b| b.elem);
-        out.push(json!([block, cell_of(offset, elem, cell_elem), w]));
+        let c = cell_of(offset, elem, cell_elem);
+        match runs.last_mut() {
+            Some((b, first, count, k)) if *b == block && *k == w && *first + *count == c => {
+                *count += 1
+            }
+            _ => runs.push((block, c, 1, w)),
+        }
     }
-    out
+    runs.iter()
+        .map(|(b, c, n, w)| json!([b, c, n, w]))
+        .collect()
 }
 
 fn step_json(src: &Source, step: &Step) -> Json {
@@ -461,14 +494,14 @@ fn pane_json(p: &Pane) -> Json {
     let mut steps = Vec::with_capacity(trace.steps.len());
     let mut checkpoints = serde_json::Map::new();
     let mut since = 0usize;
-    let n = trace.steps.len();
     for (k, s) in trace.steps.iter().enumerate() {
         let mut o = step_json(p.source, s);
         let weight = s.state.env.len() + s.state.blocks.iter().map(|b| shown(b) + 1).sum::<usize>();
-        let last = k + 1 == n;
+        // Diffs come from the states themselves, so they hold across a
+        // cut too (the end's state after steps that were not kept).
         let diff = (k > 0).then(|| diff_json(&mut places, &trace.steps[k - 1].state, &s.state));
         match diff {
-            Some((d, w)) if !last && since + w <= weight.max(64) => {
+            Some((d, w)) if since + w <= CHECKPOINT_RATIO * weight.max(64) => {
                 since += w;
                 o["diff"] = d;
             }
@@ -594,11 +627,17 @@ def main (n: int) =
             (
                 b[0].as_str().unwrap_or("").to_string(),
                 b[1].as_u64().unwrap_or(0) as usize,
-                b[2].as_array().map_or(vec![], |v| {
-                    v.iter()
-                        .map(|x| x.as_str().unwrap_or("").to_string())
-                        .collect()
-                }),
+                match &b[2] {
+                    Json::String(fill) => {
+                        let n = (b[1].as_u64().unwrap_or(0) as usize).min(CELLS_PER_BLOCK);
+                        vec![fill.clone(); n]
+                    }
+                    v => v.as_array().map_or(vec![], |v| {
+                        v.iter()
+                            .map(|x| x.as_str().unwrap_or("").to_string())
+                            .collect()
+                    }),
+                },
             )
         };
         let cp = &cps[&c.to_string()];
@@ -636,7 +675,9 @@ def main (n: int) =
                     c[0].as_u64().unwrap_or(0) as usize,
                     c[1].as_u64().unwrap_or(0) as usize,
                 );
-                blocks[b].2[i] = c[2].as_str().unwrap_or("").to_string();
+                for (j, t) in c[2].as_array().into_iter().flatten().enumerate() {
+                    blocks[b].2[i + j] = t.as_str().unwrap_or("").to_string();
+                }
             }
         }
         let env = env.into_iter().map(|(n, (s, v, p))| (n, s, v, p)).collect();
@@ -772,8 +813,13 @@ def main (n: int) =
             .find(|p| p["name"] == "xss")
             .expect("xss placed");
         assert_eq!(xss["lmad"], "0 + {(2 : 3) (3 : 1)}");
-        assert_eq!(xss["cover"][5], json!([5, "xss[1][2] → 0 + 1·3 + 2·1 = 5"]));
-        assert_eq!(xss["more"], 0);
+        // What the page needs to enumerate xss[1][2] → 0 + 1·3 + 2·1 = 5.
+        assert_eq!(xss["off"], 0);
+        assert_eq!(xss["dims"], json!([[2, 3], [3, 1]]));
+        assert_eq!(
+            (xss["num"].as_u64(), xss["den"].as_u64()),
+            (Some(8), Some(8))
+        );
     }
 
     #[test]
@@ -788,6 +834,10 @@ def main (n: int) =
             Some(10 + p["cut"].as_u64().unwrap_or(0))
         );
         assert!(p["steps"][9]["results"].is_array());
+        // The end's state, after steps that were not kept, replays too.
+        for (k, s) in t.steps.iter().enumerate() {
+            assert_eq!(replay(p, k), view_of(&s.state), "step {k}");
+        }
     }
 
     #[test]
