@@ -1072,6 +1072,7 @@ impl<O: Observer> Machine<'_, O> {
                     format!("the LMAD of `{}` does not have {n} rows", p.name),
                 ));
             }
+            self.obs.destination(&p.name, blk, &l, t);
             dests.push((blk, l, t, res));
         }
         if let Some(r) = self.race.as_mut() {

@@ -45,6 +45,11 @@ pub trait Observer {
     /// the [`Observer::bind`] of the name.
     #[inline(always)]
     fn place(&mut self, _name: &Name, _block: usize, _lmad: &Lmad<i64>, _elem: Prim) {}
+    /// A kernel that starts will bind its result `name` to `block` at
+    /// `lmad` (E-MEM-KERNEL's `(E(z_mem), E(L_z))`): its iterations write
+    /// there. Follows the kernel's [`Observer::rule`].
+    #[inline(always)]
+    fn destination(&mut self, _name: &Name, _block: usize, _lmad: &Lmad<i64>, _elem: Prim) {}
     /// A name bound on entry to a body, at each iteration: a kernel's or
     /// `for` loop's index, a loop's parameters.
     #[inline(always)]

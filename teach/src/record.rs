@@ -715,6 +715,30 @@ impl Observer for Recorder {
         }
     }
 
+    fn destination(&mut self, name: &Name, block: usize, lmad: &Lmad<i64>, elem: Prim) {
+        if !self.recording() || !self.heap {
+            return;
+        }
+        // The kernel's result is in the environment, marked as being
+        // written, from the kernel's start: its iterations write its cells.
+        let place = Place {
+            block,
+            lmad: lmad.clone(),
+            elem,
+        };
+        let b = self.binding(
+            format!("(block {block}, {}), being written", place.lmad_text()),
+            Some(place),
+        );
+        self.cur.env.insert(name.clone(), b.clone());
+        if let Some(o) = self.open.last_mut() {
+            o.env.insert(name.clone(), b);
+        }
+        if let Some(b) = self.block_mut(block) {
+            b.elem = elem;
+        }
+    }
+
     fn enter(&mut self, name: &Name, value: &dyn fmt::Display) {
         if !self.recording() {
             return;
