@@ -114,24 +114,40 @@ fn prepare_file(c: &Common, file: &str) -> Result<Subject, ExitCode> {
         Some(list) => Some(crate::pass_list(list)?),
         None => None,
     };
-    let subject = prepare(&src, &p, c.semantics.map(View::from), passes.as_deref()).map_err(
-        |e| match &e {
-            PrepareError::Stage(s) if s.output.is_none() => {
-                eprintln!("{file}: stage `{}`:", s.stage);
-                report(&src, &s.diagnostic);
-                ExitCode::from(EXIT_NOT_A_PROGRAM)
-            }
-            PrepareError::Usage(m) => {
-                eprintln!("{file}: {m}");
-                ExitCode::from(EXIT_NOT_A_PROGRAM)
-            }
-            _ => {
-                eprintln!("{file}: {e}");
-                ExitCode::from(EXIT_WENT_WRONG)
-            }
-        },
-    )?;
-    Ok(subject)
+    prepare_loaded(
+        file,
+        &src,
+        &p,
+        c.semantics.map(View::from),
+        passes.as_deref(),
+    )
+}
+
+/// A loaded program made ready to step, a failure reported on stderr
+/// with its exit code: 2 for a program a stage refuses or a request that
+/// does not fit it, 1 for a stage's bug.
+pub(crate) fn prepare_loaded(
+    file: &str,
+    src: &funmem_lang::Source,
+    p: &funmem_lang::parse::AnyProgram,
+    view: Option<View>,
+    passes: Option<&[funmem_transforms::Pass]>,
+) -> Result<Subject, ExitCode> {
+    prepare(src, p, view, passes).map_err(|e| match &e {
+        PrepareError::Stage(s) if s.output.is_none() => {
+            eprintln!("{file}: stage `{}`:", s.stage);
+            report(src, &s.diagnostic);
+            ExitCode::from(EXIT_NOT_A_PROGRAM)
+        }
+        PrepareError::Usage(m) => {
+            eprintln!("{file}: {m}");
+            ExitCode::from(EXIT_NOT_A_PROGRAM)
+        }
+        _ => {
+            eprintln!("{file}: {e}");
+            ExitCode::from(EXIT_WENT_WRONG)
+        }
+    })
 }
 
 /// The exit code of a run: 0 when it gave results, 1 when it went wrong.

@@ -3,12 +3,12 @@
 //! `--passes` or `--diff`, two runs side by side.
 
 use crate::step_cmd::Common;
-use crate::{load, read_inputs_for, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
+use crate::{load, read_inputs_for, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use funmem_lang::parse::Layer;
 use funmem_semantics::error::Limits;
 use funmem_semantics::run::layer_of;
 use funmem_teach::html::{page, Pane};
-use funmem_teach::session::{prepare, PrepareError, Recorded, Subject, View};
+use funmem_teach::session::{Recorded, Subject, View};
 use funmem_transforms::pass::Pass;
 use std::process::ExitCode;
 
@@ -47,21 +47,7 @@ fn prepared(file: &str, view: Option<View>, passes: Option<&[Pass]>) -> Result<S
         (None, Layer::Fun, Some(_)) => Some(View::Heap),
         _ => view,
     };
-    prepare(&src, &p, view, passes).map_err(|e| match &e {
-        PrepareError::Stage(s) if s.output.is_none() => {
-            eprintln!("{file}: stage `{}`:", s.stage);
-            report(&src, &s.diagnostic);
-            ExitCode::from(EXIT_NOT_A_PROGRAM)
-        }
-        PrepareError::Usage(m) => {
-            eprintln!("{file}: {m}");
-            ExitCode::from(EXIT_NOT_A_PROGRAM)
-        }
-        _ => {
-            eprintln!("{file}: {e}");
-            ExitCode::from(EXIT_WENT_WRONG)
-        }
-    })
+    crate::step_cmd::prepare_loaded(file, &src, &p, view, passes)
 }
 
 /// `funmem trace`.
