@@ -1,46 +1,11 @@
 //! `funmem derive` (docs/cli.md): derivation trees of small runs as text
 //! and as LaTeX, the size limit, stuck runs.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// Runs funmem with `input` on standard input.
-fn funmem_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input.as_bytes());
-    }
-    child.wait_with_output().expect("funmem finishes")
-}
+mod common;
 
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("funmem-derive-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let p = temp_dir("src").join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
-}
+use common::{assert_exit, funmem as funmem_stdin, temp_dir, write_temp};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()

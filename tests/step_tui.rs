@@ -11,22 +11,13 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn funmem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the funmem binary runs")
-}
+mod common;
 
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+use common::assert_exit;
+
+/// Runs funmem with nothing on standard input (bounded: a hang fails).
+fn funmem(args: &[&str]) -> Output {
+    common::funmem(args, "")
 }
 
 fn temp_dir() -> PathBuf {

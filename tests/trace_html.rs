@@ -6,41 +6,15 @@
 //! browser tests are skipped, with a message, where Chromium is missing
 //! (scripts/install-deps installs it).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn funmem_stdin(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut i) = child.stdin.take() {
-        let _ = i.write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().expect("funmem finishes")
-}
+mod common;
 
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
+use common::{assert_exit, funmem as funmem_stdin};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("funmem-trace-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use common::temp_dir;
 
 fn write_temp(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
