@@ -392,29 +392,29 @@ fn index_imp(body: &[funmem_lang::imp::Stmt], out: &mut HashMap<usize, StmInfo>)
 struct J(Vec<Part>);
 
 impl J {
-    fn m(mut self, s: &str) -> J {
-        if let Some(Part::Math(t)) = self.0.last_mut() {
-            t.push_str(s);
-        } else {
-            self.0.push(Part::Math(s.to_string()));
+    /// Appends `s` to the last part when it is of the same kind (`make`
+    /// builds that kind), else as a new part.
+    fn add(mut self, s: &str, make: fn(String) -> Part) -> J {
+        let same = matches!(
+            (self.0.last(), make(String::new())),
+            (Some(Part::Math(_)), Part::Math(_))
+                | (Some(Part::Code(_)), Part::Code(_))
+                | (Some(Part::Text(_)), Part::Text(_))
+        );
+        match self.0.last_mut() {
+            Some(Part::Math(t) | Part::Code(t) | Part::Text(t)) if same => t.push_str(s),
+            _ => self.0.push(make(s.to_string())),
         }
         self
     }
-    fn c(mut self, s: &str) -> J {
-        if let Some(Part::Code(t)) = self.0.last_mut() {
-            t.push_str(s);
-        } else {
-            self.0.push(Part::Code(s.to_string()));
-        }
-        self
+    fn m(self, s: &str) -> J {
+        self.add(s, Part::Math)
     }
-    fn t(mut self, s: &str) -> J {
-        if let Some(Part::Text(t)) = self.0.last_mut() {
-            t.push_str(s);
-        } else {
-            self.0.push(Part::Text(s.to_string()));
-        }
-        self
+    fn c(self, s: &str) -> J {
+        self.add(s, Part::Code)
+    }
+    fn t(self, s: &str) -> J {
+        self.add(s, Part::Text)
     }
     fn parts(mut self, ps: &[Part]) -> J {
         for p in ps {
