@@ -50,6 +50,8 @@ struct Tally {
     failed: usize,
     skipped: usize,
     inconclusive: usize,
+    /// `compiled` cases (benchmark datasets) left to `funmem bench`.
+    compiled: usize,
 }
 
 impl Tally {
@@ -92,6 +94,12 @@ pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
     let mut t = Tally::default();
     for f in &files {
         test_file(f, device.as_ref(), &mut t);
+    }
+    if t.compiled > 0 {
+        println!(
+            "{} compiled input(s) not run: benchmark datasets, for `funmem bench`",
+            t.compiled
+        );
     }
     let skipped = if t.skipped > 0 {
         format!(", {} skipped", t.skipped)
@@ -287,6 +295,11 @@ fn resolve_cases(
     let wanted = crate::input_prims(program);
     let mut cases = Vec::new();
     for (k, case) in spec.cases.iter().enumerate() {
+        // Benchmark datasets: `funmem bench` runs them.
+        if case.compiled {
+            t.compiled += 1;
+            continue;
+        }
         let label = match &case.from {
             InputFrom::Inline => format!("case {k} (input {{ {} }})", case.input),
             InputFrom::File(f) => format!("case {k} (input @ {f})"),

@@ -12,6 +12,7 @@
 //! -- input @ data/big.in
 //! -- output @ data/big.out
 //! -- random input { [100]i64 [100][8]f32 }
+//! -- compiled random input { [1024][1024]f32 }
 //! ```
 //!
 //! Everything before `-- ==` is the description. After it, each `input`
@@ -21,7 +22,10 @@
 //! that runs are reproducible). The `output { ... }`, `output @ FILE` or
 //! `error: REGEX` that follows says what the case must give; a random input
 //! has none of its own (Futhark uses them for benchmarks): its semantics
-//! must agree with each other and not go wrong. An `error:` before any `input` means the
+//! must agree with each other and not go wrong. `compiled` before an
+//! `input` or `random input` marks a benchmark dataset (Futhark's keyword
+//! for datasets too large for its interpreter): `funmem test` skips it,
+//! `funmem bench` runs it. An `error:` before any `input` means the
 //! program itself must be rejected (a parse or type error) with a message
 //! matching the regex. `structure [PIPELINE] { Name N ... }` counts
 //! constructs. Blocks may span several comment lines. Values are kept as
@@ -56,6 +60,10 @@ pub struct TestCase {
     pub expect: Expect,
     /// Where the `input` is (for reports).
     pub span: Span,
+    /// `compiled input ...` (Futhark's keyword): a benchmark dataset, too
+    /// large for the interpreters; `funmem test` skips it and `funmem bench`
+    /// runs it.
+    pub compiled: bool,
 }
 
 /// Where a case's input values come from.
@@ -143,6 +151,8 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
     };
     let mut i = 0;
     let bytes = block.as_bytes();
+    // `compiled` before the `input` or `random input` it marks.
+    let mut compiled: Option<usize> = None;
     while i < block.len() {
         if bytes[i].is_ascii_whitespace() {
             i += 1;
@@ -153,7 +163,20 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .unwrap_or(rest.len());
         let word = &rest[..word_len];
+        if let Some(at) = compiled {
+            if word != "input" && word != "random" {
+                return Err(bad(
+                    at,
+                    "`compiled` must be followed by `input` or `random input`".into(),
+                ));
+            }
+        }
         match word {
+            "compiled" => {
+                compiled = Some(i);
+                i += word_len;
+                continue;
+            }
             "random" => {
                 let after = i + word_len;
                 let k = after + block[after..].len() - block[after..].trim_start().len();
@@ -177,6 +200,7 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                     from: InputFrom::Random(types),
                     expect: Expect::Success,
                     span: Span::new(file_pos(i), file_pos(k + 5)),
+                    compiled: compiled.take().is_some(),
                 });
                 i = next;
             }
@@ -203,6 +227,7 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                         from: file.map_or(InputFrom::Inline, InputFrom::File),
                         expect: Expect::Success,
                         span,
+                        compiled: compiled.take().is_some(),
                     });
                 } else {
                     match spec.cases.last_mut() {
@@ -272,9 +297,15 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                     .take_while(|c| !c.is_whitespace())
                     .take(20)
                     .collect();
-                return Err(bad(i, format!("unknown test directive `{shown}`; expected input, random input, output, error:, or structure")));
+                return Err(bad(i, format!("unknown test directive `{shown}`; expected input, random input, compiled input, output, error:, or structure")));
             }
         }
+    }
+    if let Some(at) = compiled {
+        return Err(bad(
+            at,
+            "`compiled` must be followed by `input` or `random input`".into(),
+        ));
     }
     Ok(Some(spec))
 }
@@ -355,6 +386,26 @@ mod tests {
             }]
         );
         assert_eq!(s.compile_error, None);
+    }
+
+    #[test]
+    fn compiled_marks_benchmark_datasets() {
+        let t = "-- ==\n-- input { 2 }\n-- output { 4i64 }\n-- compiled input @ big.in\n-- compiled random input { [1024][1024]f32 }\n-- random input { [3]f32 }\ndef main = in (x)\n";
+        let s = parse(t).unwrap().unwrap();
+        let c: Vec<bool> = s.cases.iter().map(|c| c.compiled).collect();
+        assert_eq!(c, [false, true, true, false]);
+        assert_eq!(s.cases[1].from, InputFrom::File("big.in".into()));
+        for bad in [
+            "-- ==\n-- compiled output { 1 }\n",
+            "-- ==\n-- input { 1 }\n-- compiled\n",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(
+                e.message.contains("`compiled` must be followed"),
+                "{}",
+                e.message
+            );
+        }
     }
 
     #[test]
