@@ -33,7 +33,7 @@
 //! so a case that expects a race only needs to finish there.
 
 use funmem_lang::parse::{AnyProgram, Layer};
-use funmem_lang::testspec::{self, Expect, InputFrom, TestSpec};
+use funmem_lang::testspec::{self, Expect, InputFrom, RandomItem, TestSpec};
 use funmem_lang::{count, front, Source};
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::run::{run, RunOptions, Semantics};
@@ -314,12 +314,24 @@ fn resolve_cases(
                 read_values_for(&bytes, &wanted)
                     .map_err(|e| format!("bad input in {f}: byte {}: {}", e.start, e.message))
             }),
-            InputFrom::Random(types) => {
+            InputFrom::Random(items) => {
                 let mut rng = crate::dataset_cmd::SplitMix::new(random_seed(k));
-                Ok(types
+                items
                     .iter()
-                    .map(|(shape, p)| crate::dataset_cmd::random_value(&mut rng, shape, *p))
-                    .collect())
+                    .enumerate()
+                    .map(|(j, item)| match item {
+                        RandomItem::Random(shape, p) => {
+                            Ok(crate::dataset_cmd::random_value(&mut rng, shape, *p))
+                        }
+                        RandomItem::Literal(text) => {
+                            let want: Vec<_> = wanted.get(j).copied().into_iter().collect();
+                            match read_values_for(text.as_bytes(), &want) {
+                                Ok(mut v) if v.len() == 1 => Ok(v.remove(0)),
+                                _ => Err(format!("bad literal `{text}` in the random input")),
+                            }
+                        }
+                    })
+                    .collect()
             }
         };
         let expect = match &case.expect {

@@ -12,14 +12,15 @@
 //! -- input @ data/big.in
 //! -- output @ data/big.out
 //! -- random input { [100]i64 [100][8]f32 }
-//! -- compiled random input { [1024][1024]f32 }
+//! -- compiled random input { 1024i64 [1024][1024]f32 }
 //! ```
 //!
 //! Everything before `-- ==` is the description. After it, each `input`
 //! opens a test case: values in braces, `@ FILE` (a data file in text or
 //! binary format, its path relative to the program), or `random input {
 //! TYPES }` (values of those types generated with a seed fixed per case, so
-//! that runs are reproducible). The `output { ... }`, `output @ FILE` or
+//! that runs are reproducible; a scalar literal among the types, such as
+//! a size `1024i64`, stands for itself). The `output { ... }`, `output @ FILE` or
 //! `error: REGEX` that follows says what the case must give; a random input
 //! has none of its own (Futhark uses them for benchmarks): its semantics
 //! must agree with each other and not go wrong. `compiled` before an
@@ -74,8 +75,18 @@ pub enum InputFrom {
     /// `input @ FILE`: a data file, relative to the program's folder.
     File(String),
     /// `random input { TYPES }`: random values of these shapes and element
-    /// types.
-    Random(Vec<(Vec<usize>, Prim)>),
+    /// types, and literals standing for themselves.
+    Random(Vec<RandomItem>),
+}
+
+/// One value of a `random input`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RandomItem {
+    /// `[100][8]f32`: random values of this shape and element type.
+    Random(Vec<usize>, Prim),
+    /// `1024i64`, `360`, `0.5f32`, `true`: this scalar, as text (sizes and
+    /// parameters that the arrays' shapes must agree with).
+    Literal(String),
 }
 
 /// The expected outcome of a test case.
@@ -192,7 +203,15 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                 let body_at = block[..next].rfind('{').map_or(i, |b| b + 1);
                 let mut types = Vec::new();
                 for (at, word) in words(body) {
-                    let t = random_type(word).map_err(|m| bad(body_at + at, m))?;
+                    let literal = word.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                        || word == "true"
+                        || word == "false";
+                    let t = if literal {
+                        RandomItem::Literal(word.to_string())
+                    } else {
+                        let (shape, p) = random_type(word).map_err(|m| bad(body_at + at, m))?;
+                        RandomItem::Random(shape, p)
+                    };
                     types.push(t);
                 }
                 spec.cases.push(TestCase {
@@ -395,6 +414,18 @@ mod tests {
         let c: Vec<bool> = s.cases.iter().map(|c| c.compiled).collect();
         assert_eq!(c, [false, true, true, false]);
         assert_eq!(s.cases[1].from, InputFrom::File("big.in".into()));
+        let s = parse("-- ==\n-- random input { 1024i64 -3 [1024]f32 true }\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            s.cases[0].from,
+            InputFrom::Random(vec![
+                RandomItem::Literal("1024i64".into()),
+                RandomItem::Literal("-3".into()),
+                RandomItem::Random(vec![1024], Prim::F32),
+                RandomItem::Literal("true".into()),
+            ])
+        );
         for bad in [
             "-- ==\n-- compiled output { 1 }\n",
             "-- ==\n-- input { 1 }\n-- compiled\n",
@@ -441,9 +472,9 @@ mod tests {
         assert_eq!(
             s.cases[1].from,
             InputFrom::Random(vec![
-                (vec![100], Prim::I64),
-                (vec![2, 3], Prim::F32),
-                (vec![], Prim::Bool)
+                RandomItem::Random(vec![100], Prim::I64),
+                RandomItem::Random(vec![2, 3], Prim::F32),
+                RandomItem::Random(vec![], Prim::Bool)
             ])
         );
         assert_eq!(s.cases[1].expect, Expect::Success);
