@@ -53,10 +53,9 @@ fn numbers(text: &str) -> Vec<i64> {
 /// The test block's `input { }` / `output { }` pairs, as text (compiled
 /// inputs left out).
 fn block_cases() -> Vec<(String, String)> {
-    let src = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PROGRAM),
-    )
-    .expect("the program");
+    let src =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PROGRAM))
+            .expect("the program");
     let block: String = src
         .lines()
         .skip_while(|l| l.trim() != "-- ==")

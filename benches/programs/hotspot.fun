@@ -58,8 +58,7 @@ def main (row: int) (col: int) (iters: int) (temp: [row][col]f32) (power: [row][
   let (max_slope: f32) = 3000000.0 / (0.5 * 0.0005 * 1750000.0)
   let (step: f32) = 0.001 / max_slope
   let (scale: f32) = step / cap
-  let (start: [row][col]f32) = copy temp
-  let (final: [row][col]f32) = loop (t: [row][col]f32) = (start) for it < iters do
+  let (final: [row][col]f32) = loop (t: [row][col]f32) = (temp) for it < iters do
     let (next: [row][col]f32) = kernel r < row do
       let (cells: [col]f32) = kernel c < col do
         let (here: f32) = t[r, c]
