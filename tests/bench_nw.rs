@@ -158,8 +158,14 @@ fn larger_generated_case_agrees_with_the_reference() {
 #[test]
 fn work_size_not_a_multiple_of_the_block_is_stuck() {
     let n = 11;
-    let zeros = format!("[{}]", vec![format!("[{}]", vec!["0i32"; n].join(", ")); n].join(", "));
-    let o = funmem(&["run", PROGRAM], &format!("{n}i64 4i64 1i32 {zeros} {zeros}"));
+    let zeros = format!(
+        "[{}]",
+        vec![format!("[{}]", vec!["0i32"; n].join(", ")); n].join(", ")
+    );
+    let o = funmem(
+        &["run", PROGRAM],
+        &format!("{n}i64 4i64 1i32 {zeros} {zeros}"),
+    );
     assert_exit(&o, 1);
     assert!(text(&o.stderr).contains("zero"), "{}", text(&o.stderr));
 }
