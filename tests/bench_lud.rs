@@ -39,11 +39,13 @@ fn reference_lu(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let mut a = a.to_vec();
     let n = a.len();
     for k in 0..n {
-        for i in k + 1..n {
-            a[i][k] /= a[k][k];
-            let l = a[i][k];
-            for j in k + 1..n {
-                a[i][j] -= l * a[k][j];
+        let (upper, lower) = a.split_at_mut(k + 1);
+        let pivot_row = &upper[k];
+        for row in lower.iter_mut() {
+            row[k] /= pivot_row[k];
+            let l = row[k];
+            for (x, p) in row[k + 1..].iter_mut().zip(&pivot_row[k + 1..]) {
+                *x -= l * p;
             }
         }
     }

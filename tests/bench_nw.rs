@@ -127,9 +127,12 @@ fn larger_generated_case_agrees_with_the_reference() {
     let mut inp: Vec<Vec<i32>> = (0..n)
         .map(|_| (0..n).map(|_| next() % 10).collect())
         .collect();
-    for i in 0..n {
-        inp[i][0] = -(i as i32) * penalty;
-        inp[0][i] = -(i as i32) * penalty;
+    // The borders: gaps all the way from the corner.
+    for (i, row) in inp.iter_mut().enumerate() {
+        row[0] = -(i as i32) * penalty;
+    }
+    for (j, cell) in inp[0].iter_mut().enumerate() {
+        *cell = -(j as i32) * penalty;
     }
     let refm: Vec<Vec<i32>> = (0..n)
         .map(|_| (0..n).map(|_| next() % 15 - 4).collect())
