@@ -279,9 +279,32 @@ fn medium(iterations: u64, seed: i64) -> Problem {
             ],
             starts: vec![3758.05, 11840.0, 1200.0],
             detval: 0.0,
-            discts: vec![0.979_786_3, 0.950_574_8, 0.921_462_2, 0.890_669_3, 0.858_856_8],
+            discts: vec![
+                0.979_786_3,
+                0.950_574_8,
+                0.921_462_2,
+                0.890_669_3,
+                0.858_856_8,
+            ],
         },
     }
+}
+
+/// FinPar's large contract (3) over 367 dates, with FinPar's medium
+/// correlations and volatilities and drifts that vary with the date.
+fn large(iterations: u64, seed: i64) -> Problem {
+    let mut pb = medium(iterations, seed);
+    pb.contract = 3;
+    pb.dates = 367;
+    pb.model.vols = vec![vec![0.19, 0.19, 0.15]; 367];
+    pb.model.drifts = (0..367)
+        .map(|t| {
+            let d = (t % 11) as f32 * 1e-3 - 5e-3;
+            vec![d, -d, 0.5 * d]
+        })
+        .collect();
+    pb.model.discts = vec![0.98, 0.9];
+    pb
 }
 
 /// The problem as the program's input text.
@@ -360,6 +383,7 @@ fn program_agrees_with_reference() {
         (medium(4, 3), "op_medium.in"),
         (small(200, 11), "op_small_more.in"),
         (medium(40, 5), "op_medium_more.in"),
+        (large(2, 9), "op_large.in"),
     ] {
         let (got, want) = (run(&pb, name), reference(&pb));
         assert!(close(got, want), "{name}: program {got}, reference {want}");

@@ -174,6 +174,10 @@ fn program_agrees_with_reference() {
     for (n, m, p, seed) in [(7, 13, 5, 1), (16, 24, 12, 2)] {
         let g = random(n, m, p, seed);
         let what = format!("random {n}x{m} by {m}x{p}");
-        assert_close(&run(&g, &format!("sg_{n}_{m}_{p}.in")), &reference(&g), &what);
+        assert_close(
+            &run(&g, &format!("sg_{n}_{m}_{p}.in")),
+            &reference(&g),
+            &what,
+        );
     }
 }

@@ -106,7 +106,7 @@ def main (contract: i32) (num_mc_it: int) (num_models: int) (num_dates: int)
                           in (v)
                     let (x: int) = reduce (\(a: int) (c: int) ->
                           let (y: int) (y1: int) (y2: int) (y3: int) =
-                                loop (acc2: int) (pa: int) (pc: int) (w2: int) = (0, a, c, 1) for q2 < 62 do
+                                loop (acc2: int) (pa: int) (pc: int) (w2: int) = (0, a, c, 1) for q2 < num_bits do
                                   let (bit2: int) = (pa % 2 + pc % 2) % 2
                                   in (acc2 + bit2 * w2, pa / 2, pc / 2, w2 * 2)
                           in (y)) 0 sel
