@@ -70,13 +70,25 @@ struct Vec3 {
 
 impl Vec3 {
     fn add(self, o: Vec3) -> Vec3 {
-        Vec3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
+        Vec3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
     }
     fn sub(self, o: Vec3) -> Vec3 {
-        Vec3 { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z }
+        Vec3 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
     }
     fn scale(self, s: f32) -> Vec3 {
-        Vec3 { x: self.x * s, y: self.y * s, z: self.z * s }
+        Vec3 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
     }
     fn dot(self, o: Vec3) -> f32 {
         self.x * o.x + self.y * o.y + self.z * o.z
@@ -96,12 +108,19 @@ fn simulate(bodies: &mut [Body], steps: usize, eps: f32, dt: f32) {
         let accels: Vec<Vec3> = bodies
             .iter()
             .map(|b| {
-                bodies.iter().fold(Vec3 { x: 0.0, y: 0.0, z: 0.0 }, |acc, o| {
-                    let r = o.pos.sub(b.pos);
-                    let dist2 = r.dot(r) + eps * eps;
-                    let inv = 1.0 / dist2.sqrt();
-                    acc.add(r.scale(o.mass * inv * inv * inv))
-                })
+                bodies.iter().fold(
+                    Vec3 {
+                        x: 0.0,
+                        y: 0.0,
+                        z: 0.0,
+                    },
+                    |acc, o| {
+                        let r = o.pos.sub(b.pos);
+                        let dist2 = r.dot(r) + eps * eps;
+                        let inv = 1.0 / dist2.sqrt();
+                        acc.add(r.scale(o.mass * inv * inv * inv))
+                    },
+                )
             })
             .collect();
         for (b, a) in bodies.iter_mut().zip(accels) {
@@ -118,12 +137,25 @@ fn reference(input: &[f64]) -> Vec<f64> {
     let col = |c: usize, i: usize| input[4 + c * n + i] as f32;
     let mut bodies: Vec<Body> = (0..n)
         .map(|i| Body {
-            pos: Vec3 { x: col(0, i), y: col(1, i), z: col(2, i) },
+            pos: Vec3 {
+                x: col(0, i),
+                y: col(1, i),
+                z: col(2, i),
+            },
             mass: col(3, i),
-            vel: Vec3 { x: col(4, i), y: col(5, i), z: col(6, i) },
+            vel: Vec3 {
+                x: col(4, i),
+                y: col(5, i),
+                z: col(6, i),
+            },
         })
         .collect();
-    simulate(&mut bodies, input[1] as usize, input[2] as f32, input[3] as f32);
+    simulate(
+        &mut bodies,
+        input[1] as usize,
+        input[2] as f32,
+        input[3] as f32,
+    );
     let fields: [fn(&Body) -> f32; 7] = [
         |b| b.pos.x,
         |b| b.pos.y,
@@ -152,7 +184,10 @@ fn block_cases_agree_with_the_reference() {
     for (input, output) in cases {
         let want = reference(&numbers(&input));
         let expected = numbers(&output);
-        assert!(close(&expected, &want), "block output {expected:?}, reference {want:?}");
+        assert!(
+            close(&expected, &want),
+            "block output {expected:?}, reference {want:?}"
+        );
         let got = run(&input);
         assert!(close(&got, &want), "funmem {got:?}, reference {want:?}");
     }
@@ -164,7 +199,9 @@ fn generated_bodies_agree_with_the_reference() {
     let n = 60usize;
     let mut state = 2026u64;
     let mut next = |scale: f32| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((state >> 33) % 20001) as f32 / 10000.0 * scale - scale
     };
     let mut arrays = Vec::new();
