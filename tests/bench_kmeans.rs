@@ -136,7 +136,10 @@ fn block_cases_agree_with_the_reference() {
     for (input, output) in cases {
         let want = reference(&numbers(&input));
         let expected = numbers(&output);
-        assert!(close(&expected, &want), "block output {expected:?}, reference {want:?}");
+        assert!(
+            close(&expected, &want),
+            "block output {expected:?}, reference {want:?}"
+        );
         let got = run(&input);
         assert!(close(&got, &want), "funmem {got:?}, reference {want:?}");
     }
@@ -144,11 +147,14 @@ fn block_cases_agree_with_the_reference() {
 
 #[test]
 fn generated_points_agree_with_the_reference() {
-    // 240 points of 3 features around 4 centres, from a small LCG.
-    let (n, d, k) = (240usize, 3usize, 4usize);
+    // 600 points of 3 features around 4 centres, from a small LCG (more
+    // points than the program's 256 runs of step 2, and not a multiple).
+    let (n, d, k) = (600usize, 3usize, 4usize);
     let mut state = 12345u64;
     let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((state >> 33) % 10000) as f32 / 1000.0
     };
     let mut pts = Vec::new();
@@ -158,7 +164,18 @@ fn generated_points_agree_with_the_reference() {
             pts.push(centre + next());
         }
     }
-    let body: Vec<String> = pts.chunks(d).map(|r| format!("[{}]", r.iter().map(|x| format!("{x}f32")).collect::<Vec<_>>().join(", "))).collect();
+    let body: Vec<String> = pts
+        .chunks(d)
+        .map(|r| {
+            format!(
+                "[{}]",
+                r.iter()
+                    .map(|x| format!("{x}f32"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
     let input = format!("{n}i64 {d}i64 0i32 {k}i64 30i32 [{}]", body.join(", "));
     let want = reference(&numbers(&input));
     let got = run(&input);

@@ -12,9 +12,11 @@
 -- rounds.
 --
 -- What differs from the Futhark version: our FUN has no `hist`, so step 2
--- is a map over the k x d bins of the centres (nested kernels), each
--- summing the coordinate of its cluster's points in a sequential loop
--- (k * n * d work, where Futhark's histogram does n * d); an empty
+-- is a two-stage reduction per bin of the k x d centres. The points are
+-- split into at most 256 runs; a kernel over (cluster, feature, run) sums
+-- the feature over the run's points of the cluster (and one over (cluster,
+-- run) counts them), then a kernel over the bins adds up the runs' sums
+-- (k * n * d work, where Futhark's histogram does n * d). An empty
 -- cluster's centre becomes 0, as in Futhark (its sum over a count of 1).
 -- No tuples or records: the fold over the centres carries the best index
 -- and distance as two loop parameters. `n`, `d` and `k` are i64 inputs (sizes
@@ -41,6 +43,9 @@ def main (n: int) (d: int) (threshold: i32) (k: int) (max_iterations: i32) (poin
   let (centres0: [k][d]f32) = copy init_centres
   let (membership0: [n]i32) = kernel i < n do
     in (i32(i % k))
+  -- Step 2's points are split into `chunks` runs of `run` points each.
+  let (chunks: int) = min(n, 256)
+  let (run: int) = (n + chunks - 1) / max(chunks, 1)
   let (go0: bool) = 0i32 < max_iterations
   let (membership: [n]i32) (centres: [k][d]f32) (rounds: i32) (go: bool) = loop (old: [n]i32) (cs: [k][d]f32) (r: i32) (g: bool) = (membership0, centres0, 0i32, go0) while g do
     -- 1. The nearest centre of each point.
@@ -54,14 +59,35 @@ def main (n: int) (d: int) (threshold: i32) (k: int) (max_iterations: i32) (poin
         let (ni: i64) (nd: f32) = if closer then in (c, dist) else in (ci, cd)
         in (ni, nd)
       in (i32(bi))
-    -- 2. The new centres: the mean of each cluster's points.
+    -- 2. The new centres: the mean of each cluster's points, summed in two
+    --    stages: partial sums and counts over `chunks` runs of points, then
+    --    the runs' totals.
+    let (sums: [k][d][chunks]f32) = kernel c < k do
+      let (cl: [d][chunks]f32) = kernel j < d do
+        let (part: [chunks]f32) = kernel b < chunks do
+          let (s: f32) = loop (acc: f32) = (0.0f32) for t < run do
+            let (i: i64) = b * run + t
+            let (mine: bool) = i < n && i64(new[min(i, n - 1)]) == c
+            let (x: f32) = if mine then in (points[i, j]) else in (0.0f32)
+            in (acc + x)
+          in (s)
+        in (part)
+      in (cl)
+    let (counts: [k][chunks]i32) = kernel c < k do
+      let (part: [chunks]i32) = kernel b < chunks do
+        let (m: i32) = loop (acc: i32) = (0i32) for t < run do
+          let (i: i64) = b * run + t
+          let (mine: bool) = i < n && i64(new[min(i, n - 1)]) == c
+          in (acc + i32(mine))
+        in (m)
+      in (part)
     let (new_cs: [k][d]f32) = kernel c < k do
+      let (cc: [chunks]i32) = counts[c]
+      let (count: i32) = reduce (+) 0i32 cc
+      let (den: i32) = if count == 0i32 then in (1i32) else in (count)
       let (row: [d]f32) = kernel j < d do
-        let (sum: f32) (count: i32) = loop (s: f32) (m: i32) = (0.0f32, 0i32) for i < n do
-          let (mine: bool) = i64(new[i]) == c
-          let (s2: f32) (m2: i32) = if mine then in (s + points[i, j], m + 1i32) else in (s, m)
-          in (s2, m2)
-        let (den: i32) = if count == 0i32 then in (1i32) else in (count)
+        let (sc: [chunks]f32) = sums[c, j]
+        let (sum: f32) = reduce (+) 0.0f32 sc
         in (sum / f32(den))
       in (row)
     -- 3. How many points changed cluster.
