@@ -189,10 +189,12 @@ fn run_program(inp: &str) -> Vec<f32> {
     numbers(&common::text(&o.stdout))
 }
 
-/// The two errors agree within 0.1% of their values (the tolerance of
-/// `close` alone is absolute below 1, and the errors are about 10^-3).
+/// The two errors agree within 0.1% of their values, or 10^-9 where they
+/// vanish (the tolerance of `close` alone is absolute below 1, and the
+/// errors are about 10^-3 or less; with many inputs the hidden units
+/// saturate and the hidden error is 0).
 fn errors_close(got: &[f32], want: &[f32]) -> bool {
-    (0..2).all(|i| (got[i] - want[i]).abs() <= 1e-3 * want[i].abs())
+    (0..2).all(|i| (got[i] - want[i]).abs() <= 1e-3 * want[i].abs() + 1e-9)
 }
 
 #[test]
@@ -236,5 +238,33 @@ fn larger_network_matches_the_reference() {
     assert!(
         close(&got, &want) && errors_close(&got, &want),
         "funmem run gave {got:?}, the reference {want:?}"
+    );
+}
+
+/// The GPU pipeline on PoCL with 2^14 inputs (parallel reductions,
+/// OpenCL's exp); Table 4's 2^20 agrees the same way but prints 17.8
+/// million weights, too slow for a debug-build test.
+#[test]
+fn opencl_larger_network_matches_the_reference() {
+    if !common::opencl() {
+        return;
+    }
+    let n_in = 1 << 14;
+    let dirs = first_dimension();
+    let want = backprop_reference(n_in, &dirs);
+    let o = common::funmem(
+        &[
+            "run",
+            "--semantics",
+            "opencl",
+            "benches/programs/backprop.fun",
+        ],
+        &input_text(n_in, &dirs),
+    );
+    common::assert_exit(&o, 0);
+    let got = numbers(&common::text(&o.stdout));
+    assert!(
+        close(&got, &want) && errors_close(&got, &want),
+        "PoCL's results differ from the reference's"
     );
 }
