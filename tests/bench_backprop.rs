@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::{block_cases, floats as numbers};
+
 const HIDDEN: usize = 16;
 const OUT: usize = 1;
 const ETA: f32 = 0.3;
@@ -112,56 +114,6 @@ fn backprop_reference(n_in: usize, dirs: &[i32]) -> Vec<f32> {
         }
     }
     all
-}
-
-/// The numbers of a printed value, in order (brackets, commas and type
-/// suffixes dropped).
-fn numbers(s: &str) -> Vec<f32> {
-    s.replace(['[', ']', ','], " ")
-        .split_whitespace()
-        .map(|t| {
-            let t = t
-                .trim_end_matches("f32")
-                .trim_end_matches("i64")
-                .trim_end_matches("i32");
-            t.parse::<f32>()
-                .unwrap_or_else(|_| panic!("not a number: {t}"))
-        })
-        .collect()
-}
-
-/// The (input, output) pairs of the test block of `path` that are not
-/// `compiled` or `random`, each as the text between its braces.
-fn block_cases(path: &str) -> Vec<(String, String)> {
-    let src = std::fs::read_to_string(path).expect("program file");
-    let block: String = src
-        .lines()
-        .skip_while(|l| l.trim() != "-- ==")
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| l.trim_start_matches("--"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut cases = Vec::new();
-    let mut rest = block.as_str();
-    let braces = |s: &str| -> (String, usize) {
-        let open = s.find('{').expect("{");
-        let close = s[open..].find('}').expect("}") + open;
-        (s[open + 1..close].to_string(), close + 1)
-    };
-    while let Some(i) = rest.find("input {") {
-        let before = rest[..i].trim_end();
-        let skip = before.ends_with("compiled") || before.ends_with("random");
-        let (inp, end) = braces(&rest[i..]);
-        rest = &rest[i + end..];
-        if skip {
-            continue;
-        }
-        let o = rest.find("output {").expect("an output after each input");
-        let (out, end) = braces(&rest[o..]);
-        rest = &rest[o + end..];
-        cases.push((inp, out));
-    }
-    cases
 }
 
 fn close(got: &[f32], want: &[f32]) -> bool {

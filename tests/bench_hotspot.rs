@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::numbers;
+
 const PROGRAM: &str = "benches/programs/hotspot.fun";
 
 /// One time step of the solver: each cell's new temperature.
@@ -73,50 +75,6 @@ fn reference(row: usize, col: usize, iters: usize, temp: &[f32], power: &[f32]) 
         t = step(row, col, &t, power, &k);
     }
     t
-}
-
-/// The numbers of a text of values in the value format, in order (suffixes
-/// dropped).
-fn numbers(text: &str) -> Vec<f64> {
-    text.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let w = w.trim_end_matches("f32").trim_end_matches("i64");
-            w.parse::<f64>().unwrap_or_else(|_| panic!("a number: {w}"))
-        })
-        .collect()
-}
-
-/// The test block's `input { }` / `output { }` pairs, as text.
-fn block_cases() -> Vec<(String, String)> {
-    let src =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PROGRAM))
-            .expect("the program");
-    let block: String = src
-        .lines()
-        .skip_while(|l| l.trim() != "-- ==")
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| l.trim_start_matches("--"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut cases = Vec::new();
-    let mut rest = block.as_str();
-    while let Some(i) = rest.find("input {") {
-        let before = &rest[..i];
-        let after = &rest[i + "input {".len()..];
-        let end = after.find('}').expect("input closed");
-        let input = after[..end].to_string();
-        rest = &after[end + 1..];
-        if before.trim_end().ends_with("random") {
-            continue;
-        }
-        let o = rest.find("output {").expect("an output after the input");
-        let out = &rest[o + "output {".len()..];
-        let oend = out.find('}').expect("output closed");
-        cases.push((input, out[..oend].to_string()));
-        rest = &out[oend + 1..];
-    }
-    cases
 }
 
 /// Splits an input's numbers into (row, col, iters, temp, power).
@@ -186,7 +144,7 @@ fn value_text(row: usize, col: usize, xs: &[f32]) -> String {
 
 #[test]
 fn test_block_outputs_are_the_reference() {
-    let cases = block_cases();
+    let cases = common::block_cases(PROGRAM);
     assert!(cases.len() >= 2, "the block has its small cases");
     for (input, output) in cases {
         let (row, col, iters, temp, power) = parse_input(&input);
@@ -228,7 +186,7 @@ fn print_medium_case() {
     );
     let want = reference(row, col, iters, &temp, &power);
     println!("output {{ {} }}", value_text(row, col, &want));
-    let (row, col, iters, temp, power) = parse_input(&block_cases()[0].0);
+    let (row, col, iters, temp, power) = parse_input(&common::block_cases(PROGRAM)[0].0);
     let want = reference(row, col, iters, &temp, &power);
     println!("first case's output {{ {} }}", value_text(row, col, &want));
 }

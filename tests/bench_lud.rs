@@ -74,17 +74,6 @@ fn multiply_back(lu: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// The numbers of a value in the text format (suffixes dropped), in order.
-fn floats(s: &str) -> Vec<f64> {
-    s.split(|c: char| c == '[' || c == ']' || c == ',' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            let t = t.trim_end_matches("f32").trim_end_matches("i64");
-            t.parse().expect("a number")
-        })
-        .collect()
-}
-
 /// Within 10^-4 relative (absolute below 1): tighter than the 2·10^-3
 /// of funmem test's f32 comparison, since the diagonally dominant input
 /// makes L's elements small (about 0.1), where an error in their sums
@@ -96,30 +85,6 @@ fn close(got: &[f64], want: &[f64], what: &str) {
         let tol = 1e-4 * 1f64.max(g.abs()).max(w.abs());
         assert!((g - w).abs() <= tol, "{what}: element {k}: {g} against {w}");
     }
-}
-
-/// The test block's cases: each `input { }` and the following
-/// `output { }`, comment markers removed.
-fn cases() -> Vec<(String, String)> {
-    let src = std::fs::read_to_string(PROGRAM).expect("the program");
-    let block: String = src
-        .lines()
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| format!("{}\n", l.trim_start_matches("--")))
-        .collect();
-    let mut out = Vec::new();
-    let mut rest = block.as_str();
-    while let Some(at) = rest.find("\n input {") {
-        let after = &rest[at + "\n input {".len()..];
-        let end = after.find('}').expect("input closed");
-        let input = after[..end].to_string();
-        let after = &after[end..];
-        let o = after.find("output {").expect("an output") + "output {".len();
-        let oend = after[o..].find('}').expect("output closed");
-        out.push((input, after[o..o + oend].to_string()));
-        rest = &after[o + oend..];
-    }
-    out
 }
 
 /// The reference's factors of the program's matrix for n and seed.
@@ -136,19 +101,19 @@ fn expected(n: usize, seed: i64) -> Vec<f64> {
 fn run(n: usize, b: usize, seed: i64) -> Vec<f64> {
     let o = funmem(&["run", PROGRAM], &format!("{n}i64 {b}i64 {seed}i64"));
     assert_exit(&o, 0);
-    floats(&text(&o.stdout))
+    common::numbers(&text(&o.stdout))
 }
 
 #[test]
 fn test_block_outputs_are_the_reference_and_the_program_agrees() {
-    let cases = cases();
+    let cases = common::block_cases(PROGRAM);
     assert_eq!(cases.len(), 2, "the test block's small cases");
     for (input, output) in cases {
-        let v = floats(&input);
+        let v = common::numbers(&input);
         let (n, b, seed) = (v[0] as usize, v[1] as usize, v[2] as i64);
         let want = expected(n, seed);
         close(
-            &floats(&output),
+            &common::numbers(&output),
             &want,
             &format!("the block's output, n = {n}"),
         );

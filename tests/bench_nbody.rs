@@ -7,51 +7,7 @@
 
 mod common;
 
-/// The numbers of a value text (Futhark's format), in order, suffixes
-/// dropped; brackets and commas are only separators here.
-fn numbers(s: &str) -> Vec<f64> {
-    s.replace(['[', ']', ','], " ")
-        .split_whitespace()
-        .map(|t| {
-            let t = t.trim_end_matches("f32").trim_end_matches("i32");
-            let t = t.trim_end_matches("i64");
-            t.parse::<f64>()
-                .unwrap_or_else(|_| panic!("not a number: {t}"))
-        })
-        .collect()
-}
-
-/// The test block's `(input, output)` pairs that `funmem test` runs (not
-/// the `compiled` datasets), as texts.
-fn block_cases(path: &str) -> Vec<(String, String)> {
-    let src = std::fs::read_to_string(path).expect("program");
-    let block: Vec<&str> = src
-        .lines()
-        .skip_while(|l| l.trim() != "-- ==")
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| l.trim_start_matches("--"))
-        .collect();
-    let text = block.join("\n");
-    let mut cases = Vec::new();
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("input {") {
-        let compiled = rest[..at].trim_end().ends_with("compiled")
-            || rest[..at].trim_end().ends_with("random");
-        let body = &rest[at + 7..];
-        let end = body.find('}').expect("input closes");
-        let input = body[..end].to_string();
-        rest = &body[end + 1..];
-        if compiled {
-            continue;
-        }
-        let o = rest.find("output {").expect("an output follows");
-        let ob = &rest[o + 8..];
-        let oe = ob.find('}').expect("output closes");
-        cases.push((input, ob[..oe].to_string()));
-        rest = &ob[oe + 1..];
-    }
-    cases
-}
+use common::{block_cases, numbers};
 
 /// Within the f32 tolerance of the test blocks (2e-3, relative above 1).
 fn close(a: &[f64], b: &[f64]) -> bool {

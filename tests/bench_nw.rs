@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_exit, funmem, text};
+use common::{assert_exit, funmem, ints, text};
 
 const PROGRAM: &str = "benches/programs/nw.fun";
 
@@ -28,61 +28,12 @@ fn reference_nw(penalty: i32, inp: &[Vec<i32>], reference: &[Vec<i32>]) -> Vec<V
     m
 }
 
-/// The integers of a value in the text format (suffixes dropped), in order.
-fn ints(s: &str) -> Vec<i64> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut skip_suffix = false;
-    for c in s.chars().chain(std::iter::once(' ')) {
-        if skip_suffix {
-            if c.is_ascii_alphanumeric() {
-                continue;
-            }
-            skip_suffix = false;
-        }
-        if c.is_ascii_digit() || (c == '-' && cur.is_empty()) {
-            cur.push(c);
-        } else {
-            if !cur.is_empty() && cur != "-" {
-                out.push(cur.parse().expect("an integer"));
-            }
-            cur.clear();
-            skip_suffix = c == 'i';
-        }
-    }
-    out
-}
-
 /// A square matrix of `n` rows from `n * n` integers.
 fn square(v: &[i64], n: usize) -> Vec<Vec<i32>> {
     assert_eq!(v.len(), n * n);
     v.chunks(n)
         .map(|r| r.iter().map(|&x| x as i32).collect())
         .collect()
-}
-
-/// The test block's cases: the text inside each `input { }` and the
-/// following `output { }`, comment markers removed.
-fn cases() -> Vec<(String, String)> {
-    let src = std::fs::read_to_string(PROGRAM).expect("the program");
-    let block: String = src
-        .lines()
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| format!("{}\n", l.trim_start_matches("--")))
-        .collect();
-    let mut out = Vec::new();
-    let mut rest = block.as_str();
-    while let Some(at) = rest.find("\n input {") {
-        let after = &rest[at + "\n input {".len()..];
-        let end = after.find('}').expect("input closed");
-        let input = after[..end].to_string();
-        let after = &after[end..];
-        let o = after.find("output {").expect("an output") + "output {".len();
-        let oend = after[o..].find('}').expect("output closed");
-        out.push((input, after[o..o + oend].to_string()));
-        rest = &after[o + oend..];
-    }
-    out
 }
 
 /// Runs the program on an input text; its result as integers.
@@ -94,7 +45,7 @@ fn run(input: &str) -> Vec<i64> {
 
 #[test]
 fn test_block_outputs_are_the_reference_and_the_program_agrees() {
-    let cases = cases();
+    let cases = common::block_cases(PROGRAM);
     assert_eq!(cases.len(), 2, "the test block's small cases");
     for (input, output) in cases {
         let v = ints(&input);

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::ints;
+
 const PROGRAM: &str = "benches/programs/pathfinder.fun";
 
 /// The Sobol number of `n` with the thirty one-bit direction vectors.
@@ -38,55 +40,10 @@ fn reference(cols: usize, rows: usize) -> Vec<i32> {
     best
 }
 
-/// The integers of a text of values (suffixes dropped).
-fn numbers(text: &str) -> Vec<i64> {
-    text.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let w = w.trim_end_matches("i32").trim_end_matches("i64");
-            w.parse::<i64>()
-                .unwrap_or_else(|_| panic!("an integer: {w}"))
-        })
-        .collect()
-}
-
-/// The test block's `input { }` / `output { }` pairs, as text (compiled
-/// inputs left out).
-fn block_cases() -> Vec<(String, String)> {
-    let src =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PROGRAM))
-            .expect("the program");
-    let block: String = src
-        .lines()
-        .skip_while(|l| l.trim() != "-- ==")
-        .take_while(|l| l.starts_with("--"))
-        .map(|l| l.trim_start_matches("--"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut cases = Vec::new();
-    let mut rest = block.as_str();
-    while let Some(i) = rest.find("input {") {
-        let before = rest[..i].trim_end().to_string();
-        let after = &rest[i + "input {".len()..];
-        let end = after.find('}').expect("input closed");
-        let input = after[..end].to_string();
-        rest = &after[end + 1..];
-        if before.ends_with("compiled") {
-            continue;
-        }
-        let o = rest.find("output {").expect("an output after the input");
-        let out = &rest[o + "output {".len()..];
-        let oend = out.find('}').expect("output closed");
-        cases.push((input, out[..oend].to_string()));
-        rest = &out[oend + 1..];
-    }
-    cases
-}
-
 fn run_funmem(cols: usize, rows: usize) -> Vec<i64> {
     let o = common::funmem(&["run", PROGRAM], &format!("{cols} {rows}"));
     common::assert_exit(&o, 0);
-    numbers(&common::text(&o.stdout))
+    ints(&common::text(&o.stdout))
 }
 
 fn widen(xs: &[i32]) -> Vec<i64> {
@@ -104,13 +61,13 @@ fn sobol_numbers_are_the_benchmarks() {
 
 #[test]
 fn test_block_outputs_are_the_reference() {
-    let cases = block_cases();
+    let cases = common::block_cases(PROGRAM);
     assert!(cases.len() >= 2, "the block has its small cases");
     for (input, output) in cases {
-        let n = numbers(&input);
+        let n = ints(&input);
         let (cols, rows) = (n[0] as usize, n[1] as usize);
         let want = widen(&reference(cols, rows));
-        assert_eq!(numbers(&output), want, "the block's output for {input}");
+        assert_eq!(ints(&output), want, "the block's output for {input}");
         assert_eq!(run_funmem(cols, rows), want, "funmem run on {input}");
     }
 }

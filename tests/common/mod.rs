@@ -130,3 +130,68 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 pub fn opencl() -> bool {
     std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
 }
+
+/// The `input { }` / `output { }` pairs of a program's test block that
+/// `funmem test` runs with an expected output (not `compiled`, random or
+/// file inputs), as value texts; read by the project's own test-block
+/// parser.
+pub fn block_cases(path: &str) -> Vec<(String, String)> {
+    use funmem_lang::testspec::{Expect, InputFrom};
+    let src = std::fs::read_to_string(path).expect("the program");
+    let spec = funmem_lang::testspec::parse(&src)
+        .expect("a well-formed test block")
+        .expect("a test block");
+    let cases: Vec<(String, String)> = spec
+        .cases
+        .into_iter()
+        .filter(|c| !c.compiled && c.from == InputFrom::Inline)
+        .filter_map(|c| match c.expect {
+            Expect::Output(o) => Some((c.input, o)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !cases.is_empty(),
+        "{path}: no input with an output to check"
+    );
+    cases
+}
+
+/// Every scalar of a value text (Futhark's format), arrays flattened in
+/// row-major order.
+pub fn scalars(text: &str) -> Vec<funmem_lang::prim::Const> {
+    use funmem_semantics::value::Value;
+    let values = funmem_semantics::textual::parse_values(text)
+        .unwrap_or_else(|e| panic!("not a value text ({}): {text}", e.message));
+    values
+        .iter()
+        .flat_map(|v| match v {
+            Value::Scalar(c) => vec![*c],
+            Value::Array(a) => a.data.iter().collect(),
+        })
+        .collect()
+}
+
+/// The scalars of a value text as `f64` (exact for every `f32`, and for
+/// the integers of the benchmark tests).
+pub fn numbers(text: &str) -> Vec<f64> {
+    scalars(text).iter().map(|c| c.as_f64()).collect()
+}
+
+/// The scalars of a value text as `f32`.
+pub fn floats(text: &str) -> Vec<f32> {
+    numbers(text).iter().map(|&x| x as f32).collect()
+}
+
+/// The integers of a value text, exactly.
+pub fn ints(text: &str) -> Vec<i64> {
+    use funmem_lang::prim::Const;
+    scalars(text)
+        .iter()
+        .map(|c| match *c {
+            Const::I64(k) => k,
+            Const::I32(k) => i64::from(k),
+            c => panic!("not an integer: {c}"),
+        })
+        .collect()
+}
