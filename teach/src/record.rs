@@ -370,8 +370,6 @@ struct Open {
     step: Option<usize>,
     /// The environment it started with.
     env: OrdMap<Name, Binding>,
-    /// The names it bound itself (after its bodies).
-    own: Vec<(Name, Binding)>,
     /// Whether steps were made inside it.
     nested: bool,
     /// Whether an iteration of it is in progress (its index pushed on
@@ -654,6 +652,19 @@ impl Recorder {
         }
     }
 
+    /// An array's place in the heap; its block is drawn in its element
+    /// type from now on.
+    fn heap_place(&mut self, block: usize, lmad: &Lmad<i64>, elem: Prim) -> Place {
+        if let Some(b) = self.block_mut(block) {
+            b.elem = elem;
+        }
+        Place {
+            block,
+            lmad: lmad.clone(),
+            elem,
+        }
+    }
+
     fn block_mut(&mut self, block: usize) -> Option<&mut Block> {
         self.cur.blocks.get_mut(block)
     }
@@ -669,7 +680,6 @@ impl Observer for Recorder {
             span,
             step,
             env: self.cur.env.clone(),
-            own: Vec::new(),
             nested: false,
             iterating: false,
             closing: false,
@@ -683,9 +693,6 @@ impl Observer for Recorder {
         self.closing();
         let value = shown(value);
         let b = self.binding(value.clone(), None);
-        if let Some(o) = self.open.last_mut() {
-            o.own.push((name.clone(), b.clone()));
-        }
         self.cur.env.insert(name.clone(), b);
         self.effects.push(Effect::Bind {
             name: name.clone(),
@@ -697,21 +704,9 @@ impl Observer for Recorder {
         if !self.recording() || !self.heap {
             return;
         }
-        let place = Place {
-            block,
-            lmad: lmad.clone(),
-            elem,
-        };
+        let place = self.heap_place(block, lmad, elem);
         if let Some(b) = self.cur.env.get_mut(name) {
-            b.place = Some(place.clone());
-        }
-        if let Some(o) = self.open.last_mut() {
-            if let Some((_, b)) = o.own.iter_mut().rev().find(|(n, _)| n == name) {
-                b.place = Some(place);
-            }
-        }
-        if let Some(b) = self.block_mut(block) {
-            b.elem = elem;
+            b.place = Some(place);
         }
     }
 
@@ -721,11 +716,7 @@ impl Observer for Recorder {
         }
         // The kernel's result is in the environment, marked as being
         // written, from the kernel's start: its iterations write its cells.
-        let place = Place {
-            block,
-            lmad: lmad.clone(),
-            elem,
-        };
+        let place = self.heap_place(block, lmad, elem);
         let b = self.binding(
             format!("(block {block}, {}), being written", place.lmad_text()),
             Some(place),
@@ -733,9 +724,6 @@ impl Observer for Recorder {
         self.cur.env.insert(name.clone(), b.clone());
         if let Some(o) = self.open.last_mut() {
             o.env.insert(name.clone(), b);
-        }
-        if let Some(b) = self.block_mut(block) {
-            b.elem = elem;
         }
     }
 
@@ -769,12 +757,8 @@ impl Observer for Recorder {
         if o.iterating {
             self.cur.iterations.pop_back();
         }
-        if !o.nested {
-            // A statement without steps inside: its names join E.
-            for (n, b) in o.own {
-                self.cur.env.insert(n, b);
-            }
-        }
+        // Its names joined E as they were bound (`bind`, after `closing`
+        // dropped its bodies' names).
         self.flush();
     }
 
