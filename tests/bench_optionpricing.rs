@@ -1,8 +1,8 @@
 //! benches/programs/optionpricing.fun against an independent reference:
 //! Monte-Carlo pricing written in plain Rust from FinPar's description
 //! (Sobol points by gray code, Wichura's AS241 inverse normal, a Brownian
-//! path built date by date, correlated Black-Scholes prices, the three
-//! contracts' payoffs), on the test block's inputs and one larger case.
+//! path built by recursive bisection, correlated Black-Scholes prices, the
+//! three contracts' payoffs), on the test block's inputs and larger cases.
 
 mod common;
 
@@ -127,6 +127,45 @@ fn inverse_normal(p: f32) -> f32 {
     }
 }
 
+/// A Brownian path W at times 0, 1, ..., n (n = `z.len()`, W(0) = 0)
+/// built by bisection, the deviates used in the order the points are
+/// made: W(n) = sqrt(n) z_0, then recursively, left half before right
+/// half, the midpoint m = (a + c) / 2 of each interval (a, c) that has a
+/// time inside, from the Brownian bridge's law between its ends: mean
+/// ((c - m) W(a) + (m - a) W(c)) / (c - a), variance (m - a)(c - m) / (c - a).
+fn bisection_path(z: &[f32]) -> Vec<f32> {
+    let n = z.len();
+    let mut w = vec![0.0f32; n + 1];
+    w[n] = (n as f32).sqrt() * z[0];
+    let mut order = vec![n];
+    fill_between(0, n, z, &mut w, &mut order);
+    w
+}
+
+/// Fills the times strictly between `a` and `c` (whose points are made)
+/// and records their order; the next deviate is `z[order.len()]`.
+fn fill_between(a: usize, c: usize, z: &[f32], w: &mut [f32], order: &mut Vec<usize>) {
+    if c - a < 2 {
+        return;
+    }
+    let m = (a + c) / 2;
+    let (left, right, span) = ((m - a) as f32, (c - m) as f32, (c - a) as f32);
+    let mean = (right * w[a] + left * w[c]) / span;
+    w[m] = mean + (left * right / span).sqrt() * z[order.len()];
+    order.push(m);
+    fill_between(a, m, z, w, order);
+    fill_between(m, c, z, w, order);
+}
+
+/// The order in which the bisection makes the times 1..=n.
+fn bisection_order(n: usize) -> Vec<usize> {
+    let z = vec![0.0f32; n];
+    let mut w = vec![0.0f32; n + 1];
+    let mut order = vec![n];
+    fill_between(0, n, &z, &mut w, &mut order);
+    order
+}
+
 /// The smallest of the prices relative to the contract's barriers.
 fn relative_min(x: &[f32]) -> f32 {
     (x[0] / 3758.05).min(x[1] / 11840.0).min(x[2] / 1200.0)
@@ -163,20 +202,14 @@ fn reference(pb: &Problem) -> f32 {
                     .collect()
             })
             .collect();
-        // The Brownian path at times 1..n per underlying: the end point
-        // first, then each date between its predecessor and the end; then
-        // its increments.
+        // The Brownian path at times 1..n per underlying by bisection,
+        // then its increments.
         let mut incr = vec![vec![0.0f32; u]; n];
         for k in 0..u {
-            let mut w = vec![0.0f32; n];
-            w[n - 1] = (n as f32).sqrt() * z[0][k];
-            for (i, zi) in z.iter().enumerate().take(n).skip(1) {
-                let l = (n - i) as f32;
-                let before = if i >= 2 { w[i - 2] } else { 0.0 };
-                w[i - 1] = (l * before + w[n - 1]) / (l + 1.0) + (l / (l + 1.0)).sqrt() * zi[k];
-            }
+            let zk: Vec<f32> = z.iter().map(|row| row[k]).collect();
+            let w = bisection_path(&zk);
             for t in 0..n {
-                incr[t][k] = w[t] - if t > 0 { w[t - 1] } else { 0.0 };
+                incr[t][k] = w[t + 1] - w[t];
             }
         }
         // Correlated increments, then prices by compounding.
@@ -362,7 +395,11 @@ fn block_outputs() -> Vec<f32> {
 
 #[test]
 fn block_outputs_are_the_references() {
-    let expected = [reference(&small(8, 7)), reference(&medium(4, 3))];
+    let expected = [
+        reference(&small(8, 7)),
+        reference(&medium(4, 3)),
+        reference(&medium(8, 5)),
+    ];
     let block = block_outputs();
     assert_eq!(block.len(), expected.len());
     for (b, r) in block.iter().zip(expected) {
@@ -392,4 +429,19 @@ fn sobol_points_of_the_first_dimension_halve() {
     assert_eq!(inverse_normal(0.5), 0.0);
     assert!(close(inverse_normal(0.975), 1.959_964));
     assert!(close(inverse_normal(1e-9), -5.997_807));
+}
+
+#[test]
+fn bisection_order_is_finpars() {
+    // The bridge indices (bb_bi) of FinPar's medium and large datasets.
+    assert_eq!(bisection_order(1), [1]);
+    assert_eq!(bisection_order(5), [5, 2, 1, 3, 4]);
+    let large = bisection_order(367);
+    assert_eq!(
+        large[..20],
+        [367, 183, 91, 45, 22, 11, 5, 2, 1, 3, 4, 8, 6, 7, 9, 10, 16, 13, 12, 14]
+    );
+    let mut all = large.clone();
+    all.sort_unstable();
+    assert_eq!(all, (1..=367).collect::<Vec<_>>());
 }

@@ -4,10 +4,11 @@
 -- direction vectors the gray code's bits select: a kernel and a reduction
 -- with an XOR operator), maps it through the inverse of the normal
 -- distribution (Wichura's AS241 rational approximations), builds a
--- Brownian bridge per underlying (two sequential loops of in-place
--- updates), correlates the deltas and turns them into prices by a
--- multiplicative scan over the dates (Black-Scholes), per model, and
--- prices the contract (payoff 1, 2 or 3, as FinPar's three datasets).
+-- Brownian bridge per underlying in FinPar's bisection order (two
+-- sequential loops of in-place updates), correlates the deltas and turns
+-- them into prices by a multiplicative scan over the dates (Black-Scholes),
+-- per model, and prices the contract (payoff 1, 2 or 3, as FinPar's three
+-- datasets).
 -- The payoffs are summed over the iterations and divided by their number.
 --
 -- What the port changes, and why:
@@ -17,25 +18,27 @@
 --   `kernel`, a map over a column is a kernel over the transposed array,
 --   and the scan of rows by `map2 (*)` is one scalar scan per underlying.
 -- * FinPar's datasets are files; here the Sobol direction vectors and the
---   Brownian bridge come from sizes and a seed, and the market data are
---   inputs. Direction vectors: v[d][b] = m * 2^(num_bits-1-b) with
+--   Brownian bridge's data come from sizes and a seed, and the market data
+--   are inputs. Direction vectors: v[d][b] = m * 2^(num_bits-1-b) with
 --   m = (2h + 1) % 2^(b+1) odd, h = hash(seed, d, b), where
 --   z = (seed * 1000003 + d * 10007 + b * 101 + 12345) * 2862933555777941757
 --   + 3037000493 (wrapping i64) and h = |(z / 1024) % 2^30|; such vectors
---   keep Sobol's property that every point but the 0th is non-zero. The
---   bridge fills date n first, then dates 1 .. n-1 in order between the
---   previous date and date n, with dates at times 1, 2, ..., n:
---   bi = [n, 1, 2, ...], li = [0, 0, 1, 2, ...], ri = [0, n, n, ...],
---   sd[0] = sqrt(n); for i >= 1, with l = n - i: sd = sqrt(l / (l + 1)),
---   lw = l / (l + 1), rw = 1 / (l + 1) (FinPar bisects instead).
+--   keep Sobol's property that every point but the 0th is non-zero (FinPar
+--   ships Sobol's own). The bridge's indices are FinPar's, built by the
+--   bisection below (the same bi, li, ri as FinPar's files: [5, 2, 1, 3, 4]
+--   for 5 dates, [367, 183, 91, 45, 22, 11, 5, 2, 1, 3, 4, 8, ...] for
+--   367); its weights come from the same formula as FinPar's, but with
+--   date k at time k (FinPar's files use the contracts' calendar dates in
+--   years: yearly for the medium contract, daily for the large one).
 -- * Sizes are inputs: contract, iterations, models, dates, underlyings,
 --   discounts, bits, seed, then the market data.
 --
--- Datasets: two small cases (FinPar's small and medium market data, a few
--- iterations), then FinPar's small (contract 1, 8388608 iterations, 1
--- date, 1 underlying), medium (contract 2, 1048576 iterations, 5 dates, 3
--- underlyings) and large (contract 3, 131072 iterations, 367 dates, 3
--- underlyings) sizes, compiled, with random market data in [0, 1].
+-- Datasets: three small cases (FinPar's small and medium market data, a
+-- few iterations; the third's payoffs depend on the bridge's order), then
+-- FinPar's small (contract 1, 8388608 iterations, 1 date, 1 underlying),
+-- medium (contract 2, 1048576 iterations, 5 dates, 3 underlyings) and
+-- large (contract 3, 131072 iterations, 367 dates, 3 underlyings) sizes,
+-- compiled, with random market data in [0, 1].
 -- ==
 -- input { 1i32 8i64 1i64 1i64 1i64 1i64 30i64 7i64
 --         [[[1.0f32]]] [[[0.19f32]]] [[[-0.0276481f32]]]
@@ -51,6 +54,16 @@
 --         [[3758.05f32, 11840.0f32, 1200.0f32]] [[0.0f32]]
 --         [[0.9797863f32, 0.9505748f32, 0.9214622f32, 0.8906693f32, 0.8588568f32]] }
 -- output { [860.4225f32] }
+-- input { 2i32 8i64 1i64 5i64 3i64 5i64 30i64 5i64
+--         [[[1.0f32, 0.6f32, 0.8f32], [0.6f32, 0.8f32, 0.15f32], [0.8f32, 0.15f32, 0.5809475f32]]]
+--         [[[0.19f32, 0.19f32, 0.15f32], [0.19f32, 0.19f32, 0.15f32], [0.19f32, 0.19f32, 0.15f32],
+--           [0.19f32, 0.19f32, 0.15f32], [0.19f32, 0.19f32, 0.15f32]]]
+--         [[[-0.0283492f32, 0.0178771f32, 0.0043097f32], [-0.0183841f32, -0.0044531f32, 0.0024264f32],
+--           [-0.0172687f32, 0.0125639f32, 0.0094453f32], [-0.0144179f32, 0.0157411f32, 0.0125315f32],
+--           [-0.0121497f32, 0.0182905f32, 0.0151125f32]]]
+--         [[3758.05f32, 11840.0f32, 1200.0f32]] [[0.0f32]]
+--         [[0.9797863f32, 0.9505748f32, 0.9214622f32, 0.8906693f32, 0.8588568f32]] }
+-- output { [1002.61646f32] }
 -- compiled random input { 1i32 8388608i64 1i64 1i64 1i64 1i64 30i64 1i64
 --   [1][1][1]f32 [1][1][1]f32 [1][1][1]f32 [1][1]f32 [1][1]f32 [1][1]f32 }
 -- compiled random input { 2i32 1048576i64 1i64 5i64 3i64 5i64 30i64 1i64
@@ -80,15 +93,54 @@ def main (contract: i32) (num_mc_it: int) (num_models: int) (num_dates: int)
               let (m: int) = (2 * h + 1) % pow2[b + 1]
               in (m * pow2[num_bits - 1 - b])
         in (row)
-  -- The Brownian bridge's indices (1-based, 0 for none) and weights.
+  -- The Brownian bridge's construction order, FinPar's bisection: date n
+  -- first, then, depth first and left before right, the midpoint
+  -- m = (a + c) / 2 of every gap between dates a and c (date 0 is the
+  -- start, where the path is 0) that still has a date inside. An explicit
+  -- stack of gaps (sa, sb; sp entries, the top one next) replaces the
+  -- recursion: point s + 1 pops a gap, fills its midpoint and pushes the
+  -- right half, then the left half, each only if it has a date inside.
+  -- The gaps on the stack hold the dates not yet filled, so sp < num_dates.
+  -- Indices are 1-based, 0 for none (the left neighbour of a gap from 0).
+  let (bi0: [num_dates]int) = replicate num_dates 0
+  let (bi1: [num_dates]int) = bi0 with [0] = num_dates
+  let (li0: [num_dates]int) = replicate num_dates 0
+  let (ri0: [num_dates]int) = replicate num_dates 0
+  let (sa0: [num_dates]int) = replicate num_dates 0
+  let (sb0: [num_dates]int) = replicate num_dates 0
+  let (sb1: [num_dates]int) = sb0 with [0] = num_dates
   let (bb_bi: [num_dates]int) (bb_li: [num_dates]int) (bb_ri: [num_dates]int)
-      (bb_sd: [num_dates]f32) (bb_lw: [num_dates]f32) (bb_rw: [num_dates]f32) =
+      (stk_a: [num_dates]int) (stk_b: [num_dates]int) (stk_n: int) =
+        loop (pbi: [num_dates]int) (pli: [num_dates]int) (pri: [num_dates]int)
+             (psa: [num_dates]int) (psb: [num_dates]int) (psp: int) =
+             (bi1, li0, ri0, sa0, sb1, 1) for s < num_dates - 1 do
+          let (top: int) = psp - 1
+          let (ga: int) = psa[top]
+          let (gc: int) = psb[top]
+          let (gm: int) = (ga + gc) / 2
+          let (nbi: [num_dates]int) = pbi with [s + 1] = gm
+          let (nli: [num_dates]int) = pli with [s + 1] = ga
+          let (nri: [num_dates]int) = pri with [s + 1] = gc
+          let (hr: int) = if 2 <= gc - gm then in (1) else in (0)
+          let (hl: int) = if 2 <= gm - ga then in (1) else in (0)
+          let (sa1: [num_dates]int) = psa with [top] = gm
+          let (sb2: [num_dates]int) = psb with [top] = gc
+          let (sa2: [num_dates]int) = sa1 with [top + hr] = ga
+          let (sb3: [num_dates]int) = sb2 with [top + hr] = gm
+          in (nbi, nli, nri, sa2, sb3, top + hr + hl)
+  -- The bridge's weights, date k at time t_k = k (t_0 = 0): the first
+  -- point is the path at t_n, sd = sqrt(t_n); point m between a and c is
+  -- lw * x_a + rw * x_c + sd * z with lw = (t_c - t_m) / (t_c - t_a),
+  -- rw = (t_m - t_a) / (t_c - t_a), sd = sqrt((t_m - t_a)(t_c - t_m) / (t_c - t_a)).
+  let (bb_sd: [num_dates]f32) (bb_lw: [num_dates]f32) (bb_rw: [num_dates]f32) =
         kernel i < num_dates do
-          let (l: f32) = f32(num_dates - i)
-          let (r: int) (a: int) (c: int) (s: f32) (lw: f32) (rw: f32) =
-                if i == 0 then in (num_dates, 0, 0, sqrt(f32(num_dates)), 0.0f32, 0.0f32)
-                else in (i, i - 1, num_dates, sqrt(l / (l + 1.0)), l / (l + 1.0), 1.0 / (l + 1.0))
-          in (r, a, c, s, lw, rw)
+          let (ta: f32) = f32(bb_li[i])
+          let (tc: f32) = f32(bb_ri[i])
+          let (tm: f32) = f32(bb_bi[i])
+          let (s: f32) (lw: f32) (rw: f32) =
+                if i == 0 then in (sqrt(tm), 0.0f32, 0.0f32)
+                else in (sqrt((tm - ta) * (tc - tm) / (tc - ta)), (tc - tm) / (tc - ta), (tm - ta) / (tc - ta))
+          in (s, lw, rw)
   let (inv_it: f32) = f32(num_mc_it)
   -- One row of payoffs (one per model) per Monte-Carlo iteration.
   let (payoffs: [num_mc_it][num_models]f32) = kernel it < num_mc_it do
@@ -134,7 +186,8 @@ def main (contract: i32) (num_mc_it: int) (num_models: int) (num_dates: int)
                           in (sx)
                     in (g)
               in (grow)
-        -- The Brownian bridge, one underlying at a time (sequential over dates).
+        -- The Brownian bridge, one underlying at a time, as FinPar's: the
+        -- points in construction order, then the increments from the back.
         let (gaussT: [num_und][num_dates]f32) = transpose gauss
         let (bbT: [num_und][num_dates]f32) = kernel u < num_und do
               let (gz: [num_dates]f32) = gaussT[u]
