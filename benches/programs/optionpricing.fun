@@ -101,33 +101,41 @@ def main (contract: i32) (num_mc_it: int) (num_models: int) (num_dates: int)
   -- recursion: point s + 1 pops a gap, fills its midpoint and pushes the
   -- right half, then the left half, each only if it has a date inside.
   -- The gaps on the stack hold the dates not yet filled, so sp < num_dates.
+  -- A kernel of one work-item runs the loop on the device (on the host,
+  -- every step would read the stack's top back from the device).
   -- Indices are 1-based, 0 for none (the left neighbour of a gap from 0).
-  let (bi0: [num_dates]int) = replicate num_dates 0
-  let (bi1: [num_dates]int) = bi0 with [0] = num_dates
-  let (li0: [num_dates]int) = replicate num_dates 0
-  let (ri0: [num_dates]int) = replicate num_dates 0
-  let (sa0: [num_dates]int) = replicate num_dates 0
-  let (sb0: [num_dates]int) = replicate num_dates 0
-  let (sb1: [num_dates]int) = sb0 with [0] = num_dates
-  let (bb_bi: [num_dates]int) (bb_li: [num_dates]int) (bb_ri: [num_dates]int)
-      (stk_a: [num_dates]int) (stk_b: [num_dates]int) (stk_n: int) =
-        loop (pbi: [num_dates]int) (pli: [num_dates]int) (pri: [num_dates]int)
-             (psa: [num_dates]int) (psb: [num_dates]int) (psp: int) =
-             (bi1, li0, ri0, sa0, sb1, 1) for s < num_dates - 1 do
-          let (top: int) = psp - 1
-          let (ga: int) = psa[top]
-          let (gc: int) = psb[top]
-          let (gm: int) = (ga + gc) / 2
-          let (nbi: [num_dates]int) = pbi with [s + 1] = gm
-          let (nli: [num_dates]int) = pli with [s + 1] = ga
-          let (nri: [num_dates]int) = pri with [s + 1] = gc
-          let (hr: int) = if 2 <= gc - gm then in (1) else in (0)
-          let (hl: int) = if 2 <= gm - ga then in (1) else in (0)
-          let (sa1: [num_dates]int) = psa with [top] = gm
-          let (sb2: [num_dates]int) = psb with [top] = gc
-          let (sa2: [num_dates]int) = sa1 with [top + hr] = ga
-          let (sb3: [num_dates]int) = sb2 with [top + hr] = gm
-          in (nbi, nli, nri, sa2, sb3, top + hr + hl)
+  let (bbs_bi: [1][num_dates]int) (bbs_li: [1][num_dates]int) (bbs_ri: [1][num_dates]int) =
+        kernel q < 1 do
+          let (bi0: [num_dates]int) = replicate num_dates 0
+          let (bi1: [num_dates]int) = bi0 with [0] = num_dates
+          let (li0: [num_dates]int) = replicate num_dates 0
+          let (ri0: [num_dates]int) = replicate num_dates 0
+          let (sa0: [num_dates]int) = replicate num_dates 0
+          let (sb0: [num_dates]int) = replicate num_dates 0
+          let (sb1: [num_dates]int) = sb0 with [0] = num_dates
+          let (bb_bi1: [num_dates]int) (bb_li1: [num_dates]int) (bb_ri1: [num_dates]int)
+              (stk_a: [num_dates]int) (stk_b: [num_dates]int) (stk_n: int) =
+                loop (pbi: [num_dates]int) (pli: [num_dates]int) (pri: [num_dates]int)
+                     (psa: [num_dates]int) (psb: [num_dates]int) (psp: int) =
+                     (bi1, li0, ri0, sa0, sb1, 1) for s < num_dates - 1 do
+                  let (top: int) = psp - 1
+                  let (ga: int) = psa[top]
+                  let (gc: int) = psb[top]
+                  let (gm: int) = (ga + gc) / 2
+                  let (nbi: [num_dates]int) = pbi with [s + 1] = gm
+                  let (nli: [num_dates]int) = pli with [s + 1] = ga
+                  let (nri: [num_dates]int) = pri with [s + 1] = gc
+                  let (hr: int) = if 2 <= gc - gm then in (1) else in (0)
+                  let (hl: int) = if 2 <= gm - ga then in (1) else in (0)
+                  let (sa1: [num_dates]int) = psa with [top] = gm
+                  let (sb2: [num_dates]int) = psb with [top] = gc
+                  let (sa2: [num_dates]int) = sa1 with [top + hr] = ga
+                  let (sb3: [num_dates]int) = sb2 with [top + hr] = gm
+                  in (nbi, nli, nri, sa2, sb3, top + hr + hl)
+          in (bb_bi1, bb_li1, bb_ri1)
+  let (bb_bi: [num_dates]int) = bbs_bi[0]
+  let (bb_li: [num_dates]int) = bbs_li[0]
+  let (bb_ri: [num_dates]int) = bbs_ri[0]
   -- The bridge's weights, date k at time t_k = k (t_0 = 0): the first
   -- point is the path at t_n, sd = sqrt(t_n); point m between a and c is
   -- lw * x_a + rw * x_c + sd * z with lw = (t_c - t_m) / (t_c - t_a),
