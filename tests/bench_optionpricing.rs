@@ -2,11 +2,13 @@
 //! Monte-Carlo pricing written in plain Rust from FinPar's description
 //! (Sobol points by gray code, Wichura's AS241 inverse normal, a Brownian
 //! path built by recursive bisection, correlated Black-Scholes prices, the
-//! three contracts' payoffs), on the test block's inputs and larger cases.
+//! three contracts' payoffs), on the test block's inputs and larger cases;
+//! and the program's Brownian bridge data against the bisection's points
+//! (FinPar's order) and the bridge's law.
 
 mod common;
 
-use common::{assert_exit, funmem, text, write_temp};
+use common::{assert_exit, funmem, numbers, text, write_temp};
 
 const PROGRAM: &str = "benches/programs/optionpricing.fun";
 
@@ -137,33 +139,46 @@ fn bisection_path(z: &[f32]) -> Vec<f32> {
     let n = z.len();
     let mut w = vec![0.0f32; n + 1];
     w[n] = (n as f32).sqrt() * z[0];
-    let mut order = vec![n];
-    fill_between(0, n, z, &mut w, &mut order);
+    let mut steps = vec![(n, 0, 0)];
+    fill_between(0, n, z, &mut w, &mut steps);
     w
 }
 
 /// Fills the times strictly between `a` and `c` (whose points are made)
-/// and records their order; the next deviate is `z[order.len()]`.
-fn fill_between(a: usize, c: usize, z: &[f32], w: &mut [f32], order: &mut Vec<usize>) {
+/// and records each point made as (m, a, c); the next deviate is
+/// `z[steps.len()]`.
+fn fill_between(
+    a: usize,
+    c: usize,
+    z: &[f32],
+    w: &mut [f32],
+    steps: &mut Vec<(usize, usize, usize)>,
+) {
     if c - a < 2 {
         return;
     }
     let m = (a + c) / 2;
     let (left, right, span) = ((m - a) as f32, (c - m) as f32, (c - a) as f32);
     let mean = (right * w[a] + left * w[c]) / span;
-    w[m] = mean + (left * right / span).sqrt() * z[order.len()];
-    order.push(m);
-    fill_between(a, m, z, w, order);
-    fill_between(m, c, z, w, order);
+    w[m] = mean + (left * right / span).sqrt() * z[steps.len()];
+    steps.push((m, a, c));
+    fill_between(a, m, z, w, steps);
+    fill_between(m, c, z, w, steps);
+}
+
+/// The bisection's points in the order it makes them, each (m, a, c):
+/// time m between the made times a and c (the first, n, as (n, 0, 0)).
+fn bisection_steps(n: usize) -> Vec<(usize, usize, usize)> {
+    let z = vec![0.0f32; n];
+    let mut w = vec![0.0f32; n + 1];
+    let mut steps = vec![(n, 0, 0)];
+    fill_between(0, n, &z, &mut w, &mut steps);
+    steps
 }
 
 /// The order in which the bisection makes the times 1..=n.
 fn bisection_order(n: usize) -> Vec<usize> {
-    let z = vec![0.0f32; n];
-    let mut w = vec![0.0f32; n + 1];
-    let mut order = vec![n];
-    fill_between(0, n, &z, &mut w, &mut order);
-    order
+    bisection_steps(n).iter().map(|s| s.0).collect()
 }
 
 /// The smallest of the prices relative to the contract's barriers.
@@ -444,4 +459,52 @@ fn bisection_order_is_finpars() {
     let mut all = large.clone();
     all.sort_unstable();
     assert_eq!(all, (1..=367).collect::<Vec<_>>());
+}
+
+#[test]
+fn program_bridge_data_are_the_bisections() {
+    // The program up to its bridge data, returning them: bi, li, ri, sd,
+    // lw, rw, against the bisection's points and the bridge's law.
+    let src = std::fs::read_to_string(PROGRAM).expect("the program");
+    let cut = src
+        .find("  let (inv_it: f32)")
+        .expect("the Monte-Carlo part");
+    let head = format!(
+        "{}  in (bb_bi, bb_li, bb_ri, bb_sd, bb_lw, bb_rw)\n",
+        &src[..cut]
+    );
+    let path = write_temp("op_bridge.fun", &head);
+    for n in [1usize, 2, 3, 5, 8, 13, 367] {
+        let column = |x: &str| format!("[[{}]]", vec![format!("[{x}f32]"); n].join(", "));
+        let inp = format!(
+            "3i32 1i64 1i64 {n}i64 1i64 1i64 2i64 1i64\n[[[1.0f32]]] {} {}\n[[1.0f32]] [[1.0f32]] [[1.0f32]]\n",
+            column("0.19"),
+            column("0.01")
+        );
+        let o = funmem(&["run", &path], &inp);
+        assert_exit(&o, 0);
+        let out: Vec<Vec<f64>> = text(&o.stdout).lines().map(numbers).collect();
+        assert_eq!(out.len(), 6, "n = {n}: six arrays");
+        for (i, &(m, a, c)) in bisection_steps(n).iter().enumerate() {
+            let ints = [out[0][i], out[1][i], out[2][i]];
+            assert_eq!(ints, [m as f64, a as f64, c as f64], "n = {n}, point {i}");
+            let (sd, lw, rw) = if i == 0 {
+                ((n as f64).sqrt(), 0.0, 0.0)
+            } else {
+                let (m, a, c) = (m as f64, a as f64, c as f64);
+                (
+                    ((m - a) * (c - m) / (c - a)).sqrt(),
+                    (c - m) / (c - a),
+                    (m - a) / (c - a),
+                )
+            };
+            for (k, want) in [(3, sd), (4, lw), (5, rw)] {
+                assert!(
+                    (out[k][i] - want).abs() <= 1e-6 * want.max(1.0),
+                    "n = {n}, point {i}, array {k}: {} against {want}",
+                    out[k][i]
+                );
+            }
+        }
+    }
 }
