@@ -97,10 +97,11 @@ def main (contract: i32) (num_mc_it: int) (num_models: int) (num_dates: int)
   -- first, then, depth first and left before right, the midpoint
   -- m = (a + c) / 2 of every gap between dates a and c (date 0 is the
   -- start, where the path is 0) that still has a date inside. An explicit
-  -- stack of gaps (sa, sb; sp entries, the top one next) replaces the
-  -- recursion: point s + 1 pops a gap, fills its midpoint and pushes the
-  -- right half, then the left half, each only if it has a date inside.
-  -- The gaps on the stack hold the dates not yet filled, so sp < num_dates.
+  -- stack of gaps (starts psa, ends psb; psp entries, the top one next)
+  -- replaces the recursion: point s + 1 pops a gap, fills its midpoint and
+  -- pushes the right half, then the left half, each only if it has a date
+  -- inside.
+  -- The gaps on the stack hold the dates not yet filled, so psp < num_dates.
   -- A kernel of one work-item runs the loop on the device (on the host,
   -- every step would read the stack's top back from the device).
   -- Indices are 1-based, 0 for none (the left neighbour of a gap from 0).
