@@ -354,6 +354,14 @@ fn run_dataset(
         },
         From::Input(_) => None,
     };
+    if report.runs == 0 {
+        let m = format!(
+            "timed out after 0 runs: the first runs took longer than --timeout {} s",
+            opts.timeout.map_or(0.0, |t| t.as_secs_f64())
+        );
+        eprintln!("{}: dataset {}: {m}", src.name, d.name);
+        return Outcome::Failed(m);
+    }
     let checked = match expected {
         None => Ok(()),
         Some(bytes) => bytes.and_then(|b| crate::test_cmd::check_output(&b, &results)),
