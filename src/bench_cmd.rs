@@ -325,11 +325,11 @@ fn run_dataset(
     let bar = ProgressBar::new(total);
     if std::io::stderr().is_terminal() {
         if let Ok(style) =
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs {elapsed}")
+            ProgressStyle::with_template("{msg} [{wide_bar}] {pos}/{len} runs {elapsed}")
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        let shown: String = d.name.chars().take(40).collect();
+        let shown: String = d.name.chars().take(30).collect();
         bar.set_message(shown);
         bar.enable_steady_tick(Duration::from_millis(200));
     } else {
