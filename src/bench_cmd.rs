@@ -67,6 +67,15 @@ pub struct BenchArgs {
     /// standard output, instead of the table).
     #[arg(long, value_name = "FILE")]
     json: Option<String>,
+    /// Most kernel iterations and host loop iterations per run
+    /// (docs/limits.md).
+    #[arg(long, default_value_t = funmem_semantics::error::DEVICE_FUEL)]
+    fuel: u64,
+    /// Most heap cells (array elements) a run may allocate; the default is
+    /// half of this machine's free memory at 32 bytes a cell
+    /// (docs/limits.md).
+    #[arg(long, default_value_t = funmem_semantics::error::Limits::for_this_machine().max_heap)]
+    max_heap: u64,
     /// Print each dataset's per-kernel table (always printed when there is
     /// one dataset).
     #[arg(long)]
@@ -236,7 +245,10 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
     let opts = BenchOptions {
         runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
         warmup: args.warmup,
-        limits: funmem_semantics::error::Limits::for_device(),
+        limits: funmem_semantics::error::Limits {
+            fuel: args.fuel,
+            max_heap: args.max_heap,
+        },
         timeout: args.timeout.map(Duration::from_secs_f64),
     };
     let mut exit = ExitCode::SUCCESS;
