@@ -239,9 +239,36 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         .parent()
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let (src, c) = compile_file(&args.file, Some(&args.passes))?;
-    let dev = device(args.device.as_deref())?;
-    let mut rt = funmem_gpu::Runtime::new(&dev, &c).map_err(|e| gpu_failure(&src, &e))?;
+    // Before any dataset ran, a failure leaves no results file behind.
+    let unwritten = |code: ExitCode| {
+        if let (Some(path), true) = (args.json.as_deref(), json_out.is_some()) {
+            let _ = std::fs::remove_file(path);
+        }
+        code
+    };
+    let (src, c) = compile_file(&args.file, Some(&args.passes)).map_err(unwritten)?;
+    let dev = device(args.device.as_deref()).map_err(unwritten)?;
+    let mut rt = match funmem_gpu::Runtime::new(&dev, &c) {
+        Ok(rt) => rt,
+        Err(e) => {
+            // The build failed: every dataset fails with its message.
+            let code = gpu_failure(&src, &e);
+            let failed: Vec<Outcome> = sets
+                .iter()
+                .map(|_| Outcome::Failed(e.to_string()))
+                .collect();
+            let doc = to_json(&args, &dev.label(), &sets, &failed, None);
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            match &mut json_out {
+                Some(f) => {
+                    let _ = writeln!(f, "{text}");
+                }
+                None if args.json.is_some() => println!("{text}"),
+                None => {}
+            }
+            return Err(code);
+        }
+    };
     let opts = BenchOptions {
         runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
         warmup: args.warmup,
