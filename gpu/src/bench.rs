@@ -305,13 +305,24 @@ pub fn bench(
     Ok((results, report))
 }
 
+/// The most bytes the copy kernel moves (read plus written): 1 GiB each
+/// way, enough for any device's bandwidth and far less than what a
+/// program's kernels may move in all over a run (hundreds of launches).
+pub const MAX_COPY_BYTES: u64 = 2 << 30;
+
 /// The copy kernel on the device of `rt`, over `bytes` (read plus
-/// written; at least one element, at most the device's largest buffer
-/// each way).
+/// written; at least one element each way, at most [`MAX_COPY_BYTES`],
+/// the device's largest buffer each way and a quarter of its memory).
 pub fn copy(rt: &Runtime, bytes: u64, opts: BenchOptions) -> Result<CopyReport, GpuError> {
-    let max_alloc = rt.device().max_alloc.max(16);
+    let dev = rt.device();
+    // A size the device does not report (0) bounds nothing.
+    let known = |n: u64| if n == 0 { u64::MAX } else { n };
+    let most = (MAX_COPY_BYTES / 16)
+        .min(known(dev.max_alloc) / 8)
+        .min(known(dev.global_mem) / 32)
+        .max(1);
     // Half read, half written, 8 bytes an element.
-    let elems = (bytes / 16).clamp(1, max_alloc / 8);
+    let elems = (bytes / 16).clamp(1, most);
     copy_kernel(rt.context(), rt.queue(), elems, opts)
 }
 
