@@ -108,6 +108,10 @@ enum From<'a> {
 enum Outcome {
     Done(Box<BenchReport>),
     Failed(String),
+    /// Failed on the device itself (an OpenCL error, out of device
+    /// memory): the context may be unusable, so the next dataset gets a
+    /// fresh one.
+    DeviceFailed(String),
 }
 
 /// The name `futhark bench` gives a case: the data file's path for `input
@@ -293,8 +297,16 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
                 }
             },
         };
-        let outcome = run_dataset(&mut rt, &src, &dir, d, &inputs, opts);
+        let mut outcome = run_dataset(&mut rt, &src, &dir, d, &inputs, opts);
         drop(inputs);
+        if let Outcome::DeviceFailed(m) = outcome {
+            // A fresh context and build (untimed) for the datasets after.
+            match funmem_gpu::Runtime::new(&dev, &c) {
+                Ok(fresh) => rt = fresh,
+                Err(e) => eprintln!("funmem: rebuilding after the failure: {e}"),
+            }
+            outcome = Outcome::Failed(m);
+        }
         if let Outcome::Failed(_) = outcome {
             if exit == ExitCode::SUCCESS {
                 exit = ExitCode::from(EXIT_WENT_WRONG);
@@ -308,7 +320,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         .iter()
         .filter_map(|o| match o {
             Outcome::Done(r) => Some(r.bytes),
-            Outcome::Failed(_) => None,
+            Outcome::Failed(_) | Outcome::DeviceFailed(_) => None,
         })
         .max();
     let copy = match most {
@@ -380,7 +392,11 @@ fn run_dataset(
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}: dataset {}:", src.name, d.name);
-            return Outcome::Failed(failure_text(src, &e));
+            let m = failure_text(src, &e);
+            return match e {
+                GpuError::Program(_) => Outcome::Failed(m),
+                _ => Outcome::DeviceFailed(m),
+            };
         }
     };
     let expected = match &d.from {
@@ -452,7 +468,7 @@ fn to_json(
     for (d, o) in sets.iter().zip(outcomes) {
         let v = match o {
             // futhark bench writes a failed dataset as its error message.
-            Outcome::Failed(m) => Json::String(m.clone()),
+            Outcome::Failed(m) | Outcome::DeviceFailed(m) => Json::String(m.clone()),
             Outcome::Done(r) => {
                 let s = &r.run;
                 let us = |xs: &[u64]| xs.iter().map(|&x| micros(x)).collect::<Vec<_>>();
@@ -535,7 +551,7 @@ fn print_table(
     for (d, o) in sets.iter().zip(outcomes) {
         let name: String = d.name.chars().take(40).collect();
         match o {
-            Outcome::Failed(m) => {
+            Outcome::Failed(m) | Outcome::DeviceFailed(m) => {
                 let first = m.lines().next().unwrap_or_default();
                 println!("{name:<40} FAILED: {first}");
             }

@@ -328,3 +328,38 @@ fn a_timeout_stops_starting_runs() {
     let n = d["runtimes"].as_array().map_or(0, Vec::len);
     assert!(n < 1000000, "{n}");
 }
+
+#[test]
+fn a_dataset_that_goes_wrong_on_the_device_is_reported_and_the_next_runs() {
+    if !opencl() {
+        return;
+    }
+    let prog = write_temp(
+        "stuck.fun",
+        &format!(
+            "-- ==
+-- input {{ 4 [1, 2, 3] }}
+-- input {{ 3 [1, 2, 3] }}
+-- output {{ [2i64, 5i64, 8i64] }}
+{BODY}"
+        ),
+    );
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "2", "--json", "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 1);
+    let err = text(&o.stderr);
+    assert!(err.contains("must be [4]int"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ds = &v[prog.as_str()]["datasets"];
+    let failed = ds["#0 (\"4 [1, 2, 3]\")"].as_str().expect("a message");
+    // The message is positioned in the program.
+    assert!(failed.contains("stuck.fun:5:19:"), "{failed}");
+    let runs = ds["#1 (\"3 [1, 2, 3]\")"]["runtimes"]
+        .as_array()
+        .map(Vec::len);
+    assert_eq!(runs, Some(2), "{v}");
+}
