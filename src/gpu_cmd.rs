@@ -153,6 +153,10 @@ pub fn run(
             "kernel time:          {:.3} ms",
             st.total_kernel_ns() as f64 / 1e6
         );
+        eprintln!(
+            "runtime:              {:.3} ms (inputs on the device to last command done)",
+            st.runtime_ns as f64 / 1e6
+        );
         eprintln!("wall time:            {:.3} ms", st.wall_ns as f64 / 1e6);
         eprintln!(
             "allocations:          {} ({})",
