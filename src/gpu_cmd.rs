@@ -1,5 +1,6 @@
 //! The OpenCL commands: `funmem lower --to opencl`, `funmem run
-//! --semantics opencl`, `funmem devices` and `funmem bench`.
+//! --semantics opencl` and `funmem devices`, and the compiling and
+//! reporting that `funmem bench` shares with them.
 
 use crate::{load, pass_list, pipeline, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use funmem_gpu::{Compiled, GpuError};
@@ -114,11 +115,6 @@ pub fn devices(json: bool) -> Result<ExitCode, ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A ratio to the copy kernel as a percentage, `-` when there is none.
-fn percent(r: Option<f64>) -> String {
-    r.map_or_else(|| "-".to_string(), |r| format!("{:.0}%", 100.0 * r))
-}
-
 /// Bytes for people: `1.5 GiB`.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -157,6 +153,10 @@ pub fn run(
             "kernel time:          {:.3} ms",
             st.total_kernel_ns() as f64 / 1e6
         );
+        eprintln!(
+            "runtime:              {:.3} ms (inputs on the device to last command done)",
+            st.runtime_ns as f64 / 1e6
+        );
         eprintln!("wall time:            {:.3} ms", st.wall_ns as f64 / 1e6);
         eprintln!(
             "allocations:          {} ({})",
@@ -184,142 +184,5 @@ pub fn run(
 pub fn lower(file: &str, passes: Option<&str>) -> Result<ExitCode, ExitCode> {
     let (_, c) = compile_file(file, passes)?;
     print!("{}", c.print());
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Options of `funmem bench`.
-#[derive(clap::Args)]
-pub struct BenchArgs {
-    /// The program (.fun, .funmem or .imp).
-    file: String,
-    /// Read the inputs from this file instead of standard input.
-    #[arg(long)]
-    input: Option<String>,
-    /// The OpenCL device: its number in `funmem devices`, or part of its
-    /// platform's, vendor's or own name (default: the first GPU).
-    #[arg(long)]
-    device: Option<String>,
-    /// FUNMEM passes before lowering to IMP.
-    #[arg(long, default_value = GPU_PASSES)]
-    passes: String,
-    /// Timed runs (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    runs: u64,
-    /// Untimed runs before them.
-    #[arg(long, default_value_t = 1)]
-    warmup: usize,
-    /// Print a JSON object instead of a table.
-    #[arg(long)]
-    json: bool,
-}
-
-/// `funmem bench`.
-pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
-    let (src, c) = compile_file(&args.file, Some(&args.passes))?;
-    let inputs = crate::read_inputs(args.input.as_deref())?;
-    let dev = device(args.device.as_deref())?;
-    let mut rt = funmem_gpu::Runtime::new(&dev, &c).map_err(|e| gpu_failure(&src, &e))?;
-    let opts = funmem_gpu::bench::BenchOptions {
-        runs: usize::try_from(args.runs).unwrap_or(usize::MAX),
-        warmup: args.warmup,
-        limits: funmem_semantics::error::Limits::for_device(),
-    };
-    let r = funmem_gpu::bench::bench(&mut rt, &inputs, opts).map_err(|e| gpu_failure(&src, &e))?;
-    if args.json {
-        let mut v = serde_json::to_value(&r).unwrap_or_default();
-        if let Some(o) = v.as_object_mut() {
-            o.insert("file".into(), args.file.clone().into());
-            o.insert("passes".into(), args.passes.clone().into());
-        }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let s = &r.run;
-    println!("program:  {} (passes {})", args.file, args.passes);
-    println!("device:   {}", r.device);
-    println!("runs:     {} timed, after {} warm-up", r.runs, args.warmup);
-    println!();
-    println!(
-        "{:<22} {:>12} {:>12} {:>12}",
-        "ms per run", "min", "median", "max"
-    );
-    for (what, m) in [("kernels", r.kernel_ms), ("wall (host clock)", r.wall_ms)] {
-        println!(
-            "{what:<22} {:>12.3} {:>12.3} {:>12.3}",
-            m.min, m.median, m.max
-        );
-    }
-    println!();
-    println!(
-        "{:<10} {:>8} {:>12} {:>12} {:>10} {:>8}",
-        "kernel", "launches", "median ms", "bytes", "GB/s", "of copy"
-    );
-    for k in &r.kernels {
-        println!(
-            "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}",
-            k.name,
-            k.launches,
-            k.ms.median,
-            bytes(k.bytes),
-            k.gbps,
-            percent(k.of_copy)
-        );
-    }
-    println!(
-        "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}",
-        "all",
-        s.launches,
-        r.kernel_ms.median,
-        bytes(r.bytes),
-        r.gbps,
-        percent(r.of_copy)
-    );
-    println!(
-        "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>7.0}%",
-        "copy",
-        1,
-        r.copy.ms.median,
-        bytes(r.copy.bytes),
-        r.copy.gbps,
-        100.0
-    );
-    for red in &r.reductions {
-        println!(
-            "{:<10} {:>8} {:>12.3} {:>12} {:>10.1} {:>8}   ({} {}: its stages together; bytes read + written)",
-            if red.what.starts_with("scan") { "scan" } else { "reduce" },
-            "",
-            red.ms.median,
-            bytes(red.bytes),
-            red.gbps,
-            percent(red.of_copy),
-            red.elem,
-            red.what
-        );
-    }
-    if r.of_copy.is_none() || r.kernels.iter().any(|k| k.of_copy.is_none()) {
-        println!(
-            "(of copy: shown for kernels that move at least {}; below that a launch's latency, not bandwidth, decides its time)",
-            bytes(funmem_gpu::bench::MIN_RATIO_BYTES)
-        );
-    }
-    println!();
-    println!("peak device memory:  {}", bytes(s.peak_bytes));
-    println!(
-        "allocations:         {} ({})",
-        s.allocations,
-        bytes(s.bytes_allocated)
-    );
-    println!(
-        "host-to-device:      {} transfers, {} ({} host writes)",
-        s.h2d_transfers,
-        bytes(s.h2d_bytes),
-        s.host_writes
-    );
-    println!(
-        "device-to-host:      {} transfers, {} ({} synchronous host reads)",
-        s.d2h_transfers,
-        bytes(s.d2h_bytes),
-        s.sync_reads
-    );
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! workspace's crates and maps their outcome to an exit code:
 //! 0 success, 1 the program went wrong, 2 not a program or bad command line.
 
+mod bench_cmd;
 mod dataset_cmd;
 mod derive_cmd;
 mod fuzz_cmd;
@@ -118,8 +119,8 @@ enum Command {
     },
     /// List the FUNMEM passes.
     Passes,
-    /// Run a program on an OpenCL device and measure it against a copy kernel: time, bandwidth, memory, transfers.
-    Bench(gpu_cmd::BenchArgs),
+    /// Benchmark a program on an OpenCL device, every dataset of its test block (or --input), as `futhark bench`: time, bandwidth against a copy kernel, memory, transfers.
+    Bench(bench_cmd::BenchArgs),
     /// List the OpenCL platforms and devices.
     Devices {
         /// Print JSON instead of a table.
@@ -255,7 +256,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         },
         Command::Opt { file, passes } => cmd_lower(&file, Target::Funmem, &passes),
         Command::Devices { json } => gpu_cmd::devices(json),
-        Command::Bench(args) => gpu_cmd::bench(args),
+        Command::Bench(args) => bench_cmd::bench(args),
         Command::Passes => {
             for p in funmem_transforms::PASSES {
                 println!("{:<12} {}", p.name, p.summary);

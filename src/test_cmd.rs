@@ -283,6 +283,58 @@ fn random_seed(k: usize) -> u64 {
     0x5eed_0000 + k as u64
 }
 
+/// The input values of `case`, the `k`-th of its block (which fixes the
+/// seed of a random input): read from its text or its data file (relative
+/// to `dir`), or generated. `wanted` types the unsuffixed literals.
+/// `funmem bench` reads its datasets with it, so that they are the very
+/// values `funmem test` runs.
+pub(crate) fn case_inputs(
+    dir: &Path,
+    wanted: &[funmem_lang::prim::Prim],
+    case: &testspec::TestCase,
+    k: usize,
+) -> Result<Vec<Value>, String> {
+    match &case.from {
+        InputFrom::Inline => read_values_for(case.input.as_bytes(), wanted)
+            .map_err(|e| format!("bad input: {}", e.message)),
+        InputFrom::File(f) => std::fs::read(dir.join(f))
+            .map_err(|e| format!("cannot read {f}: {e}"))
+            .and_then(|bytes| {
+                read_values_for(&bytes, wanted)
+                    .map_err(|e| format!("bad input in {f}: byte {}: {}", e.start, e.message))
+            }),
+        InputFrom::Random(items) => {
+            let mut rng = crate::dataset_cmd::SplitMix::new(random_seed(k));
+            items
+                .iter()
+                .enumerate()
+                .map(|(j, item)| match item {
+                    RandomItem::Random(shape, p) => {
+                        Ok(crate::dataset_cmd::random_value(&mut rng, shape, *p))
+                    }
+                    RandomItem::Literal(text) => {
+                        let want: Vec<_> = wanted.get(j).copied().into_iter().collect();
+                        match read_values_for(text.as_bytes(), &want) {
+                            Ok(mut v) if v.len() == 1 => Ok(v.remove(0)),
+                            _ => Err(format!("bad literal `{text}` in the random input")),
+                        }
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// Results against an expected output's data text (inline or a data
+/// file's bytes), read with the results' types: as `funmem test` judges
+/// an `output`.
+pub(crate) fn check_output(bytes: &[u8], got: &[Value]) -> Result<(), String> {
+    let types: Vec<_> = got.iter().map(Value::prim).collect();
+    let want = read_values_for(bytes, &types)
+        .map_err(|e| format!("bad expected output: byte {}: {}", e.start, e.message))?;
+    compare(got, &want, "the test")
+}
+
 /// Reads or generates every case's inputs and expectation; a case whose
 /// data cannot be read is a failure and is left out.
 fn resolve_cases(
@@ -307,33 +359,7 @@ fn resolve_cases(
         };
         let read =
             |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"));
-        let inputs = match &case.from {
-            InputFrom::Inline => read_values_for(case.input.as_bytes(), &wanted)
-                .map_err(|e| format!("bad input: {}", e.message)),
-            InputFrom::File(f) => read(f).and_then(|bytes| {
-                read_values_for(&bytes, &wanted)
-                    .map_err(|e| format!("bad input in {f}: byte {}: {}", e.start, e.message))
-            }),
-            InputFrom::Random(items) => {
-                let mut rng = crate::dataset_cmd::SplitMix::new(random_seed(k));
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(j, item)| match item {
-                        RandomItem::Random(shape, p) => {
-                            Ok(crate::dataset_cmd::random_value(&mut rng, shape, *p))
-                        }
-                        RandomItem::Literal(text) => {
-                            let want: Vec<_> = wanted.get(j).copied().into_iter().collect();
-                            match read_values_for(text.as_bytes(), &want) {
-                                Ok(mut v) if v.len() == 1 => Ok(v.remove(0)),
-                                _ => Err(format!("bad literal `{text}` in the random input")),
-                            }
-                        }
-                    })
-                    .collect()
-            }
-        };
+        let inputs = case_inputs(dir, &wanted, case, k);
         let expect = match &case.expect {
             Expect::Output(o) => Ok(Want::Data(o.clone().into_bytes())),
             Expect::OutputFile(f) => read(f).map(Want::Data),
@@ -479,12 +505,7 @@ fn run_opencl(
 /// failed, which no expectation accepts).
 fn judge(expect: &Want, got: Result<Vec<Value>, (String, bool)>) -> Result<(), String> {
     match (expect, got) {
-        (Want::Data(bytes), Ok(got)) => {
-            let types: Vec<_> = got.iter().map(Value::prim).collect();
-            let want = read_values_for(bytes, &types)
-                .map_err(|e| format!("bad expected output: byte {}: {}", e.start, e.message))?;
-            compare(&got, &want, "the test")
-        }
+        (Want::Data(bytes), Ok(got)) => check_output(bytes, &got),
         (Want::Agree(want), Ok(got)) => compare(&got, want, "the source's first semantics"),
         (Want::Success, Ok(_)) => Ok(()),
         (Want::Error(re), Ok(got)) => {

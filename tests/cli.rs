@@ -569,18 +569,24 @@ fn run_and_bench_on_pocl() {
             "pocl",
             "--runs",
             "2",
+            "--input",
+            "-",
             "--json",
+            "-",
         ],
         "1000",
     );
     assert_exit(&o, 0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = &v["benches/programs/map.fun"]["datasets"]["stdin"];
+    assert_eq!(d["runtimes"].as_array().map(Vec::len), Some(2), "{v}");
+    let v = &d["funmem"];
     assert_eq!(v["runs"], 2);
-    assert_eq!(v["bytes"], 8 * 3000);
+    assert_eq!(v["bytes_moved"], 8 * 3000);
     assert_eq!(v["kernels"][1]["bytes"], 8 * 2000);
     assert_eq!(v["copy"]["bytes"], 8 * 3000);
-    assert_eq!(v["run"]["allocations"], 2);
-    assert_eq!(v["run"]["d2h_bytes"], 8 * 1000);
+    assert_eq!(v["allocations"], 2);
+    assert_eq!(v["d2h_bytes"], 8 * 1000);
     assert!(v["kernel_ms"]["median"].as_f64().unwrap() > 0.0);
     // No such device: exit 2 and the list.
     let o = funmem_stdin(
@@ -589,6 +595,8 @@ fn run_and_bench_on_pocl() {
             "benches/programs/map.fun",
             "--device",
             "no-such-device",
+            "--input",
+            "-",
         ],
         "10",
     );

@@ -87,10 +87,13 @@ fn bench_reports_reduce_and_scan_beside_copy() {
     }
     for (prog, what) in [("reduce_i32", "reduce"), ("scan_f32", "scan")] {
         let path = format!("{}/benches/programs/{prog}.imp", env!("CARGO_MANIFEST_DIR"));
-        let args = ["bench", &path, "--device", "pocl", "--runs", "1", "--json"];
+        let args = [
+            "bench", &path, "--device", "pocl", "--runs", "1", "--input", "-", "--json", "-",
+        ];
         let o = funmem(&args, "5000");
         assert_exit(&o, 0);
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v = &all[path.as_str()]["datasets"]["stdin"]["funmem"];
         let reds = v["reductions"].as_array().unwrap();
         assert_eq!(reds.len(), 1, "{v}");
         assert!(reds[0]["what"].as_str().unwrap().starts_with(what), "{v}");

@@ -218,13 +218,17 @@ fn small_command_line_faults() {
         assert!(text(&o.stderr).contains("an empty device name matches no device"));
         // `bench --runs 0` is refused; a tiny input gets no ratio to copy.
         let o = funmem(
-            &["bench", prog, "--runs", "0", "--device", "pocl"],
+            &[
+                "bench", prog, "--runs", "0", "--device", "pocl", "--input", "-",
+            ],
             "3 [1, 2, 3]",
         );
         assert_exit(&o, 2);
         assert!(text(&o.stderr).contains("--runs"));
         let o = funmem(
-            &["bench", prog, "--runs", "1", "--device", "pocl"],
+            &[
+                "bench", prog, "--runs", "1", "--device", "pocl", "--input", "-",
+            ],
             "3 [1, 2, 3]",
         );
         assert_exit(&o, 0);

@@ -1,12 +1,17 @@
 //! Benchmarks: a program's runs on a device, beside a hand-written copy
-//! kernel over the same number of bytes on the same device, so that every
-//! bandwidth comes with its ratio to the device's practical bandwidth.
+//! kernel on the same device, so that every bandwidth comes with its ratio
+//! to the device's practical bandwidth.
 //!
-//! One run counts the kernels' reads and writes (a build with `-D
-//! FM_COUNT`, untimed); then `warmup` runs, then `runs` timed runs. Kernel
-//! times come from profiling events; wall time is the host's clock around
-//! a whole run (inputs in, kernels, results out). A kernel's bandwidth is
-//! the bytes its work-items read and wrote over its median time.
+//! Per dataset: one run counts the kernels' reads and writes (a build with
+//! `-D FM_COUNT`, untimed) and gives the results that are checked; then
+//! `warmup` runs, then `runs` timed runs, unless the dataset's time runs
+//! out first. Each run gives three times: `runtime` (the host's clock from
+//! the inputs being on the device to the program's last command having
+//! finished, before the results are read back: Futhark's measure), kernel
+//! time (profiling events) and wall time (the host's clock around the
+//! whole run). A kernel's bandwidth is the bytes its work-items read and
+//! wrote over its median time. The copy kernel runs once per device
+//! ([`copy`]), and [`BenchReport::rate`] sets the figures beside it.
 
 use crate::device::GpuError;
 use crate::driver::{RunStats, Runtime};
@@ -20,6 +25,7 @@ use opencl3::program::Program as ClProgram;
 use opencl3::types::{cl_long, CL_BLOCKING};
 use serde::Serialize;
 use std::ptr;
+use std::time::{Duration, Instant};
 
 /// How to benchmark.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +36,9 @@ pub struct BenchOptions {
     pub warmup: usize,
     /// The interpreters' limits, applied to every run.
     pub limits: Limits,
+    /// No new run of a dataset starts once it has spent this long (a
+    /// running kernel cannot be stopped).
+    pub timeout: Option<Duration>,
 }
 
 /// Minimum, median and maximum of some times, in milliseconds.
@@ -79,7 +88,7 @@ pub struct KernelReport {
     /// Bytes over median time, in GB/s (10^9 bytes per second).
     pub gbps: f64,
     /// `gbps` over the copy kernel's; none when the kernel moves fewer
-    /// than [`MIN_RATIO_BYTES`].
+    /// than [`MIN_RATIO_BYTES`] (or before [`BenchReport::rate`]).
     pub of_copy: Option<f64>,
 }
 
@@ -95,7 +104,7 @@ pub const MIN_RATIO_BYTES: u64 = 16 << 20;
 /// group's share, once to scan it) and writes them once.
 #[derive(Clone, Debug, Serialize)]
 pub struct RedReport {
-    /// `reduce` or `scan`, and the statement's line.
+    /// `reduce` or `scan`, and the statement's place.
     pub what: String,
     /// The element type.
     pub elem: String,
@@ -120,32 +129,55 @@ pub struct CopyReport {
     pub gbps: f64,
 }
 
-/// What `funmem bench` reports.
+/// What `funmem bench` measured on one dataset.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
     /// The device, `platform: name`.
     pub device: String,
-    /// Timed runs.
+    /// Timed runs done.
     pub runs: usize,
+    /// Whether the dataset's time ran out before all its runs were done.
+    pub timed_out: bool,
+    /// Each timed run's `runtime` (Futhark's measure: the program alone,
+    /// without the initial and final transfers), in nanoseconds.
+    pub runtime_ns: Vec<u64>,
+    /// `runtime` per run.
+    pub runtime_ms: Summary,
+    /// Each timed run's time in kernels, in nanoseconds.
+    pub kernel_ns: Vec<u64>,
+    /// Each timed run's wall time, in nanoseconds.
+    pub wall_ns: Vec<u64>,
     /// Time in kernels per run.
     pub kernel_ms: Summary,
-    /// Wall time per run.
+    /// Wall time per run (inputs in, program, results out).
     pub wall_ms: Summary,
     /// Bytes read and written by all kernels per run.
     pub bytes: u64,
     /// `bytes` over median kernel time, in GB/s.
     pub gbps: f64,
     /// `gbps` over the copy kernel's; none when the kernels move fewer
-    /// than [`MIN_RATIO_BYTES`].
+    /// than [`MIN_RATIO_BYTES`] (or before [`BenchReport::rate`]).
     pub of_copy: Option<f64>,
     /// Each kernel.
     pub kernels: Vec<KernelReport>,
     /// Each host-level `reduce` and `scan`, all its kernels together.
     pub reductions: Vec<RedReport>,
-    /// The copy kernel over the same bytes.
-    pub copy: CopyReport,
-    /// Memory and transfers of one run.
+    /// Memory and transfers of one run (the last).
     pub run: RunStats,
+}
+
+impl BenchReport {
+    /// Sets every bandwidth beside the copy kernel's.
+    pub fn rate(&mut self, copy: &CopyReport) {
+        let of = |b: u64, g: f64| (b >= MIN_RATIO_BYTES && copy.gbps > 0.0).then(|| g / copy.gbps);
+        self.of_copy = of(self.bytes, self.gbps);
+        for k in &mut self.kernels {
+            k.of_copy = of(k.bytes, k.gbps);
+        }
+        for r in &mut self.reductions {
+            r.of_copy = of(r.bytes, r.gbps);
+        }
+    }
 }
 
 const COPY: &str = "__kernel void fm_copy(__global const long *src, __global long *dst, long n) {
@@ -154,53 +186,70 @@ const COPY: &str = "__kernel void fm_copy(__global const long *src, __global lon
 }
 ";
 
-/// Benchmarks the program of `rt` on `inputs`.
+/// Benchmarks the program of `rt` on one dataset, `inputs`: the results
+/// of the first (counting) run, to be checked, and the figures.
+/// `progress` hears of every run finished (warm-up and timed), with the
+/// count of all runs done so far.
 pub fn bench(
     rt: &mut Runtime,
     inputs: &[Value],
     opts: BenchOptions,
-) -> Result<BenchReport, GpuError> {
-    let (_, counted) = rt.run(inputs, opts.limits, true)?;
+    progress: &mut dyn FnMut(usize),
+) -> Result<(Vec<Value>, BenchReport), GpuError> {
+    let start = Instant::now();
+    let out_of_time = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
+    let (results, counted) = rt.run(inputs, opts.limits, true)?;
     let accesses = counted.access_bytes.clone().unwrap_or_default();
+    let mut done = 0;
+    let mut timed_out = false;
     for _ in 0..opts.warmup {
+        if out_of_time() {
+            timed_out = true;
+            break;
+        }
         rt.run(inputs, opts.limits, false)?;
+        done += 1;
+        progress(done);
     }
     let mut runs = Vec::new();
     for _ in 0..opts.runs.max(1) {
+        if timed_out || out_of_time() {
+            timed_out = true;
+            break;
+        }
         runs.push(rt.run(inputs, opts.limits, false)?.1);
+        done += 1;
+        progress(done);
     }
     let kernel_bytes: Vec<u64> = (0..rt.compiled().kernels.len())
         .map(|k| accesses.get(k).map_or(0, |(r, w)| r + w))
         .collect();
     let bytes: u64 = kernel_bytes.iter().sum();
-    let max_alloc = rt.device().max_alloc.max(16);
-    // The copy moves as many bytes: half read, half written.
-    let copy_elems = (bytes / 16).clamp(1, max_alloc / 8);
-    let copy = copy_kernel(rt.context(), rt.queue(), copy_elems, opts)?;
     let gbps = |b: u64, ms: f64| if ms > 0.0 { b as f64 / (ms * 1e6) } else { 0.0 };
-    let of_copy = |b: u64, g: f64| (b >= MIN_RATIO_BYTES && copy.gbps > 0.0).then(|| g / copy.gbps);
-    let kernel_ms = Summary::of_ns(
-        &runs
-            .iter()
-            .map(RunStats::total_kernel_ns)
-            .collect::<Vec<_>>(),
-    );
-    let last = runs.last().cloned().unwrap_or_default();
+    let kernel_ns: Vec<u64> = runs.iter().map(RunStats::total_kernel_ns).collect();
+    let wall_ns: Vec<u64> = runs.iter().map(|r| r.wall_ns).collect();
+    let kernel_ms = Summary::of_ns(&kernel_ns);
+    // Without a timed run, the counting run's memory and transfers.
+    let last = runs.last().cloned().unwrap_or(counted);
     let kernels = rt
         .compiled()
         .kernels
         .iter()
         .enumerate()
         .map(|(k, info)| {
-            let ms = Summary::of_ns(&runs.iter().map(|r| r.kernel_ns[k]).collect::<Vec<_>>());
-            let g = gbps(kernel_bytes[k], ms.median);
+            let ms = Summary::of_ns(
+                &runs
+                    .iter()
+                    .map(|r| r.kernel_ns.get(k).copied().unwrap_or(0))
+                    .collect::<Vec<_>>(),
+            );
             KernelReport {
                 name: info.name.clone(),
-                launches: last.kernel_launches[k],
+                launches: last.kernel_launches.get(k).copied().unwrap_or(0),
                 ms,
                 bytes: kernel_bytes[k],
-                gbps: g,
-                of_copy: of_copy(kernel_bytes[k], g),
+                gbps: gbps(kernel_bytes[k], ms.median),
+                of_copy: None,
             }
         })
         .collect();
@@ -211,11 +260,15 @@ pub fn bench(
         .map(|r| {
             let ns: Vec<u64> = runs
                 .iter()
-                .map(|run| r.kernels.iter().map(|&k| run.kernel_ns[k]).sum())
+                .map(|run| {
+                    r.kernels
+                        .iter()
+                        .map(|&k| run.kernel_ns.get(k).copied().unwrap_or(0))
+                        .sum()
+                })
                 .collect();
             let ms = Summary::of_ns(&ns);
             let b: u64 = r.kernels.iter().map(|&k| kernel_bytes[k]).sum();
-            let g = gbps(b, ms.median);
             RedReport {
                 what: format!(
                     "{} (bytes {}..{})",
@@ -226,25 +279,51 @@ pub fn bench(
                 elem: r.elem.name().to_string(),
                 ms,
                 bytes: b,
-                gbps: g,
-                of_copy: of_copy(b, g),
+                gbps: gbps(b, ms.median),
+                of_copy: None,
             }
         })
         .collect();
-    let total = gbps(bytes, kernel_ms.median);
-    Ok(BenchReport {
+    let runtime_ns: Vec<u64> = runs.iter().map(|r| r.runtime_ns).collect();
+    let report = BenchReport {
         device: rt.device().label(),
         runs: runs.len(),
+        timed_out,
+        runtime_ms: Summary::of_ns(&runtime_ns),
+        runtime_ns,
         kernel_ms,
-        wall_ms: Summary::of_ns(&runs.iter().map(|r| r.wall_ns).collect::<Vec<_>>()),
+        wall_ms: Summary::of_ns(&wall_ns),
+        kernel_ns,
+        wall_ns,
         bytes,
-        gbps: total,
-        of_copy: of_copy(bytes, total),
+        gbps: gbps(bytes, kernel_ms.median),
+        of_copy: None,
         kernels,
         reductions,
-        copy,
         run: last,
-    })
+    };
+    Ok((results, report))
+}
+
+/// The most bytes the copy kernel moves (read plus written): 1 GiB each
+/// way, enough for any device's bandwidth and far less than what a
+/// program's kernels may move in all over a run (hundreds of launches).
+pub const MAX_COPY_BYTES: u64 = 2 << 30;
+
+/// The copy kernel on the device of `rt`, over `bytes` (read plus
+/// written; at least one element each way, at most [`MAX_COPY_BYTES`],
+/// the device's largest buffer each way and a quarter of its memory).
+pub fn copy(rt: &Runtime, bytes: u64, opts: BenchOptions) -> Result<CopyReport, GpuError> {
+    let dev = rt.device();
+    // A size the device does not report (0) bounds nothing.
+    let known = |n: u64| if n == 0 { u64::MAX } else { n };
+    let most = (MAX_COPY_BYTES / 16)
+        .min(known(dev.max_alloc) / 8)
+        .min(known(dev.global_mem) / 32)
+        .max(1);
+    // Half read, half written, 8 bytes an element.
+    let elems = (bytes / 16).clamp(1, most);
+    copy_kernel(rt.context(), rt.queue(), elems, opts)
 }
 
 /// The copy kernel over `n` elements: `warmup` untimed launches, then

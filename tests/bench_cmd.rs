@@ -1,0 +1,365 @@
+//! `funmem bench` as `futhark bench` (docs/cli.md, Benchmarking): every
+//! dataset of a test block on PoCL, futhark bench's JSON layout with our
+//! figures beside it, failed datasets reported while the others run,
+//! `--dataset`, `--input` and the command line's errors.
+
+use std::process::{Command, Output, Stdio};
+
+fn funmem(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the funmem binary runs");
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(stdin.as_bytes());
+    }
+    child.wait_with_output().expect("the funmem binary runs")
+}
+
+/// Asserts the exit code, showing standard error when it differs.
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn write_temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("funmem-bench-cmd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("temp file");
+    p.to_string_lossy().to_string()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn opencl() -> bool {
+    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
+}
+
+const BODY: &str = "def main (n: int) (xs: [n]int) =
+  let (ys: [n]int) = kernel i < n do
+        let (x: int) = xs[i]
+        let (y: int) = x * 2 + i
+        in (y)
+  in (ys)
+";
+
+/// A program with an inline case, a `compiled input` and a `random
+/// input`; `wrong` makes the first case's expected output wrong.
+fn program(name: &str, wrong: bool) -> String {
+    let first = if wrong {
+        "[2i64, 5i64, 9i64]"
+    } else {
+        "[2i64, 5i64, 8i64]"
+    };
+    write_temp(
+        name,
+        &format!(
+            "-- Each element doubled plus its index.
+-- ==
+-- input {{ 3 [1, 2, 3] }}
+-- output {{ {first} }}
+-- compiled input {{ 4 [1, 1, 1, 1] }}
+-- output {{ [2i64, 3i64, 4i64, 5i64] }}
+-- random input {{ 64i64 [64]i64 }}
+{BODY}"
+        ),
+    )
+}
+
+#[test]
+fn every_dataset_of_the_test_block_in_futhark_bench_json() {
+    if !opencl() {
+        return;
+    }
+    let prog = program("three.fun", false);
+    let out = write_temp("three.json", "");
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "3", "--json", &out,
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let table = text(&o.stdout);
+    for name in [
+        "#0 (\"3 [1, 2, 3]\")",
+        "#1 (\"4 [1, 1, 1, 1]\")",
+        "64i64 [64]i64",
+    ] {
+        assert!(table.contains(name), "{table}");
+    }
+    // Three datasets: the per-kernel tables only with --kernels.
+    assert!(table.contains("copy kernel:"), "{table}");
+    assert!(!table.contains("launches"), "{table}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let ds = v[prog.as_str()]["datasets"].as_object().expect("datasets");
+    assert_eq!(ds.len(), 3, "{v}");
+    for (name, d) in ds {
+        let rt = d["runtimes"].as_array().expect("runtimes");
+        assert_eq!(rt.len(), 3, "{name}: {d}");
+        assert!(rt.iter().all(|t| t.as_u64().is_some_and(|t| t > 0)), "{d}");
+        assert!(d["bytes"]["space 'device'"].as_u64().unwrap() > 0, "{d}");
+        let f = &d["funmem"];
+        for key in [
+            "kernel_us",
+            "wall_us",
+            "peak_bytes",
+            "allocations",
+            "bytes_allocated",
+            "h2d_transfers",
+            "d2h_bytes",
+            "sync_reads",
+            "launches",
+            "kernels",
+            "passes",
+            "device",
+        ] {
+            assert!(!f[key].is_null(), "{name}: no funmem.{key}: {d}");
+        }
+        assert_eq!(f["kernel_us"].as_array().map(Vec::len), Some(3), "{d}");
+        assert_eq!(f["launches"], 1, "{d}");
+    }
+    // The random input's 64 elements: 2 blocks of 512 bytes.
+    assert_eq!(ds["64i64 [64]i64"]["funmem"]["bytes_allocated"], 1024);
+}
+
+#[test]
+fn a_wrong_output_fails_its_dataset_and_the_others_still_run() {
+    if !opencl() {
+        return;
+    }
+    let prog = program("wrong.fun", true);
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "1", "--json", "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 1);
+    let err = text(&o.stderr);
+    assert!(err.contains("wrong results") && err.contains("#0"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ds = &v[prog.as_str()]["datasets"];
+    // futhark bench writes a failed dataset as its message.
+    let failed = ds["#0 (\"3 [1, 2, 3]\")"].as_str().expect("a message");
+    assert!(failed.contains("differs"), "{failed}");
+    assert_eq!(
+        ds["#1 (\"4 [1, 1, 1, 1]\")"]["runtimes"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(
+        ds["64i64 [64]i64"]["runtimes"].as_array().map(Vec::len),
+        Some(1)
+    );
+    // The table says so too.
+    let o = funmem(&["bench", &prog, "--device", "pocl", "--runs", "1"], "");
+    assert_exit(&o, 1);
+    assert!(
+        text(&o.stdout).contains("FAILED: wrong results"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn dataset_filters_and_the_input_form() {
+    if !opencl() {
+        return;
+    }
+    let prog = program("filter.fun", false);
+    let o = funmem(
+        &[
+            "bench",
+            &prog,
+            "--device",
+            "pocl",
+            "--runs",
+            "2",
+            "--dataset",
+            "[64]",
+            "--json",
+            "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ds = v[prog.as_str()]["datasets"].as_object().unwrap();
+    assert_eq!(ds.keys().collect::<Vec<_>>(), ["64i64 [64]i64"], "{v}");
+    // One dataset: its per-kernel table comes with the row.
+    let o = funmem(
+        &[
+            "bench",
+            &prog,
+            "--device",
+            "pocl",
+            "--runs",
+            "1",
+            "--dataset",
+            "#1",
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains("#1 (") && !out.contains("#0 ("), "{out}");
+    assert!(
+        out.contains("launches") && out.contains("peak device memory"),
+        "{out}"
+    );
+    // No match: exit 2 and the names.
+    let o = funmem(
+        &["bench", &prog, "--device", "pocl", "--dataset", "nothing"],
+        "",
+    );
+    assert_exit(&o, 2);
+    assert!(
+        text(&o.stderr).contains("64i64 [64]i64"),
+        "{}",
+        text(&o.stderr)
+    );
+    // --input: one dataset, from a file or standard input.
+    let inp = write_temp("filter.in", "2 [5, 6]");
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "1", "--input", &inp, "--json", "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v[prog.as_str()]["datasets"][inp.as_str()]["runtimes"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{v}"
+    );
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "1", "--input", "-",
+        ],
+        "2 [5, 6]",
+    );
+    assert_exit(&o, 0);
+    assert!(text(&o.stdout).contains("stdin"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn command_line_errors_exit_2() {
+    // No test block and no --input.
+    let bare = write_temp("bare.fun", BODY);
+    let o = funmem(&["bench", &bare, "--device", "pocl"], "");
+    assert_exit(&o, 2);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("no test block") && err.contains("--input"),
+        "{err}"
+    );
+    // A JSON file that cannot be written is found before any run.
+    let prog = program("badjson.fun", false);
+    let o = funmem(
+        &[
+            "bench",
+            &prog,
+            "--device",
+            "pocl",
+            "--json",
+            "/nonexistent-funmem-dir/x.json",
+        ],
+        "",
+    );
+    assert_exit(&o, 2);
+    assert!(
+        text(&o.stderr).contains("cannot write the JSON results"),
+        "{}",
+        text(&o.stderr)
+    );
+    // The old flag form is refused: --json needs a file.
+    let o = funmem(&["bench", &prog, "--json"], "");
+    assert_exit(&o, 2);
+    let o = funmem(&["bench", &prog, "--timeout", "0"], "");
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("positive number of seconds"));
+}
+
+#[test]
+fn a_timeout_stops_starting_runs() {
+    if !opencl() {
+        return;
+    }
+    let prog = program("timeout.fun", false);
+    let o = funmem(
+        &[
+            "bench",
+            &prog,
+            "--device",
+            "pocl",
+            "--runs",
+            "1000000",
+            "--dataset",
+            "#0",
+            "--timeout",
+            "5",
+            "--json",
+            "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = &v[prog.as_str()]["datasets"]["#0 (\"3 [1, 2, 3]\")"];
+    assert_eq!(d["funmem"]["timed_out"], true, "{d}");
+    let n = d["runtimes"].as_array().map_or(0, Vec::len);
+    assert!(n < 1000000, "{n}");
+}
+
+#[test]
+fn a_dataset_that_goes_wrong_on_the_device_is_reported_and_the_next_runs() {
+    if !opencl() {
+        return;
+    }
+    let prog = write_temp(
+        "stuck.fun",
+        &format!(
+            "-- ==
+-- input {{ 4 [1, 2, 3] }}
+-- input {{ 3 [1, 2, 3] }}
+-- output {{ [2i64, 5i64, 8i64] }}
+{BODY}"
+        ),
+    );
+    let o = funmem(
+        &[
+            "bench", &prog, "--device", "pocl", "--runs", "2", "--json", "-",
+        ],
+        "",
+    );
+    assert_exit(&o, 1);
+    let err = text(&o.stderr);
+    assert!(err.contains("must be [4]int"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ds = &v[prog.as_str()]["datasets"];
+    let failed = ds["#0 (\"4 [1, 2, 3]\")"].as_str().expect("a message");
+    // The message is positioned in the program.
+    assert!(failed.contains("stuck.fun:5:19:"), "{failed}");
+    let runs = ds["#1 (\"3 [1, 2, 3]\")"]["runtimes"]
+        .as_array()
+        .map(Vec::len);
+    assert_eq!(runs, Some(2), "{v}");
+}
