@@ -143,6 +143,26 @@ fn case_name(k: usize, case: &TestCase) -> String {
     }
 }
 
+/// The cases of a test block that expect results (futhark bench leaves
+/// out those that expect an error), each with its name and number. Names
+/// are keys of the JSON: two equal ones get the case's number.
+pub(crate) fn named_cases(spec: &testspec::TestSpec) -> Vec<(String, usize, &TestCase)> {
+    let mut seen = std::collections::HashSet::new();
+    spec.cases
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !matches!(c.expect, Expect::Error(_)))
+        .map(|(k, c)| {
+            let mut name = case_name(k, c);
+            if !seen.insert(name.clone()) {
+                name = format!("{name} (#{k})");
+                seen.insert(name.clone());
+            }
+            (name, k, c)
+        })
+        .collect()
+}
+
 /// The datasets of the command line: the `--input` file, or the cases of
 /// the test block that expect results (futhark bench leaves out those
 /// that expect an error), filtered by `--dataset`.
@@ -169,24 +189,11 @@ fn datasets<'a>(
             );
             return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
         };
-        let mut seen = std::collections::HashSet::new();
-        let ds: Vec<Dataset<'a>> = spec
-            .cases
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !matches!(c.expect, Expect::Error(_)))
-            .map(|(k, c)| {
-                let mut name = case_name(k, c);
-                // Names are keys of the JSON: two equal ones get the
-                // case's number.
-                if !seen.insert(name.clone()) {
-                    name = format!("{name} (#{k})");
-                    seen.insert(name.clone());
-                }
-                Dataset {
-                    name,
-                    from: From::Case(k, c),
-                }
+        let ds: Vec<Dataset<'a>> = named_cases(spec)
+            .into_iter()
+            .map(|(name, k, c)| Dataset {
+                name,
+                from: From::Case(k, c),
             })
             .collect();
         if ds.is_empty() {

@@ -11,6 +11,11 @@
 //! otherwise; the generator is our own (SplitMix64), so the data is
 //! deterministic for a seed but not the same as Futhark's. Elements are
 //! generated and written as a stream, so 10^8 of them need no memory.
+//!
+//! `--block FILE --dataset NAME` writes instead the inputs of one case of
+//! a program's test block, exactly as `funmem test` and `funmem bench`
+//! make them (the same seeds for `random input`), so that other tools
+//! (the Rodinia references' script) can run on the same data.
 
 use crate::{EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use funmem_lang::prim::{Const, Prim};
@@ -53,6 +58,14 @@ pub struct Args {
     /// Bounds LO:HI of generated f64 values (default 0:1).
     #[arg(long, value_name = "LO:HI", allow_hyphen_values = true)]
     f64_bounds: Option<String>,
+    /// Write the inputs of a case of this program's test block instead
+    /// (as `funmem bench` names and makes them; see --dataset).
+    #[arg(long, value_name = "FILE", conflicts_with = "generate")]
+    block: Option<String>,
+    /// With --block: the case whose name contains this (as `funmem bench
+    /// --dataset` matches); it must pick exactly one.
+    #[arg(long, value_name = "NAME", requires = "block")]
+    dataset: Option<String>,
 }
 
 /// What to write for one `-g`.
@@ -85,7 +98,12 @@ pub fn dataset(args: Args) -> Result<ExitCode, ExitCode> {
         f32: bounds_of(args.f32_bounds.as_deref(), "f32", d.f32).map_err(bad)?,
         f64: bounds_of(args.f64_bounds.as_deref(), "f64", d.f64).map_err(bad)?,
     };
-    let orders = if args.generate.is_empty() {
+    let orders = if let Some(file) = &args.block {
+        block_case(file, args.dataset.as_deref())?
+            .into_iter()
+            .map(Order::Literal)
+            .collect()
+    } else if args.generate.is_empty() {
         let mut bytes = Vec::new();
         if let Err(e) = io::Read::read_to_end(&mut io::stdin(), &mut bytes) {
             return Err(bad(format!("cannot read standard input: {e}")));
@@ -121,6 +139,66 @@ pub fn dataset(args: Args) -> Result<ExitCode, ExitCode> {
         ExitCode::from(EXIT_WENT_WRONG)
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The inputs of the case of `file`'s test block whose name contains
+/// `wanted` (the only case when `wanted` is none).
+fn block_case(file: &str, wanted: Option<&str>) -> Result<Vec<Value>, ExitCode> {
+    let (src, program) = crate::load(file)?;
+    let spec = funmem_lang::testspec::parse(&src.text).map_err(|d| {
+        crate::report(&src, &d);
+        ExitCode::from(EXIT_NOT_A_PROGRAM)
+    })?;
+    let bad = |m: String| {
+        eprintln!("{file}: {m}");
+        ExitCode::from(EXIT_NOT_A_PROGRAM)
+    };
+    let Some(spec) = spec else {
+        return Err(bad("no test block (`-- ==`) to take a dataset from".into()));
+    };
+    let cases = crate::bench_cmd::named_cases(&spec);
+    let names = || {
+        cases
+            .iter()
+            .map(|(n, _, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let picked: Vec<_> = match wanted {
+        // An exact name wins over names that merely contain it.
+        Some(w) if cases.iter().any(|(n, _, _)| n == w) => {
+            cases.iter().filter(|(n, _, _)| n == w).collect()
+        }
+        Some(w) => cases.iter().filter(|(n, _, _)| n.contains(w)).collect(),
+        None => cases.iter().collect(),
+    };
+    let (k, case) = match picked.as_slice() {
+        [one] => (one.1, one.2),
+        [] => {
+            return Err(bad(format!(
+                "no dataset's name contains `{}`; the datasets are: {}",
+                wanted.unwrap_or(""),
+                names()
+            )))
+        }
+        _ => {
+            return Err(bad(format!(
+                "{} datasets match{}; pick one with --dataset: {}",
+                picked.len(),
+                wanted.map(|w| format!(" `{w}`")).unwrap_or_default(),
+                picked
+                    .iter()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )))
+        }
+    };
+    let dir = std::path::Path::new(file)
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    crate::test_cmd::case_inputs(dir, &crate::input_prims(&program), case, k)
+        .map_err(|m| bad(format!("dataset {}: {m}", picked[0].0)))
 }
 
 /// Reads `LO:HI` for type `name`, or gives `default` when absent.

@@ -363,3 +363,34 @@ fn a_dataset_that_goes_wrong_on_the_device_is_reported_and_the_next_runs() {
         .map(Vec::len);
     assert_eq!(runs, Some(2), "{v}");
 }
+
+/// `funmem dataset --block`: a case's inputs as bench and test make them.
+#[test]
+fn dataset_writes_a_cases_inputs() {
+    let prog = program("block.fun", false);
+    let o = funmem(&["dataset", "--block", &prog, "--dataset", "#1"], "");
+    assert_exit(&o, 0);
+    assert_eq!(text(&o.stdout), "4i64\n[1i64, 1i64, 1i64, 1i64]\n");
+    // The random case: its literal, then 64 elements, the same each time.
+    let r = funmem(&["dataset", "--block", &prog, "--dataset", "64i64"], "");
+    assert_exit(&r, 0);
+    let values = text(&r.stdout);
+    assert!(values.starts_with("64i64\n["), "{values}");
+    assert_eq!(values.matches("i64").count(), 65, "{values}");
+    let again = funmem(&["dataset", "--block", &prog, "--dataset", "64i64"], "");
+    assert_eq!(values, text(&again.stdout));
+    // Binary too, read back to the same text.
+    let b = funmem(
+        &["dataset", "--block", &prog, "--dataset", "64i64", "-b"],
+        "",
+    );
+    assert_exit(&b, 0);
+    assert!(b.stdout.starts_with(b"b\x02"));
+    // Several matches, or none: exit 2 naming the datasets.
+    let several = funmem(&["dataset", "--block", &prog], "");
+    assert_exit(&several, 2);
+    assert!(text(&several.stderr).contains("3 datasets match"));
+    let none = funmem(&["dataset", "--block", &prog, "--dataset", "nope"], "");
+    assert_exit(&none, 2);
+    assert!(text(&none.stderr).contains("64i64 [64]i64"));
+}
