@@ -166,7 +166,7 @@ fn results() -> PathBuf {
             &prog("lud"),
             &[(
                 LUD,
-                "\"out of device memory: reading the error buffer: CL_OUT_OF_RESOURCES\"".into(),
+                "\"benches/programs/lud.fun:88:9: out of device memory: reading the error buffer: CL_OUT_OF_RESOURCES\"".into(),
             )],
         ),
     );
@@ -382,10 +382,13 @@ fn differently_named_datasets_of_one_program_pair() {
         &dir,
         "rodinia.json",
         &format!(
-            "{{ \"benches/programs/srad.fun\": {{ \"datasets\": {{ \"502x458, 100 iterations\": {} }} }} }}",
-            reference(&[22000])
+            "{{ \"benches/programs/srad.fun\": {{ \"datasets\": {{ \"502x458, 100 iterations\": {} }} }},\n\
+             \"benches/programs/kmeans.fun\": {{ \"datasets\": {{ \"494019x34, k=5\": {} }} }} }}",
+            reference(&[22000]),
+            reference(&[900000]).replace("\"own_timing\"", "\"iterations\": [37, 37], \"own_timing\"")
         ),
     );
+    write(&dir, "kmeans-rounds.txt", "36 rounds\n");
     let o = table(&[dir.to_str().unwrap()]);
     assert_exit(&o, 0);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -404,6 +407,15 @@ fn differently_named_datasets_of_one_program_pair() {
     );
     assert!(
         out.contains("\n[1] Backprop (2^20): no Rodinia result in the JSON"),
+        "{out}"
+    );
+    // k-means: only Rodinia's run, with its rounds and ours beside.
+    assert_eq!(
+        row(&out, "| k-means"),
+        "| k-means | 494019x34, k=5 | 900.00 [2] | — [3] | — | — | 2.53 (1680.3 / 664.2) | — | — |"
+    );
+    assert!(
+        out.contains("\n[2] k-means: Rodinia made 37 rounds, ours 36 rounds (kmeans-rounds.txt); the times compare only where the two made as many\n[3] k-means (494019x34, k=5): no funmem result in the JSON\n"),
         "{out}"
     );
     assert!(
