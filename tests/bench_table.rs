@@ -473,3 +473,34 @@ fn bad_folders_and_files_are_exit_2_with_a_message() {
     check(&[], "give the folder of the JSON results");
     check(&["--html", "x"], "unknown option `--html`");
 }
+
+/// A reference written as an error message (futhark bench's way of writing
+/// a failure) is a failed cell with its footnote, as ours is.
+#[test]
+fn a_failed_reference_gets_a_footnote() {
+    let dir = temp_dir("failed-reference");
+    write(
+        &dir,
+        "rodinia.json",
+        "{ \"benches/programs/nw.fun\": { \"datasets\": { \"2048\": \"Segmentation fault in nw\" } } }",
+    );
+    write(
+        &dir,
+        "funmem-nw.json",
+        &ours_file(
+            "benches/programs/nw.fun",
+            &[(NW, ours(&[291000], &[290000], 4096, 3))],
+        ),
+    );
+    let o = table(&[dir.to_str().unwrap()]);
+    assert_exit(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        row(&out, "| NW"),
+        "| NW | 2048 | failed [1] | 291.00 | 290.00 | — | — | 4.00 KiB | 3 |"
+    );
+    assert!(
+        out.contains("\n[1] NW (2048): the reference failed: Segmentation fault in nw\n"),
+        "{out}"
+    );
+}
