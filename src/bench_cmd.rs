@@ -114,6 +114,12 @@ enum Outcome {
     DeviceFailed(String),
 }
 
+/// Whether `--dataset NAME` picks the case `k` named `name`: a part of
+/// its name, or `#K`, its number in the test block (counting from 0).
+pub(crate) fn picks(wanted: &str, name: &str, k: usize) -> bool {
+    name.contains(wanted) || wanted == format!("#{k}")
+}
+
 /// The name `futhark bench` gives a case: the data file's path for `input
 /// @ FILE`, the types (and literals) for a random input, and otherwise
 /// `#K ("the values...")`, the values on one line, cut after 50
@@ -211,7 +217,12 @@ fn datasets<'a>(
     let names: Vec<String> = all.iter().map(|d| d.name.clone()).collect();
     let kept: Vec<Dataset<'a>> = all
         .into_iter()
-        .filter(|d| args.datasets.iter().any(|n| d.name.contains(n.as_str())))
+        .filter(|d| {
+            args.datasets.iter().any(|n| match d.from {
+                From::Case(k, _) => picks(n, &d.name, k),
+                From::Input(_) => d.name.contains(n.as_str()),
+            })
+        })
         .collect();
     if kept.is_empty() {
         eprintln!(

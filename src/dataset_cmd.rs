@@ -169,7 +169,10 @@ fn block_case(file: &str, wanted: Option<&str>) -> Result<Vec<Value>, ExitCode> 
         Some(w) if cases.iter().any(|(n, _, _)| n == w) => {
             cases.iter().filter(|(n, _, _)| n == w).collect()
         }
-        Some(w) => cases.iter().filter(|(n, _, _)| n.contains(w)).collect(),
+        Some(w) => cases
+            .iter()
+            .filter(|(n, k, _)| crate::bench_cmd::picks(w, n, *k))
+            .collect(),
         None => cases.iter().collect(),
     };
     let (k, case) = match picked.as_slice() {

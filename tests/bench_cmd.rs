@@ -394,3 +394,13 @@ fn dataset_writes_a_cases_inputs() {
     assert_exit(&none, 2);
     assert!(text(&none.stderr).contains("64i64 [64]i64"));
 }
+
+/// `--dataset '#K'` picks case K whatever its name (a random input is
+/// named by its types).
+#[test]
+fn a_dataset_is_picked_by_its_number() {
+    let prog = program("number.fun", false);
+    let o = funmem(&["dataset", "--block", &prog, "--dataset", "#2"], "");
+    assert_exit(&o, 0);
+    assert!(text(&o.stdout).starts_with("64i64\n["));
+}
