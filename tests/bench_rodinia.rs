@@ -1,0 +1,186 @@
+//! The helpers of `scripts/bench-rodinia` that run without a GPU or a
+//! Rodinia checkout: its command-line checks, and the converter
+//! (`scripts/rodinia/fdata.py`) that turns `funmem dataset`'s binary data
+//! into Rodinia's input formats, checked against the same values in text.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn funmem(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_funmem"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the funmem binary runs")
+}
+
+/// Asserts the exit code, showing standard error when it differs.
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("funmem-rodinia-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn script(args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(root().join("scripts/bench-rodinia"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("bash runs")
+}
+
+fn fdata(args: &[&str]) -> Option<Output> {
+    match Command::new("python3")
+        .arg(root().join("scripts/rodinia/fdata.py"))
+        .args(args)
+        .output()
+    {
+        Ok(o) => Some(o),
+        Err(e) => {
+            println!("SKIPPED: python3 does not run here: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn bench_rodinia_rejects_bad_command_lines() {
+    let o = script(&[]);
+    assert_exit(&o, 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("RODINIA_DIR"));
+
+    let empty = temp_dir("empty");
+    let o = script(&[empty.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("has no opencl/ folder"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let checkout = temp_dir("checkout");
+    std::fs::create_dir_all(checkout.join("opencl")).unwrap();
+    let c = checkout.to_str().unwrap();
+    for (args, says) in [
+        (vec![c, "--only", "hotspot,bfs"], "unknown benchmark 'bfs'"),
+        (vec![c, "--runs", "0"], "--runs wants a positive number"),
+        (vec![c, "--runs", "x"], "--runs wants a positive number"),
+        (vec![c, "--bogus"], "unknown option --bogus"),
+        (vec![c, "--out"], "RODINIA_DIR"),
+    ] {
+        let o = script(&args);
+        assert_exit(&o, 2);
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// The f32 elements of a text value as `funmem dataset` prints them.
+fn floats(text: &str) -> Vec<f32> {
+    text.split(|c: char| c == ',' || c == '[' || c == ']' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.trim_end_matches("f32").parse().expect("an f32"))
+        .collect()
+}
+
+#[test]
+fn fdata_writes_rodinias_formats_from_funmem_data() {
+    let dir = temp_dir("fdata");
+    let bin = dir.join("in.bin");
+    let gen = ["-g", "3i64", "-g", "[3][4]f32", "-g", "2i32", "-g", "[2][3]f32"];
+    let o = funmem(&[&["dataset", "-b", "-s", "7"][..], &gen[..]].concat());
+    assert_exit(&o, 0);
+    std::fs::write(&bin, &o.stdout).unwrap();
+    let o = funmem(&[&["dataset", "-s", "7"][..], &gen[..]].concat());
+    assert_exit(&o, 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let a = floats(lines[1]);
+    let b = floats(lines[3]);
+    assert_eq!((a.len(), b.len()), (12, 6));
+    let b_path = bin.to_str().unwrap();
+
+    let Some(o) = fdata(&["shapes", b_path]) else {
+        return;
+    };
+    assert_exit(&o, 0);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "i64\n[3][4]f32\ni32\n[2][3]f32\n"
+    );
+
+    // HotSpot: the second array, one element a line, the same floats.
+    let out = dir.join("lines.txt");
+    let o = fdata(&["lines", b_path, "1", out.to_str().unwrap()]).unwrap();
+    assert_exit(&o, 0);
+    let got: Vec<f32> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(got, b);
+
+    // k-means: int32 n, int32 d, then the floats row by row.
+    let out = dir.join("points.bin");
+    let o = fdata(&["kmeans", b_path, "0", out.to_str().unwrap()]).unwrap();
+    assert_exit(&o, 0);
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(bytes.len(), 8 + 12 * 4);
+    assert_eq!(&bytes[0..8], &[3, 0, 0, 0, 4, 0, 0, 0]);
+    let got: Vec<f32> = bytes[8..]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(got, a);
+
+    // SRAD: a plain PGM, cols then rows, grey levels 0..255.
+    let out = dir.join("image.pgm");
+    let o = fdata(&["pgm", b_path, "1", out.to_str().unwrap()]).unwrap();
+    assert_exit(&o, 0);
+    let pgm = std::fs::read_to_string(&out).unwrap();
+    let mut it = pgm.lines();
+    assert_eq!(
+        (it.next(), it.next(), it.next()),
+        (Some("P2"), Some("3 2"), Some("255"))
+    );
+    let grey: Vec<i64> = it
+        .flat_map(|l| l.split_whitespace().map(|t| t.parse::<i64>().unwrap()))
+        .collect();
+    let want: Vec<i64> = b.iter().map(|x| (x * 255.0).round() as i64).collect();
+    assert_eq!(grey, want);
+
+    // Errors: exit 2 with a message, no traceback.
+    for (args, says) in [
+        (vec!["lines", b_path, "2", "/dev/null"], "no array number 2"),
+        (vec!["kmeans", b_path, "x", "/dev/null"], "K must be a number"),
+        (vec!["pgm"], "usage"),
+    ] {
+        let o = fdata(&args).unwrap();
+        assert_exit(&o, 2);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says) && !err.contains("Traceback"), "{err}");
+    }
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not futhark data").unwrap();
+    let o = fdata(&["shapes", junk.to_str().unwrap()]).unwrap();
+    assert_exit(&o, 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in Futhark's binary format"));
+}
