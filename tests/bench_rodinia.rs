@@ -104,7 +104,16 @@ fn floats(text: &str) -> Vec<f32> {
 fn fdata_writes_rodinias_formats_from_funmem_data() {
     let dir = temp_dir("fdata");
     let bin = dir.join("in.bin");
-    let gen = ["-g", "3i64", "-g", "[3][4]f32", "-g", "2i32", "-g", "[2][3]f32"];
+    let gen = [
+        "-g",
+        "3i64",
+        "-g",
+        "[3][4]f32",
+        "-g",
+        "2i32",
+        "-g",
+        "[2][3]f32",
+    ];
     let o = funmem(&[&["dataset", "-b", "-s", "7"][..], &gen[..]].concat());
     assert_exit(&o, 0);
     std::fs::write(&bin, &o.stdout).unwrap();
@@ -170,7 +179,10 @@ fn fdata_writes_rodinias_formats_from_funmem_data() {
     // Errors: exit 2 with a message, no traceback.
     for (args, says) in [
         (vec!["lines", b_path, "2", "/dev/null"], "no array number 2"),
-        (vec!["kmeans", b_path, "x", "/dev/null"], "K must be a number"),
+        (
+            vec!["kmeans", b_path, "x", "/dev/null"],
+            "K must be a number",
+        ),
         (vec!["pgm"], "usage"),
     ] {
         let o = fdata(&args).unwrap();
