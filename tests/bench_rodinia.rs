@@ -196,3 +196,71 @@ fn fdata_writes_rodinias_formats_from_funmem_data() {
     assert_exit(&o, 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("not in Futhark's binary format"));
 }
+
+/// Writes one run of the interposer's totals, wall time and output.
+fn fake_run(dir: &std::path::Path, name: &str, r: usize, kernel_ns: u64, out: &str) {
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    std::fs::write(
+        runs.join(format!("{name}.{r}.json")),
+        format!(
+            "{{\"kernel_ns\": {kernel_ns}, \"launches\": 3, \"transfer_ns\": 2000, \"transfers\": 2, \
+             \"transfer_bytes\": 64, \"unprofiled\": 0, \"kernels\": {{\"k\": {{\"launches\": 3, \"ns\": {kernel_ns}}}}}}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(runs.join(format!("{name}.{r}.wall")), "500000\n").unwrap();
+    std::fs::write(runs.join(format!("{name}.{r}.out")), out).unwrap();
+}
+
+#[test]
+fn summary_writes_futhark_bench_json_under_funmems_names() {
+    let dir = temp_dir("summary");
+    for (r, ns) in [
+        (0, 9_000_000),
+        (1, 3_000_000),
+        (2, 1_000_000),
+        (3, 2_000_000),
+    ] {
+        fake_run(&dir, "nw", r, ns, "Exec: 2.0\nTotal: 9.5\n");
+        fake_run(&dir, "kmeans", r, ns, "iterated 40 times\nExec: 0.1\n");
+    }
+    // funmem bench's JSON for k-means: its names are taken for Rodinia's.
+    std::fs::write(
+        dir.join("funmem-kmeans.json"),
+        r##"{"benches/programs/kmeans.fun": {"datasets": {"#2 (kdd)": {"runtimes": [4000, 5000, 6000]}}}}"##,
+    )
+    .unwrap();
+    std::fs::write(dir.join("kmeans-rounds.txt"), "40 rounds\n").unwrap();
+    let Ok(o) = Command::new("python3")
+        .arg(root().join("scripts/rodinia/summary.py"))
+        .args([dir.to_str().unwrap(), "3", "nw", "kmeans"])
+        .output()
+    else {
+        println!("SKIPPED: python3 does not run here");
+        return;
+    };
+    assert_exit(&o, 0);
+    let table = String::from_utf8_lossy(&o.stdout);
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rodinia.json")).unwrap()).unwrap();
+    // Runs 1..3 (run 0 is the warm-up), kernel time in µs.
+    let nw = &j["benches/programs/nw.fun"]["datasets"]["2048"];
+    assert_eq!(nw["runtimes"], serde_json::json!([3000, 1000, 2000]));
+    assert_eq!(
+        nw["rodinia"]["wall_us"],
+        serde_json::json!([500000, 500000, 500000])
+    );
+    assert_eq!(nw["rodinia"]["transfer_us"], serde_json::json!([2, 2, 2]));
+    assert_eq!(
+        nw["rodinia"]["own_timing"],
+        serde_json::json!(["Exec: 2.0", "Total: 9.5"])
+    );
+    let km = &j["benches/programs/kmeans.fun"]["datasets"]["#2 (kdd)"];
+    assert_eq!(km["rodinia"]["iterations"], serde_json::json!([40, 40, 40]));
+    // The table: medians, ours beside, the ratio, and the rounds compared.
+    assert!(table.contains("2.00"), "{table}");
+    assert!(table.contains("5.0"), "{table}");
+    assert!(table.contains("0.400"), "{table}");
+    assert!(table.contains("Ours: 40 rounds (the same)"), "{table}");
+}

@@ -128,13 +128,25 @@ def main(argv):
         print(f"{name:<11} {LABELS[name]:<27} {k:10.2f} {tr:11.2f} {fig['launches']:8d} {wall:9.0f} {ours_s} {ratio}")
     for name, got in rows:
         if got and "iterations" in got[0]:
-            its = sorted(set(got[0]["iterations"]))
-            print(f"\nk-means: Rodinia iterated {', '.join(map(str, its))} times (each run).")
-            print("Its time compares with ours only where our run made as many rounds: our")
-            print("program's second result (funmem run prints it; see kmeans-rounds.txt).")
+            fig, fm = got
+            its = sorted(set(fig["iterations"]))
+            k = statistics.median(fig["kernel_us"]) / 1000
+            print(f"\nk-means: Rodinia iterated {', '.join(map(str, its))} times (each run), "
+                  f"{k / its[-1]:.3f} kernel ms a round.")
+            print("The times compare only where both made as many rounds (the last rounds move a")
+            print("few points, so the centres' rounding, summed in other orders, can change the")
+            print("count); otherwise compare the times a round.")
             rounds = read(os.path.join(out, "kmeans-rounds.txt"))
             if rounds:
-                print(f"Ours: {rounds.strip()}")
+                n = int(rounds.split()[0])
+                same = "the same" if n in its else "NOT the same"
+                print(f"Ours: {n} rounds ({same})", end="")
+                if fm and fm[2]:
+                    print(f", {fm[2] / n:.3f} kernel ms a round.")
+                else:
+                    print(".")
+            else:
+                print("Ours: not counted (needs --funmem; see logs/funmem-kmeans-run.txt).")
     for name, got in rows:
         if got and got[0]["unprofiled"]:
             print(f"note: {name}: {got[0]['unprofiled']} commands without profiling times (not counted)")
