@@ -157,7 +157,11 @@ pub struct Runtime {
     /// program neither launches a kernel nor allocates).
     zero: Option<Kernel>,
     dummy: Buffer<cl_long>,
+    /// Work-items per group of the kernels' launches: [`GROUP`], or less
+    /// where a kernel allows less on this device (its registers).
     group: usize,
+    /// The same for the counting build (more registers: maybe less).
+    counting_group: usize,
     /// Wait for the device after every launch ([`SYNC_ENV`]).
     sync: bool,
     shared: Rc<Shared>,
@@ -236,11 +240,7 @@ impl Runtime {
         zero: Option<Kernel>,
         shared: Rc<Shared>,
     ) -> Result<Runtime, GpuError> {
-        let group = kernels
-            .iter()
-            .filter_map(|k| k.get_work_group_size(device.id()).ok())
-            .fold(GROUP, usize::min)
-            .max(1);
+        let group = group_for(device, &kernels);
         // SAFETY: a fresh buffer of one element, no host pointer.
         let dummy = unsafe {
             Buffer::<cl_long>::create(&shared.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
@@ -254,6 +254,7 @@ impl Runtime {
             zero,
             dummy,
             group,
+            counting_group: group,
             sync: std::env::var_os(SYNC_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
             shared,
         })
@@ -289,7 +290,9 @@ impl Runtime {
     ) -> Result<(Vec<Value>, RunStats), GpuError> {
         if count && self.counting.is_none() {
             let o = format!("{} -D FM_COUNT", options(&self.device, self.compiled.fp64)?);
-            self.counting = Some(build(&self.shared.context, &self.compiled, &o)?.0);
+            let counting = build(&self.shared.context, &self.compiled, &o)?.0;
+            self.counting_group = group_for(&self.device, &counting);
+            self.counting = Some(counting);
         }
         let start = Instant::now();
         let mut h = Host {
@@ -404,6 +407,17 @@ fn tuning(spec: Option<&str>) -> Result<String, GpuError> {
         o.push_str(pair);
     }
     Ok(o)
+}
+
+/// Work-items per group for `kernels` on `device`: [`GROUP`], or the least
+/// that one of them allows (CL_KERNEL_WORK_GROUP_SIZE, which its register
+/// use lowers), so that no launch asks for more than its kernel can have.
+fn group_for(device: &DeviceInfo, kernels: &[Kernel]) -> usize {
+    kernels
+        .iter()
+        .filter_map(|k| k.get_work_group_size(device.id()).ok())
+        .fold(GROUP, usize::min)
+        .max(1)
 }
 
 /// The program's kernels and the prelude's `fm_zero`.
@@ -931,7 +945,11 @@ impl Host<'_> {
             "{} (over `{}`: {global} work-items in groups of {local}",
             info.name, info.index
         );
-        if let Some(kernel) = self.rt.kernels.get(k) {
+        let kernels = match (&self.rt.counting, self.count) {
+            (Some(c), true) => c,
+            _ => &self.rt.kernels,
+        };
+        if let Some(kernel) = kernels.get(k) {
             let dev = self.rt.device.id();
             if let Ok(w) = kernel.get_work_group_size(dev) {
                 let _ = write!(s, "; the device allows groups of {w}");
@@ -1201,7 +1219,11 @@ impl Host<'_> {
         self.spent += n as u64;
         // Each work-item's share of what was left at the launch.
         let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
-        let group = self.rt.group;
+        let group = if self.count {
+            self.rt.counting_group
+        } else {
+            self.rt.group
+        };
         let global = (n as usize).div_ceil(group) * group;
         self.enqueue(k, n, fuel, None, global, group)
     }
