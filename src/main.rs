@@ -80,6 +80,8 @@ enum Command {
         fuel: Option<u64>,
         /// Most heap cells (array elements) to allocate; the default is half
         /// of this machine's free memory at 32 bytes a cell (docs/limits.md).
+        /// With --semantics opencl it bounds the input blocks and results,
+        /// and the device's memory bounds the blocks allocated on it.
         #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
         max_heap: u64,
         /// Print evaluation statistics to standard error.

@@ -184,6 +184,9 @@ const COPY: &str = "__kernel void fm_copy(__global const long *src, __global lon
   const long i = (long)get_global_id(0);
   if (i < n) dst[i] = src[i];
 }
+__kernel void fm_ones(__global long *m, long n) {
+  for (long i = (long)get_global_id(0); i < n; i += (long)get_global_size(0)) m[i] = 1;
+}
 ";
 
 /// Benchmarks the program of `rt` on one dataset, `inputs`: the results
@@ -352,13 +355,24 @@ fn copy_kernel(
             )
         })
     };
-    let (mut src, dst) = (mk()?, mk()?);
-    // SAFETY: the pattern is one i64 over the buffer's bytes.
-    unsafe { queue.enqueue_fill_buffer(&mut src, &[1i64], 0, 8 * n as usize, &[]) }
-        .map_err(|e| GpuError::cl("filling the copy kernel's source", e))?;
+    let (src, dst) = (mk()?, mk()?);
     let group = 256usize;
-    let global = (n as usize).div_ceil(group) * group;
+    // The source's elements set to 1 by a kernel (clEnqueueFillBuffer
+    // stalls on NVIDIA's OpenCL from 2^31 bytes).
+    let ones = Kernel::create(&program, "fm_ones")
+        .map_err(|e| GpuError::cl("clCreateKernel fm_ones", e))?;
     let n_arg = n as cl_long;
+    // SAFETY: two arguments matching fm_ones's parameters.
+    unsafe {
+        ExecuteKernel::new(&ones)
+            .set_arg(&src)
+            .set_arg(&n_arg)
+            .set_global_work_size((n as usize).min(1 << 20).div_ceil(group) * group)
+            .set_local_work_size(group)
+            .enqueue_nd_range(queue)
+    }
+    .map_err(|e| GpuError::cl("filling the copy kernel's source", e))?;
+    let global = (n as usize).div_ceil(group) * group;
     let mut times = Vec::new();
     for k in 0..opts.warmup + opts.runs.max(1) {
         // SAFETY: three arguments matching fm_copy's parameters.

@@ -295,6 +295,14 @@ void fm_fail(__global long *fm_err, int site, long a, long b) {
   }
 }
 
+// Zeroes the first `words` 8-byte words of a block (the driver rounds every
+// block up to whole words), with 64-bit offsets: the driver zeroes each new
+// block with it rather than clEnqueueFillBuffer, which stalls on NVIDIA's
+// OpenCL for sizes from 2^31 bytes.
+__kernel void fm_zero(__global ulong *m, long words) {
+  for (long i = (long)get_global_id(0); i < words; i += (long)get_global_size(0)) m[i] = 0;
+}
+
 #define FM_FAIL(site, a, b) do { fm_fail(fm_err, (site), (a), (b)); return; } while (0)
 #define FM_IN(a, n) ((ulong)(a) < (ulong)(n))
 #define FM_AT(T, m, i) (((__global T *)(m))[i])
@@ -1710,6 +1718,21 @@ impl Compiled {
         PRELUDE
     }
 
+    /// Whether the host part allocates a block (which the prelude's
+    /// `fm_zero` kernel zeroes, so that the source must be built even
+    /// when the program has no kernel of its own).
+    pub fn allocates(&self) -> bool {
+        fn any(ss: &[HostStmt]) -> bool {
+            ss.iter().any(|s| match s {
+                HostStmt::Alloc(..) => true,
+                HostStmt::If(_, a, b) => any(a) || any(b),
+                HostStmt::For(_, _, b, _) | HostStmt::While(_, b, _) => any(b),
+                _ => false,
+            })
+        }
+        any(&self.host)
+    }
+
     /// The whole translation as text: the host part as comments, then the
     /// OpenCL C source.
     pub fn print(&self) -> String {
@@ -1839,6 +1862,23 @@ mod tests {
 
     fn source(text: &str) -> Compiled {
         compile(&parse_imp(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn blocks_are_zeroed_by_a_kernel_with_64_bit_offsets() {
+        // In a loop of the host part too: the source must be built for it.
+        let c = source(
+            "def main (n: int) =
+               var s: int; s <- 0;
+               for j < 2 do var m: mem; m <- alloc n; var x: int; x <- m[0]; s <- s + x done
+             out (s)",
+        );
+        assert!(c.kernels.is_empty() && c.allocates());
+        assert!(c.source.contains(
+            "for (long i = (long)get_global_id(0); i < words; i += (long)get_global_size(0)) m[i] = 0;"
+        ));
+        let c = source("def main (n: int) = var s: int; s <- n out (s)");
+        assert!(!c.allocates());
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub enum GpuError {
     Build(String),
     /// A buffer did not fit in the device's memory.
     OutOfDeviceMemory(String),
+    /// A kernel did not finish on the device (it faulted, or its launch
+    /// asked for more than the device has): the OpenCL error surfaced at
+    /// the next call that waits for the device.
+    KernelFailed(String),
     /// An OpenCL call failed.
     Cl(String, i32),
     /// The program went wrong on the device (stuck, out of fuel or heap):
@@ -35,7 +39,10 @@ pub enum GpuError {
 impl GpuError {
     /// Whether the program went wrong (as opposed to the OpenCL setup).
     pub fn is_program_error(&self) -> bool {
-        matches!(self, GpuError::Program(_) | GpuError::OutOfDeviceMemory(_))
+        matches!(
+            self,
+            GpuError::Program(_) | GpuError::OutOfDeviceMemory(_) | GpuError::KernelFailed(_)
+        )
     }
 
     /// Whether a resource limit was exceeded (fuel, the heap limit, the
@@ -96,6 +103,7 @@ impl fmt::Display for GpuError {
                 "the OpenCL compiler refused the generated kernels; its build log:\n{log}"
             ),
             GpuError::OutOfDeviceMemory(m) => write!(f, "out of device memory: {m}"),
+            GpuError::KernelFailed(m) => write!(f, "a kernel failed on the device: {m}"),
             GpuError::Cl(what, code) => {
                 write!(f, "OpenCL call failed: {what}: {}", ClError(*code))
             }

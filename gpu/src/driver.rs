@@ -39,6 +39,7 @@ use funmem_semantics::value::{ArrayValue, Elems, Value};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
+use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
@@ -46,6 +47,7 @@ use opencl3::program::Program as ClProgram;
 use opencl3::types::{cl_long, cl_mem, cl_uchar, CL_BLOCKING};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::ptr;
 use std::rc::Rc;
 use std::time::Instant;
@@ -82,6 +84,18 @@ const PENDING_LAUNCHES: usize = 1024;
 
 /// Work-items per work-group (or the kernel's maximum, when smaller).
 const GROUP: usize = 256;
+
+/// The environment variable that makes the driver wait for the device
+/// after every launch (slower; a kernel's failure then names it alone).
+pub const SYNC_ENV: &str = "FUNMEM_OPENCL_SYNC";
+
+/// OpenCL's codes for a kernel that failed or could not be launched.
+const CL_OUT_OF_RESOURCES: i32 = -5;
+const CL_INVALID_WORK_GROUP_SIZE: i32 = -54;
+const CL_INVALID_COMMAND_QUEUE: i32 = -36;
+/// NVIDIA's code for an access outside device memory (CUDA's illegal
+/// address), which some of its drivers return instead of -5.
+const NV_ILLEGAL_ADDRESS: i32 = -9999;
 
 /// What one run measured.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -147,8 +161,17 @@ pub struct Runtime {
     device: DeviceInfo,
     kernels: Vec<Kernel>,
     counting: Option<Vec<Kernel>>,
+    /// The prelude's `fm_zero`, which zeroes new blocks (`None` when the
+    /// program neither launches a kernel nor allocates).
+    zero: Option<Kernel>,
     dummy: Buffer<cl_long>,
+    /// Work-items per group of the kernels' launches: [`GROUP`], or less
+    /// where a kernel allows less on this device (its registers).
     group: usize,
+    /// The same for the counting build (more registers: maybe less).
+    counting_group: usize,
+    /// Wait for the device after every launch ([`SYNC_ENV`]).
+    sync: bool,
     shared: Rc<Shared>,
 }
 
@@ -168,8 +191,8 @@ impl Runtime {
     /// Builds the program's kernels for `device`.
     pub fn new(device: &DeviceInfo, compiled: &Compiled) -> Result<Runtime, GpuError> {
         let shared = Rc::new(Shared::new(device)?);
-        let kernels = build(&shared.context, compiled, &options(device, compiled.fp64)?)?;
-        Runtime::with_kernels(device, compiled.clone(), kernels, shared)
+        let (kernels, zero) = build(&shared.context, compiled, &options(device, compiled.fp64)?)?;
+        Runtime::with_kernels(device, compiled.clone(), kernels, zero, shared)
     }
 
     /// Builds several IMP programs for `device` with one OpenCL build (much
@@ -189,7 +212,10 @@ impl Runtime {
             source.push_str(c.kernels_source());
         }
         let shared = Rc::new(Shared::new(device)?);
-        let has_kernels = compiled.iter().flatten().any(|c| !c.kernels.is_empty());
+        let has_kernels = compiled
+            .iter()
+            .flatten()
+            .any(|c| !c.kernels.is_empty() || c.allocates());
         let program = if has_kernels {
             let fp64 = compiled.iter().flatten().any(|c| c.fp64);
             Some(build_source(
@@ -205,11 +231,11 @@ impl Runtime {
             .map(|c| match c {
                 Err(d) => Ok(Err(d)),
                 Ok(c) => {
-                    let kernels = match &program {
-                        Some(p) => kernels_of(p, &c)?,
-                        None => Vec::new(),
+                    let (kernels, zero) = match &program {
+                        Some(p) => (kernels_of(p, &c)?, Some(zero_of(p)?)),
+                        None => (Vec::new(), None),
                     };
-                    Runtime::with_kernels(device, c, kernels, shared.clone()).map(Ok)
+                    Runtime::with_kernels(device, c, kernels, zero, shared.clone()).map(Ok)
                 }
             })
             .collect()
@@ -219,13 +245,10 @@ impl Runtime {
         device: &DeviceInfo,
         compiled: Compiled,
         kernels: Vec<Kernel>,
+        zero: Option<Kernel>,
         shared: Rc<Shared>,
     ) -> Result<Runtime, GpuError> {
-        let group = kernels
-            .iter()
-            .filter_map(|k| k.get_work_group_size(device.id()).ok())
-            .fold(GROUP, usize::min)
-            .max(1);
+        let group = group_for(device, &kernels);
         // SAFETY: a fresh buffer of one element, no host pointer.
         let dummy = unsafe {
             Buffer::<cl_long>::create(&shared.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
@@ -236,8 +259,11 @@ impl Runtime {
             device: device.clone(),
             kernels,
             counting: None,
+            zero,
             dummy,
             group,
+            counting_group: group,
+            sync: std::env::var_os(SYNC_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
             shared,
         })
     }
@@ -272,7 +298,9 @@ impl Runtime {
     ) -> Result<(Vec<Value>, RunStats), GpuError> {
         if count && self.counting.is_none() {
             let o = format!("{} -D FM_COUNT", options(&self.device, self.compiled.fp64)?);
-            self.counting = Some(build(&self.shared.context, &self.compiled, &o)?);
+            let counting = build(&self.shared.context, &self.compiled, &o)?.0;
+            self.counting_group = group_for(&self.device, &counting);
+            self.counting = Some(counting);
         }
         let start = Instant::now();
         let mut h = Host {
@@ -294,6 +322,7 @@ impl Runtime {
             limits,
             err: None,
             counts: None,
+            unsettled: Vec::new(),
         };
         let result = h.program(inputs);
         // Whatever happened, wait for the device before measuring.
@@ -309,7 +338,7 @@ impl Runtime {
                     .queue
                     .enqueue_read_buffer(c, CL_BLOCKING, 0, &mut v, &[])
             }
-            .map_err(|e| GpuError::cl("reading the access counters", e))?;
+            .map_err(|e| h.waited("reading the access counters", e))?;
             stats.accesses = Some(
                 v.chunks(4)
                     .take(stats.kernel_ns.len())
@@ -388,13 +417,34 @@ fn tuning(spec: Option<&str>) -> Result<String, GpuError> {
     Ok(o)
 }
 
-fn build(context: &Context, c: &Compiled, options: &str) -> Result<Vec<Kernel>, GpuError> {
-    // Nothing to build for a program without kernels (and NVIDIA's OpenCL
-    // crashes when asked for the kernel names of a program that has none).
-    if c.kernels.is_empty() {
-        return Ok(Vec::new());
+/// Work-items per group for `kernels` on `device`: [`GROUP`], or the least
+/// that one of them allows (CL_KERNEL_WORK_GROUP_SIZE, which its register
+/// use lowers), so that no launch asks for more than its kernel can have.
+fn group_for(device: &DeviceInfo, kernels: &[Kernel]) -> usize {
+    kernels
+        .iter()
+        .filter_map(|k| k.get_work_group_size(device.id()).ok())
+        .fold(GROUP, usize::min)
+        .max(1)
+}
+
+/// The program's kernels and the prelude's `fm_zero`.
+fn build(
+    context: &Context,
+    c: &Compiled,
+    options: &str,
+) -> Result<(Vec<Kernel>, Option<Kernel>), GpuError> {
+    // Nothing to build for a program that neither launches a kernel nor
+    // allocates a block (which `fm_zero` zeroes).
+    if c.kernels.is_empty() && !c.allocates() {
+        return Ok((Vec::new(), None));
     }
-    kernels_of(&build_source(context, &c.source, options)?, c)
+    let program = build_source(context, &c.source, options)?;
+    Ok((kernels_of(&program, c)?, Some(zero_of(&program)?)))
+}
+
+fn zero_of(program: &ClProgram) -> Result<Kernel, GpuError> {
+    Kernel::create(program, "fm_zero").map_err(|e| GpuError::cl("clCreateKernel fm_zero", e))
 }
 
 fn build_source(context: &Context, source: &str, options: &str) -> Result<ClProgram, GpuError> {
@@ -450,6 +500,10 @@ struct Host<'a> {
     err: Option<Buffer<cl_long>>,
     /// The access counters of this run.
     counts: Option<Buffer<cl_long>>,
+    /// The kernels launched since the device was last waited for, each
+    /// once (kernel, work-items, work-group size), for naming the culprit
+    /// when a wait reports that a kernel failed.
+    unsettled: Vec<(usize, usize, usize)>,
 }
 
 /// Sets kernel argument `arg` to a scalar of its C type.
@@ -555,7 +609,8 @@ impl Host<'_> {
                 .queue
                 .enqueue_read_buffer(err, CL_BLOCKING, 0, &mut v, &[])
         }
-        .map_err(|e| GpuError::cl("reading the error buffer", e))?;
+        .map_err(|e| self.waited("reading the error buffer", e))?;
+        self.unsettled.clear();
         self.stats.error_checks += 1;
         let site = (v[0] & 0xffff_ffff) as usize;
         if site == 0 {
@@ -681,22 +736,8 @@ impl Host<'_> {
             HostStmt::Alloc(x, e, t, span) => {
                 let n = self.eval(e, ALLOC, *span)?;
                 let bytes = n.saturating_mul(t.size() as i64);
-                let b = self.allocate(bytes, ALLOC, *span)?;
-                let rt = self.rt;
-                let blk = self.blk_mut(b)?;
-                if bytes > 0 {
-                    // SAFETY: pattern of one byte over the buffer's bytes.
-                    unsafe {
-                        rt.shared.queue.enqueue_fill_buffer(
-                            &mut blk.buf,
-                            &[0u8],
-                            0,
-                            bytes as usize,
-                            &[],
-                        )
-                    }
-                    .map_err(|e| GpuError::cl("zero-filling a block", e))?;
-                }
+                let b = self.allocate(bytes, x, ALLOC, *span, false)?;
+                self.zero(b)?;
                 self.hold(x, Some(b));
             }
             HostStmt::Read(x, m, e, span) => {
@@ -728,7 +769,7 @@ impl Host<'_> {
                         &[],
                     )
                 }
-                .map_err(|e| GpuError::cl("a host read of a block", e))?;
+                .map_err(|e| self.waited("a host read of a block", e))?;
                 self.stats.sync_reads += 1;
                 self.stats.d2h_transfers += 1;
                 self.stats.d2h_bytes += size as u64;
@@ -768,7 +809,7 @@ impl Host<'_> {
                         &[],
                     )
                 }
-                .map_err(|e| GpuError::cl("a host write of a block", e))?;
+                .map_err(|e| self.waited("a host write of a block", e))?;
                 self.stats.host_writes += 1;
                 self.stats.h2d_transfers += 1;
                 self.stats.h2d_bytes += size as u64;
@@ -844,6 +885,105 @@ impl Host<'_> {
         Ok(())
     }
 
+    /// Zeroes block `b` (E-IMP-ALLOC) with the prelude's `fm_zero`: at most
+    /// 2^20 work-items, each zeroing every 2^20-th word from its own.
+    fn zero(&mut self, b: usize) -> Result<(), GpuError> {
+        let words = (self.blk(b)?.len.max(0) as u64).div_ceil(8);
+        if words == 0 {
+            return Ok(());
+        }
+        let Some(kernel) = &self.rt.zero else {
+            return Err(GpuError::Cl(
+                "internal error: a block to zero, but no fm_zero kernel".into(),
+                0,
+            ));
+        };
+        let mem = self.blk(b)?.buf.get();
+        let global = (words as usize).min(1 << 20).div_ceil(256) * 256;
+        let cl = |e| GpuError::cl("zeroing a block", e);
+        // SAFETY: fm_zero takes a buffer and a long; the buffer has at
+        // least `words` 8-byte words (`allocate` rounds it up).
+        unsafe {
+            kernel.set_arg(0, &mem).map_err(cl)?;
+            kernel.set_arg(1, &(words as cl_long)).map_err(cl)?;
+            self.rt
+                .shared
+                .queue
+                .enqueue_nd_range_kernel(
+                    kernel.get(),
+                    1,
+                    ptr::null(),
+                    [global].as_ptr(),
+                    ptr::null(),
+                    &[],
+                )
+                .map_err(cl)?;
+        }
+        if self.rt.sync {
+            self.rt
+                .shared
+                .queue
+                .finish()
+                .map_err(|e| GpuError::cl("waiting for a block to be zeroed", e))?;
+        }
+        Ok(())
+    }
+
+    /// The error of a call that waited for the device and failed with `e`:
+    /// where kernels ran since the last wait and the code is one that
+    /// OpenCL gives for a failed kernel (NVIDIA's CL_OUT_OF_RESOURCES after
+    /// an access outside every buffer, say), a [`GpuError::KernelFailed`]
+    /// that names them, else the call's own failure.
+    fn waited(&self, what: &str, e: ClError) -> GpuError {
+        if self.unsettled.is_empty()
+            || !matches!(
+                e.0,
+                CL_OUT_OF_RESOURCES | CL_INVALID_COMMAND_QUEUE | NV_ILLEGAL_ADDRESS
+            )
+        {
+            return GpuError::cl(what, e);
+        }
+        let ks: Vec<String> = self
+            .unsettled
+            .iter()
+            .map(|&(k, g, l)| self.kernel_note(k, g, l))
+            .collect();
+        let sync = if self.rt.sync {
+            String::new()
+        } else {
+            format!("; set {SYNC_ENV}=1 to wait after every launch and so name the one that failed")
+        };
+        GpuError::KernelFailed(format!(
+            "{e} when {what}, after launching {}{sync}",
+            ks.join(", ")
+        ))
+    }
+
+    /// Kernel `k` as an error names it: its launch and what the device
+    /// says it allows and needs.
+    fn kernel_note(&self, k: usize, global: usize, local: usize) -> String {
+        let info = &self.rt.compiled.kernels[k];
+        let mut s = format!(
+            "{} (over `{}`: {global} work-items in groups of {local}",
+            info.name, info.index
+        );
+        let kernels = match (&self.rt.counting, self.count) {
+            (Some(c), true) => c,
+            _ => &self.rt.kernels,
+        };
+        if let Some(kernel) = kernels.get(k) {
+            let dev = self.rt.device.id();
+            if let Ok(w) = kernel.get_work_group_size(dev) {
+                let _ = write!(s, "; the device allows groups of {w}");
+            }
+            if let Ok(p) = kernel.get_private_mem_size(dev) {
+                let _ = write!(s, ", {p} bytes of private memory a work-item");
+            }
+        }
+        s.push(')');
+        s
+    }
+
     /// Adds the device times of the finished launches to the statistics
     /// and lets their events go (the queue must have finished them).
     fn settle_events(&mut self) {
@@ -854,7 +994,21 @@ impl Host<'_> {
         }
     }
 
-    fn allocate(&mut self, n: i64, rule: &'static str, span: Span) -> Result<usize, GpuError> {
+    /// A device buffer of `n` bytes for block `m`. The device's memory
+    /// bounds it: no buffer larger than the device's largest, and no more
+    /// bytes live at once than the device has, each refused before it is
+    /// made, as the allocation's own error. An input block (`host`) is laid
+    /// out on the host first, so it counts against the heap limit too;
+    /// the blocks the program allocates do not (that limit bounds what the
+    /// host holds, not the device).
+    fn allocate(
+        &mut self,
+        n: i64,
+        m: &Name,
+        rule: &'static str,
+        span: Span,
+        host: bool,
+    ) -> Result<usize, GpuError> {
         if n < 0 {
             self.check_error()?;
             return Err(stuck(
@@ -864,34 +1018,59 @@ impl Host<'_> {
             ));
         }
         // The heap limit counts 8-byte cells.
-        let cells = match self
-            .limits
-            .charge(self.cells, (n as u64).div_ceil(8), rule, span)
-        {
-            Ok(cells) => cells,
-            Err(e) => {
-                self.check_error()?;
-                return Err(GpuError::Program(Box::new(e)));
+        let cells = if host {
+            match self
+                .limits
+                .charge(self.cells, (n as u64).div_ceil(8), rule, span)
+            {
+                Ok(cells) => cells,
+                Err(e) => {
+                    self.check_error()?;
+                    return Err(GpuError::Program(Box::new(e)));
+                }
             }
+        } else {
+            self.cells
         };
         let bytes = n as u64;
-        if bytes > self.rt.device.max_alloc && self.rt.device.max_alloc > 0 {
-            return Err(GpuError::OutOfDeviceMemory(format!(
-                "a block of {bytes} bytes is larger than the device's largest \
-                 buffer ({} bytes, of {} in all)",
-                self.rt.device.max_alloc, self.rt.device.global_mem
-            )));
+        let dev = &self.rt.device;
+        let over = if dev.max_alloc > 0 && bytes > dev.max_alloc {
+            Some(format!(
+                "larger than the device's largest buffer ({} bytes; {} in all)",
+                dev.max_alloc, dev.global_mem
+            ))
+        } else if dev.global_mem > 0 && self.live_bytes.saturating_add(bytes) > dev.global_mem {
+            Some(format!(
+                "more than the device's memory with the {} bytes live ({} bytes in all)",
+                self.live_bytes, dev.global_mem
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = over {
+            // A kernel's failure comes first: it happened earlier.
+            self.check_error()?;
+            return Err(GpuError::Program(Box::new(EvalError {
+                kind: ErrorKind::OutOfHeap,
+                rule,
+                span,
+                message: format!(
+                    "out of device memory: block `{m}` of {bytes} bytes is {why}; \
+                     on {}",
+                    dev.label()
+                ),
+            })));
         }
         // SAFETY: a fresh buffer of at least one byte, no host pointer.
         let buf = unsafe {
             Buffer::<cl_uchar>::create(
                 &self.rt.shared.context,
                 CL_MEM_READ_WRITE,
-                (n as usize).max(8),
+                (n as usize).max(8).next_multiple_of(8),
                 ptr::null_mut(),
             )
         }
-        .map_err(|e| GpuError::cl(format!("creating a block ({n} bytes)"), e))?;
+        .map_err(|e| GpuError::cl(format!("creating block `{m}` ({n} bytes)"), e))?;
         self.cells = cells;
         self.stats.allocations += 1;
         self.stats.bytes_allocated += bytes;
@@ -1014,7 +1193,7 @@ impl Host<'_> {
                 .queue
                 .enqueue_read_buffer(&part, CL_BLOCKING, groups * size, &mut v, &[])
         }
-        .map_err(|e| GpuError::cl("reading the result of a reduce", e))?;
+        .map_err(|e| self.waited("reading the result of a reduce", e))?;
         self.stats.sync_reads += 1;
         self.stats.d2h_transfers += 1;
         self.stats.d2h_bytes += size as u64;
@@ -1062,7 +1241,11 @@ impl Host<'_> {
         self.spent += n as u64;
         // Each work-item's share of what was left at the launch.
         let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
-        let group = self.rt.group;
+        let group = if self.count {
+            self.rt.counting_group
+        } else {
+            self.rt.group
+        };
         let global = (n as usize).div_ceil(group) * group;
         self.enqueue(k, n, fuel, None, global, group)
     }
@@ -1139,6 +1322,9 @@ impl Host<'_> {
             kernel.set_arg(arg + 1, &count).map_err(cl)?;
         }
         let (g, l) = ([global], [local]);
+        if !self.unsettled.iter().any(|u| u.0 == k) {
+            self.unsettled.push((k, global, local));
+        }
         // SAFETY: the kernel's arguments are all set; the sizes outlive the call.
         let ev = unsafe {
             self.rt.shared.queue.enqueue_nd_range_kernel(
@@ -1150,10 +1336,26 @@ impl Host<'_> {
                 &[],
             )
         }
-        .map_err(|e| GpuError::cl(format!("launching {}", info.name), e))?;
+        .map_err(|e| match e.0 {
+            // The launch itself asked for more than the device has.
+            CL_OUT_OF_RESOURCES | CL_INVALID_WORK_GROUP_SIZE => GpuError::KernelFailed(format!(
+                "{e} when launching {}",
+                self.kernel_note(k, global, local)
+            )),
+            _ => GpuError::cl(format!("launching {}", info.name), e),
+        })?;
         self.stats.launches += 1;
         self.stats.kernel_launches[k] += 1;
         self.events.push((k, ev));
+        if self.rt.sync {
+            // One launch at a time: a failure names its kernel.
+            self.rt
+                .shared
+                .queue
+                .finish()
+                .map_err(|e| self.waited("waiting for the launch", e))?;
+            self.unsettled.clear();
+        }
         if self.events.len() >= PENDING_LAUNCHES {
             // A loop launching kernels without reading anything back would
             // otherwise queue commands and keep events without bound.
@@ -1252,7 +1454,7 @@ impl Host<'_> {
                 .map(|(_, _, a)| a.span)
                 .unwrap_or(Span::DUMMY);
             // The limits first: the block is laid out on the host too.
-            let b = self.allocate(size, PROG, span)?;
+            let b = self.allocate(size, &m, PROG, span, true)?;
             // The block's bytes, each array at its LMAD's addresses (in
             // elements of its own type), little-endian.
             let mut data = vec![0u8; size.max(0) as usize];
@@ -1336,7 +1538,7 @@ impl Host<'_> {
                                     &[],
                                 )
                             }
-                            .map_err(|e| GpuError::cl("copying a result block to the host", e))?;
+                            .map_err(|e| self.waited("copying a result block to the host", e))?;
                             self.stats.d2h_transfers += 1;
                             self.stats.d2h_bytes += v.len() as u64;
                         }

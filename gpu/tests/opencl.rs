@@ -364,10 +364,12 @@ fn setup_errors_are_clear() {
     let r = Runtime::new(&dev, &c)
         .unwrap()
         .run(&ints(&[too_many]), unlimited, false);
+    // Refused before it is made, as the allocation's error (a limit).
     match r {
-        Err(e @ GpuError::OutOfDeviceMemory(_)) => {
-            assert!(e.is_program_error());
-            assert!(e.to_string().contains("out of device memory"), "{e}");
+        Err(GpuError::Program(e)) if e.is_limit() => {
+            assert_eq!(e.rule, "E-IMP-ALLOC");
+            assert!(e.message.contains("out of device memory"), "{e}");
+            assert!(e.message.contains("largest buffer"), "{e}");
         }
         other => panic!("expected out of device memory, got {:?}", other.err()),
     }
