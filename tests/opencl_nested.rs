@@ -197,3 +197,32 @@ out (r: [4]int @ o -> R(4))
     assert_eq!(code, 1);
     assert!(out.contains("E-IMP-WRITE"), "{out}");
 }
+
+#[test]
+fn a_kernel_over_two_inner_kernels_agrees_with_the_interpreter() {
+    if !opencl() {
+        return;
+    }
+    // Split into two launches: the second reads what the first wrote in
+    // the same outer iteration (a row built in `t`, then copied reversed).
+    let f = write_temp(
+        "nested_fission.imp",
+        "def main (n: int) (m: int) =
+  var t: mem; t <- alloc n * m;
+  var o: mem; o <- alloc n * m;
+  kernel i < n do
+    var b: int; b <- i * m;
+    kernel j < m do t[b + j] <- i * 10 + j done;
+    kernel j < m do var v: int; v <- t[b + m - 1 - j]; o[b + j] <- v done
+  done
+out (r: [n][m]int @ o -> R(n, m))
+",
+    );
+    let (code, out) = agree(&f, "2 3");
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "[[2i64, 1i64, 0i64], [12i64, 11i64, 10i64]]\n")
+    );
+    let (code, out) = agree(&f, "2 -1");
+    assert_eq!(code, 1, "{out}");
+}

@@ -22,6 +22,13 @@
 //! that the innermost body writes), `fm_step = 1`, which is the loop form.
 //! So one kernel serves both, and every error stays where it was.
 //!
+//! A kernel whose body is such a prefix (reading no block) and then two
+//! or more nested kernels with invariant bounds is split into one launch
+//! per nested kernel, in order, the prefix in each (`fission`): exact
+//! because the outer iterations are independent (race freedom, eq. 4), and
+//! each launch is then a perfect nest. This is the shape of a map whose
+//! rows are built in a buffer and then copied out.
+//!
 //! Other kernels nested inside become `for` loops in the work-item, which
 //! is exact because IMP's iterations are independent (race freedom, eq.
 //! 4). `if` becomes `if`; IMP's sequential `for` and
