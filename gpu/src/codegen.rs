@@ -47,8 +47,9 @@
 //!   IMP statement it comes from) in an error buffer and ends the work-item;
 //!   the host turns the first recorded site into the same kind of error the
 //!   interpreter gives ([`Site`]);
-//! - nested kernels and loops (but not flattened levels, whose iterations
-//!   are work-items) spend a per-work-item fuel, one unit an iteration, so
+//! - nested kernels and loops (but not a work-item's own iteration of a
+//!   flattened level, paid by the launch) spend a per-work-item fuel, one
+//!   unit an iteration, so
 //!   that no kernel runs forever (a `while` on the device cannot be
 //!   stopped from the host): when it is spent, the work-item
 //!   fails at a fuel site (`E-IMP-WHILE`, ...) like any other check, and
@@ -815,7 +816,7 @@ impl Gen {
             flat_reads.clear();
             flat_writes.clear();
         }
-        let loops = has_loop(innermost);
+        let loops = !levels.is_empty() || has_loop(innermost);
         let repeated = self.host_loops > 0 || after_another;
         let name = format!("{}k{k}", self.prefix);
         let mut args = vec!["long fm_iterations".to_string()];
@@ -881,8 +882,9 @@ impl Gen {
     /// `fm_at{l} + fm_step{l}`, ... below the bound. The host picks each
     /// step: the bound itself (one iteration per work-item: the level is
     /// parallel), or 1 (a loop, as an unflattened nested kernel) when the
-    /// bound is not positive or the launch would be too large. No fuel is
-    /// spent: the iterations are the launch's, and every level ends.
+    /// bound is not positive or the launch would be too large. A work-item's
+    /// first iteration of a level spends no fuel (the launch paid for it,
+    /// one unit a work-item); its further ones, in the loop form, do.
     fn flat_levels(
         &mut self,
         levels: &[Level],
@@ -899,6 +901,7 @@ impl Gen {
         let cn = self.names.fresh(&format!("{ci}_iterations"));
         let bound = self.expr(n);
         let neg = self.site(KERNEL, span, SiteKind::NegativeBound);
+        let fuel = self.site(KERNEL, span, SiteKind::Fuel);
         self.types.insert(i.name.clone(), ImpType::INT);
         self.line(&format!(
             "// kernel {} < {} (flattened)",
@@ -913,6 +916,11 @@ impl Gen {
             "for (long {ci} = fm_at{l}; {ci} < {cn}; {ci} += fm_step{l}) {{"
         ));
         self.indent += 1;
+        // The first iteration is the work-item's own, which the launch
+        // paid for; any further one (a level run as a loop) spends fuel.
+        self.line(&format!(
+            "if ({ci} != fm_at{l} && --fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"
+        ));
         self.flat_levels(levels, l + 1, innermost)?;
         self.indent -= 1;
         self.line("}");
@@ -2173,11 +2181,11 @@ mod tests {
         let k = &c.kernels[0];
         assert_eq!(k.inner.len(), 1);
         assert_eq!(print_sexp(&k.inner[0]), "m");
-        // No fuel: the inner iterations are work-items.
-        assert!(!k.loops);
-        assert!(!c.source.contains("fm_fuel"), "{}", c.source);
+        // The work-item's own inner iteration spends no fuel; others do.
+        assert!(k.loops);
         for text in [
-            "__kernel void k0(long fm_iterations, long fm_step0, long v_m, __global uchar *v_o,",
+            "__kernel void k0(long fm_iterations, long fm_step0, long fm_fuel, long v_m,",
+            "if (v_j != fm_at0 && --fm_fuel < 0) FM_FAIL(2, 0, 0);",
             "long fm_g = (long)get_global_id(0);",
             "const long fm_at0 = fm_g % fm_step0; fm_g /= fm_step0;",
             "const long v_i = fm_g;",
@@ -2187,8 +2195,8 @@ mod tests {
         ] {
             assert!(c.source.contains(text), "{text}: {}", c.source);
         }
-        // The nested bound's check, then the write's.
-        assert_eq!(c.sites.len(), 2);
+        // The nested bound's check, its fuel, then the write's.
+        assert_eq!(c.sites.len(), 3);
         assert!(matches!(c.sites[0].what, SiteKind::NegativeBound));
         assert!(c.print().contains("over i < n * m"), "{}", c.print());
     }
@@ -2210,7 +2218,6 @@ mod tests {
         let k = &c.kernels[0];
         let inner: Vec<String> = k.inner.iter().map(print_sexp).collect();
         assert_eq!(inner, ["n + 1", "2 * n"]);
-        // The innermost body's loop spends fuel.
         assert!(k.loops);
         for text in [
             "(long fm_iterations, long fm_step0, long fm_step1, long fm_fuel,",

@@ -1021,17 +1021,21 @@ impl Host<'_> {
             return Ok(());
         }
         let left = self.limits.fuel.saturating_sub(self.spent);
-        if n as u64 > left {
+        // The work-items: the outer iterations times the flattened inner
+        // levels' (each spends one unit, as a nested iteration did).
+        let (steps, items) = self.steps(k, n);
+        if items > left {
             self.check_error()?;
+            let what = if items == n as u64 {
+                format!("a kernel of {n} iterations")
+            } else {
+                format!("a kernel of {n} iterations ({items} with its nested kernels)")
+            };
             let message = if self.spent == 0 {
-                format!(
-                    "a kernel of {n} iterations exceeds the fuel of {}",
-                    self.limits.fuel
-                )
+                format!("{what} exceeds the fuel of {}", self.limits.fuel)
             } else {
                 format!(
-                    "a kernel of {n} iterations exceeds the fuel left ({left} of {}; \
-                     raise it with --fuel)",
+                    "{what} exceeds the fuel left ({left} of {}; raise it with --fuel)",
                     self.limits.fuel
                 )
             };
@@ -1042,8 +1046,7 @@ impl Host<'_> {
                 message,
             })));
         }
-        self.spent += n as u64;
-        let (steps, items) = self.steps(k, n);
+        self.spent += items;
         // Each work-item's share of what was left at the launch.
         let fuel = (left / items).clamp(1, i64::MAX as u64) as i64;
         let group = self.rt.group;
