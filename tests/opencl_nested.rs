@@ -226,3 +226,48 @@ out (r: [n][m]int @ o -> R(n, m))
     let (code, out) = agree(&f, "2 -1");
     assert_eq!(code, 1, "{out}");
 }
+
+#[test]
+fn a_flattened_launch_spends_its_work_items_from_the_fuel() {
+    if !opencl() {
+        return;
+    }
+    // 20 * 20 work-items against a fuel of 100: a limit on both (exit 1),
+    // where the outer 20 iterations alone would fit.
+    let f = write_temp("nested_fuel.imp", MAP2);
+    for args in [
+        vec!["run", &f, "--fuel", "100"],
+        vec![
+            "run",
+            &f,
+            "--fuel",
+            "100",
+            "--semantics",
+            "opencl",
+            "--device",
+            "pocl",
+        ],
+    ] {
+        let o = funmem(&args, "20 20");
+        assert_exit(&o, 1);
+        assert!(text(&o.stderr).contains("fuel"), "{}", text(&o.stderr));
+    }
+    let o = funmem(
+        &[
+            "run",
+            &f,
+            "--fuel",
+            "100",
+            "--semantics",
+            "opencl",
+            "--device",
+            "pocl",
+        ],
+        "20 20",
+    );
+    assert!(
+        text(&o.stderr).contains("a kernel of 20 iterations (400 with its nested kernels)"),
+        "{}",
+        text(&o.stderr)
+    );
+}
