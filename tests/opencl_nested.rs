@@ -232,42 +232,26 @@ fn a_flattened_launch_spends_its_work_items_from_the_fuel() {
     if !opencl() {
         return;
     }
-    // 20 * 20 work-items against a fuel of 100: a limit on both (exit 1),
-    // where the outer 20 iterations alone would fit.
+    // 20 * 20 work-items do not fit a fuel of 100: the inner level runs as
+    // a loop in each of the 20 work-items, whose fuel stops it, a limit
+    // (exit 1) as on the interpreter; with 1000 the nest is flattened.
     let f = write_temp("nested_fuel.imp", MAP2);
-    for args in [
-        vec!["run", &f, "--fuel", "100"],
-        vec![
-            "run",
-            &f,
-            "--fuel",
-            "100",
-            "--semantics",
-            "opencl",
-            "--device",
-            "pocl",
-        ],
-    ] {
+    let ocl = ["--semantics", "opencl", "--device", "pocl"];
+    for extra in [&[][..], &ocl[..]] {
+        let mut args = vec!["run", f.as_str(), "--fuel", "100"];
+        args.extend(extra);
         let o = funmem(&args, "20 20");
         assert_exit(&o, 1);
         assert!(text(&o.stderr).contains("fuel"), "{}", text(&o.stderr));
     }
-    let o = funmem(
-        &[
-            "run",
-            &f,
-            "--fuel",
-            "100",
-            "--semantics",
-            "opencl",
-            "--device",
-            "pocl",
-        ],
-        "20 20",
-    );
+    let mut args = vec!["run", f.as_str(), "--fuel", "100"];
+    args.extend(ocl);
+    let o = funmem(&args, "20 20");
     assert!(
-        text(&o.stderr).contains("a kernel of 20 iterations (400 with its nested kernels)"),
+        text(&o.stderr).contains("out of fuel in a kernel's nested loops"),
         "{}",
         text(&o.stderr)
     );
+    args[3] = "1000";
+    assert_exit(&funmem(&args, "20 20"), 0);
 }

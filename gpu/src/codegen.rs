@@ -18,8 +18,9 @@
 //! prefix and the bound's own checks, exactly as the nested kernel it
 //! replaces: the driver passes `fm_step = m` (one iteration per
 //! work-item) or, where flattening would be wrong or too large (a bound
-//! that is not positive, over 2^32 work-items, a prefix reading a block
-//! that the innermost body writes), `fm_step = 1`, which is the loop form.
+//! that is not positive, more work-items than 2^32 or the fuel left, a
+//! prefix reading a block that the innermost body writes), `fm_step = 1`,
+//! which is the loop form.
 //! So one kernel serves both, and every error stays where it was.
 //!
 //! A kernel whose body is such a prefix (reading no block) and then two

@@ -1021,21 +1021,17 @@ impl Host<'_> {
             return Ok(());
         }
         let left = self.limits.fuel.saturating_sub(self.spent);
-        // The work-items: the outer iterations times the flattened inner
-        // levels' (each spends one unit, as a nested iteration did).
-        let (steps, items) = self.steps(k, n);
-        if items > left {
+        if n as u64 > left {
             self.check_error()?;
-            let what = if items == n as u64 {
-                format!("a kernel of {n} iterations")
-            } else {
-                format!("a kernel of {n} iterations ({items} with its nested kernels)")
-            };
             let message = if self.spent == 0 {
-                format!("{what} exceeds the fuel of {}", self.limits.fuel)
+                format!(
+                    "a kernel of {n} iterations exceeds the fuel of {}",
+                    self.limits.fuel
+                )
             } else {
                 format!(
-                    "{what} exceeds the fuel left ({left} of {}; raise it with --fuel)",
+                    "a kernel of {n} iterations exceeds the fuel left ({left} of {}; \
+                     raise it with --fuel)",
                     self.limits.fuel
                 )
             };
@@ -1046,6 +1042,10 @@ impl Host<'_> {
                 message,
             })));
         }
+        // The work-items: the outer iterations times the flattened inner
+        // levels' (each spends one unit, as a nested iteration did), at
+        // most what is left.
+        let (steps, items) = self.steps(k, n, left);
         self.spent += items;
         // Each work-item's share of what was left at the launch.
         let fuel = (left / items).clamp(1, i64::MAX as u64) as i64;
@@ -1067,12 +1067,13 @@ impl Host<'_> {
     /// for a launch of `n > 0` outer iterations, and the number of
     /// work-items. A level whose bound is positive runs one iteration per
     /// work-item (its step is its bound) while the work-items stay within
-    /// [`FLAT_ITEMS`]; otherwise, or when its bound cannot be evaluated
+    /// [`FLAT_ITEMS`] and the fuel `left` (beyond it, the work-items'
+    /// fuel stops the loops as it did nested kernels); otherwise, or when its bound cannot be evaluated
     /// here (the kernel then fails on it as a nested kernel does), its step
     /// is 1 and each work-item loops over it. When a block that a prefix
     /// reads is one that the innermost body writes, every step is 1: the
     /// reads must come before the writes, as in the nest.
-    fn steps(&self, k: usize, n: i64) -> (Vec<i64>, u64) {
+    fn steps(&self, k: usize, n: i64, left: u64) -> (Vec<i64>, u64) {
         let info = &self.rt.compiled.kernels[k];
         let block = |m: &Name| self.mems.get(m).copied().flatten();
         let overlap = info.flat_reads.iter().any(|r| {
@@ -1083,7 +1084,7 @@ impl Host<'_> {
         for b in &info.inner {
             let step = match self.eval(b, KERNEL, info.span) {
                 Ok(m) if m > 0 && !overlap => match items.checked_mul(m as u64) {
-                    Some(t) if t <= FLAT_ITEMS => m,
+                    Some(t) if t <= FLAT_ITEMS.min(left) => m,
                     _ => 1,
                 },
                 _ => 1,
