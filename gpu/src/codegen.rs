@@ -4,9 +4,35 @@
 //! kernel; it stays a small tree ([`HostStmt`]) that the driver runs on the
 //! host. Each *top-level kernel* (a kernel not inside another kernel)
 //! becomes an OpenCL kernel over a 1-D NDRange: work-item `i` runs
-//! iteration `i`. Kernels nested inside become `for` loops in the
-//! work-item, which is exact because IMP's iterations are independent
-//! (race freedom, eq. 4). `if` becomes `if`; IMP's sequential `for` and
+//! iteration `i`.
+//!
+//! A *perfect nest* shares that NDRange: when the kernel's body is some
+//! statements that may run again in every inner iteration (scalar
+//! declarations, assignments and reads into them, asserts: `repeatable`)
+//! and then exactly one nested kernel whose bound is invariant in the
+//! outer kernel, the pair is one launch of `n * m` work-items, work-item
+//! `g` running `i = g / m`, `j = g % m`, the prefix again, then the inner
+//! body; and so on inwards (`perfect_nest`). This is what makes a 2-D
+//! map `n * m`-way parallel instead of `n`-way. Each flattened level is
+//! written as a loop `for (j = fm_at; j < m; j += fm_step)` after the
+//! prefix and the bound's own checks, exactly as the nested kernel it
+//! replaces: the driver passes `fm_step = m` (one iteration per
+//! work-item) or, where flattening would be wrong or too large (a bound
+//! that is not positive, more work-items than 2^32 or the fuel left, a
+//! prefix reading a block that the innermost body writes), `fm_step = 1`,
+//! which is the loop form.
+//! So one kernel serves both, and every error stays where it was.
+//!
+//! A kernel whose body is such a prefix (reading no block) and then two
+//! or more nested kernels with invariant bounds is split into one launch
+//! per nested kernel, in order, the prefix in each (`fission`): exact
+//! because the outer iterations are independent (race freedom, eq. 4), and
+//! each launch is then a perfect nest. This is the shape of a map whose
+//! rows are built in a buffer and then copied out.
+//!
+//! Other kernels nested inside become `for` loops in the work-item, which
+//! is exact because IMP's iterations are independent (race freedom, eq.
+//! 4). `if` becomes `if`; IMP's sequential `for` and
 //! `while` become C `for` and `while` inside a kernel, and host loops
 //! ([`HostStmt::For`], [`HostStmt::While`]) outside, which the driver runs,
 //! launching their kernels once per iteration.
@@ -22,9 +48,11 @@
 //!   IMP statement it comes from) in an error buffer and ends the work-item;
 //!   the host turns the first recorded site into the same kind of error the
 //!   interpreter gives ([`Site`]);
-//! - nested kernels and loops spend a per-work-item fuel, one unit an
-//!   iteration, so that no kernel runs forever (a `while` on the device
-//!   cannot be stopped from the host): when it is spent, the work-item
+//! - nested kernels and loops (but not a work-item's own iteration of a
+//!   flattened level, paid by the launch) spend a per-work-item fuel, one
+//!   unit an iteration, so
+//!   that no kernel runs forever (a `while` on the device cannot be
+//!   stopped from the host): when it is spent, the work-item
 //!   fails at a fuel site (`E-IMP-WHILE`, ...) like any other check, and
 //!   the host reports a limit;
 //! - a kernel launched inside a host loop first looks at the error buffer
@@ -83,7 +111,20 @@ pub struct KernelInfo {
     pub scalars: Vec<(Name, Prim)>,
     /// Free blocks, passed as buffer and size, in argument order.
     pub mems: Vec<Name>,
-    /// Whether the body has nested kernels or loops (and so spends fuel).
+    /// The bounds of the kernels perfectly nested inside it, outermost
+    /// first, which share its NDRange ([`Gen::kernel`]): each is invariant
+    /// in the kernel, so the host evaluates it to size the launch. Empty
+    /// when nothing is flattened.
+    pub inner: Vec<SExp>,
+    /// The blocks that the statements before the flattened kernels read,
+    /// and those that the innermost body writes: when one block is in
+    /// both, the driver launches the nest as loops (a read before the
+    /// inner kernel must not see that kernel's writes).
+    pub flat_reads: Vec<Name>,
+    /// See [`KernelInfo::flat_reads`].
+    pub flat_writes: Vec<Name>,
+    /// Whether the innermost body has nested kernels or loops (and so
+    /// spends fuel).
     pub loops: bool,
     /// Whether it is launched inside a host loop (and so returns at once
     /// after an earlier failure).
@@ -207,9 +248,8 @@ impl Site {
                 b / (*size).max(1) as i64
             ),
             SiteKind::DivByZero => format!("division by zero in a kernel: {a} / 0"),
-            SiteKind::NegativeBound => {
-                format!("nested kernel with a negative number of iterations: {a}")
-            }
+            // The interpreter's words (E-IMP-KERNEL).
+            SiteKind::NegativeBound => format!("negative kernel bound {a}"),
             SiteKind::Fuel => {
                 "out of fuel in a kernel's nested loops (raise it with --fuel)".to_string()
             }
@@ -682,7 +722,7 @@ impl Gen {
     fn host(&mut self, ss: &[Stmt]) -> Result<Vec<HostStmt>, Diagnostic> {
         let mut out = Vec::new();
         for s in ss {
-            out.push(match &s.kind {
+            let h = match &s.kind {
                 StmtKind::Reduce(x, r) => {
                     HostStmt::Reduce(x.name.clone(), self.host_red(r, None, s.span)?)
                 }
@@ -724,10 +764,25 @@ impl Gen {
                     HostStmt::Write(m.name.clone(), i.clone(), v.clone(), s.span)
                 }
                 StmtKind::If(c, a, b) => HostStmt::If(c.name.clone(), self.host(a)?, self.host(b)?),
-                StmtKind::Kernel(i, n, body) => {
-                    HostStmt::Launch(self.kernel(&i.name, n, body, s.span)?)
-                }
-            });
+                StmtKind::Kernel(i, n, body) => match fission(&i.name, body) {
+                    // One launch per inner kernel, in order; the later ones
+                    // do nothing once an earlier one has failed.
+                    Some((prefix, inner)) => {
+                        let mut last = 0;
+                        for (p, k) in inner.iter().enumerate() {
+                            if p > 0 {
+                                out.push(HostStmt::Launch(last));
+                            }
+                            let piece: Vec<Stmt> =
+                                prefix.iter().chain([k]).map(|s| (*s).clone()).collect();
+                            last = self.kernel(&i.name, n, &piece, s.span, p > 0)?;
+                        }
+                        HostStmt::Launch(last)
+                    }
+                    None => HostStmt::Launch(self.kernel(&i.name, n, body, s.span, false)?),
+                },
+            };
+            out.push(h);
         }
         Ok(out)
     }
@@ -740,16 +795,43 @@ impl Gen {
         bound: &SExp,
         body: &[Stmt],
         span: Span,
+        after_another: bool,
     ) -> Result<usize, Diagnostic> {
         let k = self.kernels.len();
         let mut bound_names = HashSet::from([index.clone()]);
         let mut free = BTreeSet::new();
         free_vars(body, &mut bound_names, &mut free);
         let (scalars, mems) = self.split_free(free);
-        let loops = has_loop(body);
-        let repeated = self.host_loops > 0;
+        let (levels, innermost) = perfect_nest(index, body);
+        let mut flat_reads = BTreeSet::new();
+        for l in &levels {
+            for s in l.prefix {
+                if let StmtKind::Read(_, m, _) = &s.kind {
+                    flat_reads.insert(m.name.clone());
+                }
+            }
+        }
+        let mut flat_writes = BTreeSet::new();
+        written(innermost, &mut flat_writes);
+        // A prefix's read against a write through a block of the kernel's
+        // own (which may alias anything): keep the nest as loops.
+        let levels = if !flat_reads.is_empty() && flat_writes.iter().any(|m| !mems.contains(m)) {
+            Vec::new()
+        } else {
+            levels
+        };
+        let innermost = if levels.is_empty() { body } else { innermost };
+        if levels.is_empty() {
+            flat_reads.clear();
+            flat_writes.clear();
+        }
+        let loops = !levels.is_empty() || has_loop(innermost);
+        let repeated = self.host_loops > 0 || after_another;
         let name = format!("{}k{k}", self.prefix);
         let mut args = vec!["long fm_iterations".to_string()];
+        for l in 0..levels.len() {
+            args.push(format!("long fm_step{l}"));
+        }
         if loops {
             args.push("long fm_fuel".to_string());
         }
@@ -762,14 +844,27 @@ impl Gen {
         let _ = writeln!(self.out, "__kernel void {name}({}) {{", args.join(", "));
         self.indent = 1;
         self.types.insert(index.clone(), ImpType::INT);
-        self.line(&format!("const long {i} = (long)get_global_id(0);"));
+        if levels.is_empty() {
+            self.line(&format!("const long {i} = (long)get_global_id(0);"));
+        } else {
+            // Work-item g stands for (i, a0, a1, ...) with g = ((i * step0
+            // + a0) * step1 + a1) ...: the innermost level varies fastest,
+            // so neighbouring work-items touch neighbouring elements.
+            self.line("long fm_g = (long)get_global_id(0);");
+            for l in (0..levels.len()).rev() {
+                self.line(&format!(
+                    "const long fm_at{l} = fm_g % fm_step{l}; fm_g /= fm_step{l};"
+                ));
+            }
+            self.line(&format!("const long {i} = fm_g;"));
+        }
         self.line(&format!("if ({i} >= fm_iterations) return;"));
         if repeated {
             // Launched in a host loop: nothing to do once the run has failed.
             self.line("if (fm_err[0] != 0) return;");
         }
         self.line("FM_COUNTERS;");
-        self.body(body)?;
+        self.flat_levels(&levels, 0, innermost)?;
         self.line(&format!("FM_FLUSH({k});"));
         self.indent = 0;
         self.out.push_str("}\n");
@@ -777,6 +872,9 @@ impl Gen {
             name,
             index: index.clone(),
             bound: bound.clone(),
+            inner: levels.iter().map(|l| l.bound.clone()).collect(),
+            flat_reads: flat_reads.into_iter().collect(),
+            flat_writes: flat_writes.into_iter().collect(),
             scalars,
             mems,
             loops,
@@ -785,6 +883,59 @@ impl Gen {
             stage: None,
         });
         Ok(k)
+    }
+
+    /// The flattened levels of a perfect nest, then its innermost body.
+    /// Level `l` runs its prefix, evaluates its bound and checks it as a
+    /// nested kernel does, then runs the iterations `fm_at{l}`,
+    /// `fm_at{l} + fm_step{l}`, ... below the bound. The host picks each
+    /// step: the bound itself (one iteration per work-item: the level is
+    /// parallel), or 1 (a loop, as an unflattened nested kernel) when the
+    /// bound is not positive or the launch would be too large. A work-item's
+    /// first iteration of a level spends no fuel (the launch paid for it,
+    /// one unit a work-item); its further ones, in the loop form, do.
+    fn flat_levels(
+        &mut self,
+        levels: &[Level],
+        l: usize,
+        innermost: &[Stmt],
+    ) -> Result<(), Diagnostic> {
+        let Some(level) = levels.get(l) else {
+            return self.body(innermost);
+        };
+        self.body(level.prefix)?;
+        let (i, n, span) = (level.index, level.bound, level.span);
+        self.div_checks(&[n], KERNEL, span);
+        let ci = self.c(&i.name);
+        let cn = self.names.fresh(&format!("{ci}_iterations"));
+        let bound = self.expr(n);
+        let neg = self.site(KERNEL, span, SiteKind::NegativeBound);
+        let fuel = self.site(KERNEL, span, SiteKind::Fuel);
+        self.types.insert(i.name.clone(), ImpType::INT);
+        self.line(&format!(
+            "// kernel {} < {} (flattened)",
+            i.name,
+            print_sexp(n)
+        ));
+        self.line("{");
+        self.indent += 1;
+        self.line(&format!("const long {cn} = {bound};"));
+        self.line(&format!("if ({cn} < 0) FM_FAIL({neg}, {cn}, 0);"));
+        self.line(&format!(
+            "for (long {ci} = fm_at{l}; {ci} < {cn}; {ci} += fm_step{l}) {{"
+        ));
+        self.indent += 1;
+        // The first iteration is the work-item's own, which the launch
+        // paid for; any further one (a level run as a loop) spends fuel.
+        self.line(&format!(
+            "if ({ci} != fm_at{l} && --fm_fuel < 0) FM_FAIL({fuel}, 0, 0);"
+        ));
+        self.flat_levels(levels, l + 1, innermost)?;
+        self.indent -= 1;
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
     }
 
     fn body(&mut self, ss: &[Stmt]) -> Result<(), Diagnostic> {
@@ -1517,6 +1668,9 @@ impl Gen {
                 name,
                 index: r.index.name.clone(),
                 bound: r.count.clone(),
+                inner: Vec::new(),
+                flat_reads: Vec::new(),
+                flat_writes: Vec::new(),
                 scalars: scalars.clone(),
                 mems: mems.clone(),
                 loops: true,
@@ -1688,6 +1842,153 @@ fn alloc_in_kernel(at: Span) -> Diagnostic {
     )
 }
 
+/// A kernel perfectly nested in a top-level kernel, flattened into its
+/// NDRange: the statements before it (`prefix`, in the enclosing body) and
+/// the kernel itself.
+struct Level<'a> {
+    prefix: &'a [Stmt],
+    index: &'a funmem_lang::ast::Ident,
+    bound: &'a SExp,
+    span: Span,
+}
+
+/// The perfect nest inside the body of the top-level kernel over `index`:
+/// while a body is some statements safe to repeat in every inner iteration
+/// ([`repeatable`]) and then exactly one kernel whose bound reads nothing
+/// that varies within the nest (the indexes and what the prefixes assign),
+/// that kernel is a level and its body is looked at next. Returns the
+/// levels, outermost first, and the innermost body.
+fn perfect_nest<'a>(index: &Name, body: &'a [Stmt]) -> (Vec<Level<'a>>, &'a [Stmt]) {
+    let mut indexes = HashSet::from([index.clone()]);
+    let mut locals = HashSet::new();
+    let mut levels = Vec::new();
+    let mut cur = body;
+    loop {
+        let mut end = cur.len();
+        while end > 0 && matches!(cur[end - 1].kind, StmtKind::Skip) {
+            end -= 1;
+        }
+        let Some((last, prefix)) = cur[..end].split_last() else {
+            break;
+        };
+        let StmtKind::Kernel(j, n, inner) = &last.kind else {
+            break;
+        };
+        let mut declared = locals.clone();
+        if !prefix.iter().all(|s| repeatable(s, &mut declared)) {
+            break;
+        }
+        let varies =
+            |x: &&funmem_lang::ast::Ident| declared.contains(&x.name) || indexes.contains(&x.name);
+        if n.distinct_vars().iter().any(varies) {
+            break;
+        }
+        locals = declared;
+        indexes.insert(j.name.clone());
+        levels.push(Level {
+            prefix,
+            index: j,
+            bound: n,
+            span: last.span,
+        });
+        cur = inner;
+    }
+    (levels, cur)
+}
+
+/// A top-level kernel over `index` whose body is a prefix that reads no
+/// block ([`repeatable`], no `x <- m[se]`) and then two or more kernels,
+/// each with a bound that reads nothing the prefix assigns: the prefix and
+/// the kernels. Such a kernel runs as one launch per inner kernel, each
+/// with the prefix again (kernel fission): the outer iterations are
+/// independent (race freedom), so running every iteration's first inner
+/// kernel, then every iteration's second, is running each iteration's in
+/// order; and each launch is a perfect nest, flattened. The prefix reads
+/// no block, which a later inner kernel could have written by then.
+fn fission<'a>(index: &Name, body: &'a [Stmt]) -> Option<(Vec<&'a Stmt>, Vec<&'a Stmt>)> {
+    let ss: Vec<&Stmt> = body
+        .iter()
+        .filter(|s| !matches!(s.kind, StmtKind::Skip))
+        .collect();
+    let split = ss
+        .iter()
+        .position(|s| matches!(s.kind, StmtKind::Kernel(..)))?;
+    let (prefix, kernels) = ss.split_at(split);
+    if kernels.len() < 2 {
+        return None;
+    }
+    let mut declared = HashSet::new();
+    for s in prefix {
+        if matches!(s.kind, StmtKind::Read(..)) || !repeatable(s, &mut declared) {
+            return None;
+        }
+    }
+    for k in kernels {
+        let StmtKind::Kernel(_, n, _) = &k.kind else {
+            return None;
+        };
+        let varies = |x: &&funmem_lang::ast::Ident| declared.contains(&x.name) || &x.name == index;
+        if n.distinct_vars().iter().any(varies) {
+            return None;
+        }
+    }
+    Some((prefix.to_vec(), kernels.to_vec()))
+}
+
+/// Whether a statement before a nested kernel may run once per inner
+/// iteration instead of once: it declares a scalar, or assigns or reads
+/// into a scalar declared in the nest (`declared`, which it extends), or
+/// asserts; it writes no block and has no loop, so repeating it only
+/// repeats its reads and its checks.
+fn repeatable(s: &Stmt, declared: &mut HashSet<Name>) -> bool {
+    match &s.kind {
+        StmtKind::Skip | StmtKind::Assert(..) => true,
+        StmtKind::Var(x, ImpType::Prim(_)) => {
+            declared.insert(x.name.clone());
+            true
+        }
+        StmtKind::Assign(x, _) | StmtKind::Read(x, _, _) => declared.contains(&x.name),
+        _ => false,
+    }
+}
+
+/// The blocks that statements write (`m[se] <- ..` and `scan .. into m`).
+fn written(ss: &[Stmt], out: &mut BTreeSet<Name>) {
+    for s in ss {
+        match &s.kind {
+            StmtKind::Write(m, _, _) => {
+                out.insert(m.name.clone());
+            }
+            StmtKind::Scan(r, m, _) => {
+                out.insert(m.name.clone());
+                written(&r.body, out);
+                if let ImpOp::Lambda(_, _, b, _) = &r.op {
+                    written(b, out);
+                }
+            }
+            StmtKind::Reduce(_, r) => {
+                written(&r.body, out);
+                if let ImpOp::Lambda(_, _, b, _) = &r.op {
+                    written(b, out);
+                }
+            }
+            StmtKind::If(_, a, b) => {
+                written(a, out);
+                written(b, out);
+            }
+            StmtKind::Kernel(_, _, b) | StmtKind::For(_, _, b) | StmtKind::While(_, b) => {
+                written(b, out)
+            }
+            StmtKind::Skip
+            | StmtKind::Var(..)
+            | StmtKind::Assign(..)
+            | StmtKind::Alloc(..)
+            | StmtKind::Read(..)
+            | StmtKind::Assert(..) => {}
+        }
+    }
+}
+
 /// Whether a kernel body has nested kernels or loops (which spend fuel).
 fn has_loop(ss: &[Stmt]) -> bool {
     ss.iter().any(|s| match &s.kind {
@@ -1842,13 +2143,17 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
                 let ki = &ks[*k];
                 let mut args: Vec<String> = ki.scalars.iter().map(|x| x.0.to_string()).collect();
                 args.extend(ki.mems.iter().map(|m| m.to_string()));
+                let mut over = print_sexp(&ki.bound);
+                for b in &ki.inner {
+                    let _ = write!(over, " * {}", print_sexp(b));
+                }
                 let _ = writeln!(
                     out,
                     "//{pad}launch {}({}) over {} < {}",
                     ki.name,
                     args.join(", "),
                     ki.index,
-                    print_sexp(&ki.bound)
+                    over
                 );
             }
         }
@@ -1883,15 +2188,17 @@ mod tests {
 
     #[test]
     fn top_level_kernels_become_kernels_and_nested_ones_loops() {
+        // The inner kernel is not alone in the body: it stays a loop.
         let c = source(
             "def main (n: int) =
                var m: mem; m <- alloc n * n;
-               kernel i < n do kernel j < n do m[i * n + j] <- i done done
+               kernel i < n do kernel j < n do m[i * n + j] <- i done; skip; m[i] <- 0 done
              out (r: [n][n]int @ m -> R(n, n))",
         );
         assert_eq!(c.kernels.len(), 1);
         let k = &c.kernels[0];
         assert_eq!((k.scalars.len(), k.mems.len(), k.loops), (1, 1, true));
+        assert!(k.inner.is_empty());
         assert!(c.source.contains("__kernel void k0("), "{}", c.source);
         assert!(c
             .source
@@ -1900,8 +2207,169 @@ mod tests {
             c.host[..],
             [HostStmt::Var(..), HostStmt::Alloc(..), HostStmt::Launch(0)]
         ));
-        // Three checks: the nested bound, the fuel and the write.
+        // Four checks: the nested bound, the fuel and the two writes.
+        assert_eq!(c.sites.len(), 4);
+    }
+
+    #[test]
+    fn a_perfect_2d_nest_is_one_ndrange() {
+        let c = source(
+            "def main (n: int) (m: int) =
+               var o: mem; o <- alloc n * m;
+               kernel i < n do kernel j < m do o[i * m + j] <- i + j done done
+             out (r: [n][m]int @ o -> R(n, m))",
+        );
+        let k = &c.kernels[0];
+        assert_eq!(k.inner.len(), 1);
+        assert_eq!(print_sexp(&k.inner[0]), "m");
+        // The work-item's own inner iteration spends no fuel; others do.
+        assert!(k.loops);
+        for text in [
+            "__kernel void k0(long fm_iterations, long fm_step0, long fm_fuel, long v_m,",
+            "if (v_j != fm_at0 && --fm_fuel < 0) FM_FAIL(2, 0, 0);",
+            "long fm_g = (long)get_global_id(0);",
+            "const long fm_at0 = fm_g % fm_step0; fm_g /= fm_step0;",
+            "const long v_i = fm_g;",
+            "if (v_i >= fm_iterations) return;",
+            "if (v_j_iterations < 0) FM_FAIL(1, v_j_iterations, 0);",
+            "for (long v_j = fm_at0; v_j < v_j_iterations; v_j += fm_step0) {",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
+        }
+        // The nested bound's check, its fuel, then the write's.
         assert_eq!(c.sites.len(), 3);
+        assert!(matches!(c.sites[0].what, SiteKind::NegativeBound));
+        assert!(c.print().contains("over i < n * m"), "{}", c.print());
+    }
+
+    #[test]
+    fn a_perfect_3d_nest_flattens_every_level() {
+        let c = source(
+            "def main (n: int) =
+               var o: mem; o <- alloc n * n * n;
+               kernel i < n do
+                 kernel j < n + 1 do
+                   kernel k < 2 * n do
+                     var x: int; x <- i * n + j; o[x * n + k] <- k; while x do x <- 0 done
+                   done
+                 done
+               done
+             out (r: [n][n][n]int @ o -> R(n, n, n))",
+        );
+        let k = &c.kernels[0];
+        let inner: Vec<String> = k.inner.iter().map(print_sexp).collect();
+        assert_eq!(inner, ["n + 1", "2 * n"]);
+        assert!(k.loops);
+        for text in [
+            "(long fm_iterations, long fm_step0, long fm_step1, long fm_fuel,",
+            "const long fm_at1 = fm_g % fm_step1; fm_g /= fm_step1;\n  const long fm_at0 = fm_g % fm_step0; fm_g /= fm_step0;",
+            "for (long v_j = fm_at0; v_j < v_j_iterations; v_j += fm_step0) {",
+            "for (long v_k = fm_at1; v_k < v_k_iterations; v_k += fm_step1) {",
+        ] {
+            assert!(c.source.contains(text), "{text}: {}", c.source);
+        }
+    }
+
+    #[test]
+    fn a_prefix_that_only_reads_repeats_in_every_inner_iteration() {
+        let c = source(
+            "def main (n: int) (a: [n]int @ am -> R(n)) =
+               var o: mem; o <- alloc n * n;
+               kernel i < n do
+                 var x: int; x <- am[i]; var y: int; y <- x * 2; assert index y >= 0;
+                 kernel j < n do o[i * n + j] <- y + j done
+               done
+             out (r: [n][n]int @ o -> R(n, n))",
+        );
+        let k = &c.kernels[0];
+        assert_eq!(k.inner.len(), 1);
+        assert_eq!(k.flat_reads, [Name::from("am")]);
+        assert_eq!(k.flat_writes, [Name::from("o")]);
+        // The read comes after the work-item's indexes, before the level.
+        let read = c.source.find("v_x = ").unwrap();
+        let level = c.source.find("v_j = fm_at0").unwrap();
+        assert!(c.source.find("const long v_i = fm_g;").unwrap() < read && read < level);
+    }
+
+    #[test]
+    fn a_kernel_over_several_inner_kernels_is_one_launch_for_each() {
+        let c = source(
+            "def main (n: int) =
+               var o: mem; o <- alloc n * n;
+               kernel i < n do
+                 var b: int; b <- i * n;
+                 kernel j < n do o[b + j] <- 1 done;
+                 skip;
+                 kernel j < n - 1 do o[b + j] <- 2 done
+               done
+             out (r: [n][n]int @ o -> R(n, n))",
+        );
+        assert_eq!(c.kernels.len(), 2);
+        let inner: Vec<String> = c.kernels.iter().map(|k| print_sexp(&k.inner[0])).collect();
+        assert_eq!(inner, ["n", "n - 1"]);
+        assert!(matches!(
+            c.host[..],
+            [
+                HostStmt::Var(..),
+                HostStmt::Alloc(..),
+                HostStmt::Launch(0),
+                HostStmt::Launch(1)
+            ]
+        ));
+        // The prefix runs in both; the second does nothing after a failure.
+        let k1 = &c.source[c.source.find("__kernel void k1").unwrap()..];
+        assert!(k1.contains("v_b = fm_mul(v_i, v_n);"), "{k1}");
+        assert!(k1.contains("if (fm_err[0] != 0) return;"), "{k1}");
+        assert!(c.kernels[1].repeated && !c.kernels[0].repeated);
+    }
+
+    #[test]
+    fn nests_that_are_not_perfect_stay_loops() {
+        for (why, body) in [
+            (
+                "a statement between two inner kernels",
+                "kernel j < n do o[i * n + j] <- 1 done; skip; o[i] <- 0; kernel j < n do o[i * n + j] <- 2 done",
+            ),
+            (
+                "a read before two inner kernels",
+                "var x: int; x <- o[i]; kernel j < n do o[i * n + j] <- x done; kernel j < n do o[i * n + j] <- 2 done",
+            ),
+            (
+                "a statement after",
+                "kernel j < n do o[i * n + j] <- 1 done; o[i * n] <- 3",
+            ),
+            (
+                "a bound that depends on i",
+                "kernel j < i do o[i * n + j] <- 1 done",
+            ),
+            (
+                "a bound that depends on the prefix",
+                "var b: int; b <- n - 1; kernel j < b do o[i * n + j] <- 1 done",
+            ),
+            (
+                "a write in the prefix",
+                "o[i * n] <- 0; kernel j < n do o[i * n + j] <- 1 done",
+            ),
+            (
+                "a loop in the prefix",
+                "var x: int; for t < 3 do x <- t done; kernel j < n do o[i * n + j] <- x done",
+            ),
+            (
+                "a prefix read when the body writes a block of its own",
+                "var x: int; x <- o[i]; var p: mem; p <- o; kernel j < n do p[i * n + j] <- x done",
+            ),
+        ] {
+            let c = source(&format!(
+                "def main (n: int) =
+                   var o: mem; o <- alloc n * n;
+                   kernel i < n do {body} done
+                 out (r: [n][n]int @ o -> R(n, n))"
+            ));
+            let k = &c.kernels[0];
+            assert!(k.inner.is_empty(), "{why}: {}", c.source);
+            assert!(!c.source.contains("fm_step"), "{why}: {}", c.source);
+            assert!(c.source.contains("; v_j++)"), "{why}: {}", c.source);
+        }
     }
 
     #[test]

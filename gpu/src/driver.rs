@@ -82,6 +82,11 @@ pub const LOOP_FUEL: u64 = 10_000_000;
 /// times: bounds the queue and the events a loop keeps.
 const PENDING_LAUNCHES: usize = 1024;
 
+/// The most work-items a kernel's flattened levels bring its launch to
+/// (2^32): far more than a device runs at once, and few enough that every
+/// index and step of the generated code stays far from overflowing.
+const FLAT_ITEMS: u64 = 1 << 32;
+
 /// Work-items per work-group (or the kernel's maximum, when smaller).
 const GROUP: usize = 256;
 
@@ -1180,7 +1185,7 @@ impl Host<'_> {
                 Some(crate::codegen::Stage::Combine) => (groups as i64, group),
                 _ => (n, groups * group),
             };
-            self.enqueue(k, count, fuel, Some(part.get()), global, group)?;
+            self.enqueue(k, count, &[], fuel, Some(part.get()), global, group)?;
         }
         if scan {
             return Ok(ne);
@@ -1210,7 +1215,7 @@ impl Host<'_> {
             return Err(stuck(
                 KERNEL,
                 info.span,
-                format!("kernel with a negative number of iterations: {n}"),
+                format!("negative kernel bound {n}"),
             ));
         }
         if n == 0 {
@@ -1238,26 +1243,73 @@ impl Host<'_> {
                 message,
             })));
         }
-        self.spent += n as u64;
+        // The work-items: the outer iterations times the flattened inner
+        // levels' (each spends one unit, as a nested iteration did), at
+        // most what is left.
+        let (steps, items) = self.steps(k, n, left);
+        self.spent += items;
         // Each work-item's share of what was left at the launch.
-        let fuel = (left / n as u64).clamp(1, i64::MAX as u64) as i64;
+        let fuel = (left / items).clamp(1, i64::MAX as u64) as i64;
         let group = if self.count {
             self.rt.counting_group
         } else {
             self.rt.group
         };
-        let global = (n as usize).div_ceil(group) * group;
-        self.enqueue(k, n, fuel, None, global, group)
+        let global = usize::try_from(items)
+            .ok()
+            .and_then(|m| m.div_ceil(group).checked_mul(group))
+            .ok_or_else(|| {
+                stuck(
+                    KERNEL,
+                    info.span,
+                    format!("a kernel of {n} iterations is too large to launch"),
+                )
+            })?;
+        self.enqueue(k, n, &steps, fuel, None, global, group)
+    }
+
+    /// The steps of kernel `k`'s flattened levels ([`crate::codegen::KernelInfo::inner`])
+    /// for a launch of `n > 0` outer iterations, and the number of
+    /// work-items. A level whose bound is positive runs one iteration per
+    /// work-item (its step is its bound) while the work-items stay within
+    /// [`FLAT_ITEMS`] and the fuel `left` (beyond it, the work-items'
+    /// fuel stops the loops as it did nested kernels); otherwise, or when its bound cannot be evaluated
+    /// here (the kernel then fails on it as a nested kernel does), its step
+    /// is 1 and each work-item loops over it. When a block that a prefix
+    /// reads is one that the innermost body writes, every step is 1: the
+    /// reads must come before the writes, as in the nest.
+    fn steps(&self, k: usize, n: i64, left: u64) -> (Vec<i64>, u64) {
+        let info = &self.rt.compiled.kernels[k];
+        let block = |m: &Name| self.mems.get(m).copied().flatten();
+        let overlap = info.flat_reads.iter().any(|r| {
+            block(r).is_some_and(|b| info.flat_writes.iter().any(|w| block(w) == Some(b)))
+        });
+        let mut items = n as u64;
+        let mut steps = Vec::with_capacity(info.inner.len());
+        for b in &info.inner {
+            let step = match self.eval(b, KERNEL, info.span) {
+                Ok(m) if m > 0 && !overlap => match items.checked_mul(m as u64) {
+                    Some(t) if t <= FLAT_ITEMS.min(left) => m,
+                    _ => 1,
+                },
+                _ => 1,
+            };
+            items *= step as u64;
+            steps.push(step);
+        }
+        (steps, items)
     }
 
     /// Sets kernel `k`'s arguments (`n`, the fuel where it takes it, its
     /// free variables, the partials buffer of a reduce or scan stage, the
     /// error buffer, the counters) and launches it over `global` work-items
     /// in groups of `local`.
+    #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &mut self,
         k: usize,
         n: i64,
+        steps: &[i64],
         fuel: i64,
         part: Option<cl_mem>,
         global: usize,
@@ -1276,6 +1328,10 @@ impl Host<'_> {
         unsafe {
             kernel.set_arg(arg, &n).map_err(cl)?;
             arg += 1;
+            for step in steps {
+                kernel.set_arg(arg, step).map_err(cl)?;
+                arg += 1;
+            }
             if info.loops {
                 kernel.set_arg(arg, &fuel).map_err(cl)?;
                 arg += 1;
