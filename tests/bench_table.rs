@@ -237,26 +237,26 @@ fn the_table_has_a_row_per_dataset_with_ratios_and_empty_cells() {
     assert_exit(&o, 0);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.starts_with("| benchmark | dataset | reference ms | ours ms | ours kernel ms | reference/ours | Henriksen K40 reference/Futhark | our peak device memory | our allocations |\n"),
+        out.starts_with("| benchmark | dataset | reference ms | ours ms | ours kernel ms | reference/ours | reference/ours kernels | Henriksen K40 reference/Futhark | our peak device memory | our allocations |\n"),
         "{out}"
     );
     assert_eq!(
         row(&out, "| HotSpot"),
-        "| HotSpot | 1024×1024, 360 steps | 51.00 | 452.00 | 441.00 | 0.11 | 0.86 (51.6 / 60.3) | 12.00 MiB | 7 |"
+        "| HotSpot | 1024×1024, 360 steps | 51.00 | 452.00 | 441.00 | 0.11 | 0.12 | 0.86 (51.6 / 60.3) | 12.00 MiB | 7 |"
     );
     assert_eq!(
         row(&out, "| Pathfinder"),
-        "| Pathfinder | 10^5 columns × 100 rows | 26.00 | 13.00 | 11.00 | 2.00 | 2.78 (26.1 / 9.4) | 76.29 MiB | 4 |"
+        "| Pathfinder | 10^5 columns × 100 rows | 26.00 | 13.00 | 11.00 | 2.00 | 2.36 | 2.78 (26.1 / 9.4) | 76.29 MiB | 4 |"
     );
     // NW is not in Henriksen's table.
     assert_eq!(
         row(&out, "| NW"),
-        "| NW | 2048 | 1.50 | 291.00 | 290.00 | 0.01 | — | 47.68 MiB | 3 |"
+        "| NW | 2048 | 1.50 | 291.00 | 290.00 | 0.01 | 0.01 | — | 47.68 MiB | 3 |"
     );
     // Our LUD failed: a footnote with the error's first words.
     assert_eq!(
         row(&out, "| LUD"),
-        "| LUD | 2048 | 41.00 | failed [1] | — | — | 0.37 (40.6 / 111.1) | — | — |"
+        "| LUD | 2048 | 41.00 | failed [1] | — | — | — | 0.37 (40.6 / 111.1) | — | — |"
     );
     assert!(
         out.contains("\n[1] LUD (2048): failed: out of device memory: reading the error buffer: CL_OUT_OF_RESOURCES\n"),
@@ -266,11 +266,11 @@ fn the_table_has_a_row_per_dataset_with_ratios_and_empty_cells() {
     // medium and large by their names.
     assert_eq!(
         row(&out, "| OptionPricing | small"),
-        "| OptionPricing | small | — | 1009.00 | 1000.00 | — | 0.64 (4.7 / 7.3) | 3.00 GiB | 12 |"
+        "| OptionPricing | small | — | 1009.00 | 1000.00 | — | — | 0.64 (4.7 / 7.3) | 3.00 GiB | 12 |"
     );
     assert_eq!(
         row(&out, "| OptionPricing | medium"),
-        "| OptionPricing | medium | — | timed out [2] | — | — | 0.59 (10.4 / 17.7) | — | — |"
+        "| OptionPricing | medium | — | timed out [2] | — | — | — | 0.59 (10.4 / 17.7) | — | — |"
     );
     assert!(
         out.contains("\n[2] OptionPricing (medium): timed out after 0 runs"),
@@ -278,11 +278,11 @@ fn the_table_has_a_row_per_dataset_with_ratios_and_empty_cells() {
     );
     assert_eq!(
         row(&out, "| OptionPricing | large"),
-        "| OptionPricing | large | — | 158.60 | 150.00 | — | 0.61 (97.1 / 158.6) | 1.00 MiB | 30 |"
+        "| OptionPricing | large | — | 158.60 | 150.00 | — | — | 0.61 (97.1 / 158.6) | 1.00 MiB | 30 |"
     );
     assert_eq!(
         row(&out, "| SGEMM"),
-        "| SGEMM | Parboil medium | — | 7.20 | 7.00 | — | 0.47 (3.4 / 7.2) | 4.00 KiB | 5 |"
+        "| SGEMM | Parboil medium | — | 7.20 | 7.00 | — | — | 0.47 (3.4 / 7.2) | 4.00 KiB | 5 |"
     );
     // The order.
     let order: Vec<&str> = out
@@ -325,19 +325,19 @@ fn csv_gives_the_same_figures() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "benchmark,dataset,reference_ms,ours_ms,ours_kernel_ms,reference_over_ours,henriksen_reference_ms,henriksen_futhark_ms,henriksen_reference_over_futhark,peak_device_bytes,allocations,note"
+        "benchmark,dataset,reference_ms,ours_ms,ours_kernel_ms,reference_over_ours,reference_over_ours_kernels,henriksen_reference_ms,henriksen_futhark_ms,henriksen_reference_over_futhark,peak_device_bytes,allocations,note"
     );
     assert_eq!(
         lines[1],
-        "HotSpot,\"1024×1024, 360 steps\",51.000,452.000,441.000,0.11,51.6,60.3,0.86,12582912,7,"
+        "HotSpot,\"1024×1024, 360 steps\",51.000,452.000,441.000,0.11,0.12,51.6,60.3,0.86,12582912,7,"
     );
     assert_eq!(
         lines[3],
-        "NW,2048,1.500,291.000,290.000,0.01,,,,50000000,3,"
+        "NW,2048,1.500,291.000,290.000,0.01,0.01,,,,50000000,3,"
     );
     assert!(
         lines[4].starts_with(
-            "LUD,2048,41.000,,,,40.6,111.1,0.37,,,failed; LUD (2048): failed: out of device memory"
+            "LUD,2048,41.000,,,,,40.6,111.1,0.37,,,failed; LUD (2048): failed: out of device memory"
         ),
         "{out}"
     );
@@ -394,16 +394,16 @@ fn differently_named_datasets_of_one_program_pair() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         row(&out, "| SRAD | 502"),
-        "| SRAD | 502×458, 100 steps | 22.00 | 44.00 | 40.00 | 0.50 | 0.99 (21.8 / 22.1) | 2.00 KiB | 9 |"
+        "| SRAD | 502×458, 100 steps | 22.00 | 44.00 | 40.00 | 0.50 | 0.55 | 0.99 (21.8 / 22.1) | 2.00 KiB | 9 |"
     );
     // The small case: no Henriksen figure, no reference needed.
     assert_eq!(
         row(&out, "| SRAD | #0"),
-        "| SRAD | #0 (\"3i64 4i64 1i64 [[0.5f32, 0.25f32]]\") | — | 0.10 | 0.09 | — | — | 1.00 KiB | 2 |"
+        "| SRAD | #0 (\"3i64 4i64 1i64 [[0.5f32, 0.25f32]]\") | — | 0.10 | 0.09 | — | — | — | 1.00 KiB | 2 |"
     );
     assert_eq!(
         row(&out, "| Backprop"),
-        "| Backprop | 2^20 | — [1] | 10.00 | 9.00 | — | 2.46 (52.2 / 21.2) | 2.00 KiB | 9 |"
+        "| Backprop | 2^20 | — [1] | 10.00 | 9.00 | — | — | 2.46 (52.2 / 21.2) | 2.00 KiB | 9 |"
     );
     assert!(
         out.contains("\n[1] Backprop (2^20): no Rodinia result in the JSON"),
@@ -412,7 +412,7 @@ fn differently_named_datasets_of_one_program_pair() {
     // k-means: only Rodinia's run, with its rounds and ours beside.
     assert_eq!(
         row(&out, "| k-means"),
-        "| k-means | 494019x34, k=5 | 900.00 [2] | — [3] | — | — | 2.53 (1680.3 / 664.2) | — | — |"
+        "| k-means | 494019x34, k=5 | 900.00 [2] | — [3] | — | — | — | 2.53 (1680.3 / 664.2) | — | — |"
     );
     assert!(
         out.contains("\n[2] k-means: Rodinia made 37 rounds, ours 36 rounds (kmeans-rounds.txt); the times compare only where the two made as many\n[3] k-means (494019x34, k=5): no funmem result in the JSON\n"),
@@ -497,7 +497,7 @@ fn a_failed_reference_gets_a_footnote() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         row(&out, "| NW"),
-        "| NW | 2048 | failed [1] | 291.00 | 290.00 | — | — | 4.00 KiB | 3 |"
+        "| NW | 2048 | failed [1] | 291.00 | 290.00 | — | — | — | 4.00 KiB | 3 |"
     );
     assert!(
         out.contains("\n[1] NW (2048): the reference failed: Segmentation fault in nw\n"),
