@@ -3,49 +3,9 @@
 //! figures beside it, failed datasets reported while the others run,
 //! `--dataset`, `--input` and the command line's errors.
 
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn funmem(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the funmem binary runs");
-    if let Some(mut i) = child.stdin.take() {
-        let _ = i.write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().expect("the funmem binary runs")
-}
-
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-bench-cmd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn opencl() -> bool {
-    std::env::var_os("FUNMEM_SKIP_OPENCL").is_none()
-}
+use common::{assert_exit, funmem, opencl, text, write_temp};
 
 const BODY: &str = "def main (n: int) (xs: [n]int) =
   let (ys: [n]int) = kernel i < n do

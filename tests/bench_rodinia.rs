@@ -3,35 +3,14 @@
 //! (`scripts/rodinia/fdata.py`) that turns `funmem dataset`'s binary data
 //! into Rodinia's input formats, checked against the same values in text.
 
+mod common;
+
+use common::{assert_exit, funmem, temp_dir};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn funmem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the funmem binary runs")
-}
-
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("funmem-rodinia-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn script(args: &[&str]) -> Output {
@@ -114,10 +93,10 @@ fn fdata_writes_rodinias_formats_from_funmem_data() {
         "-g",
         "[2][3]f32",
     ];
-    let o = funmem(&[&["dataset", "-b", "-s", "7"][..], &gen[..]].concat());
+    let o = funmem(&[&["dataset", "-b", "-s", "7"][..], &gen[..]].concat(), "");
     assert_exit(&o, 0);
     std::fs::write(&bin, &o.stdout).unwrap();
-    let o = funmem(&[&["dataset", "-s", "7"][..], &gen[..]].concat());
+    let o = funmem(&[&["dataset", "-s", "7"][..], &gen[..]].concat(), "");
     assert_exit(&o, 0);
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -4,6 +4,9 @@
 //! figure, failures, the list of benchmarks more than 2× slower), and its
 //! errors on a bad folder or file (exit 2, a message, no traceback).
 
+mod common;
+
+use common::{assert_exit, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,23 +21,6 @@ fn table(args: &[&str]) -> Output {
         .current_dir(root())
         .output()
         .expect("python3 runs (scripts/install-deps installs it)")
-}
-
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("funmem-table-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn write(dir: &Path, name: &str, text: &str) {
