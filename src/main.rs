@@ -118,6 +118,10 @@ enum Command {
         /// The passes, comma-separated, in order (see `funmem passes`).
         #[arg(long)]
         passes: String,
+        /// Also say, on standard error, what each pass decided and why
+        /// (passes that explain themselves: `hoist-allocs`).
+        #[arg(long)]
+        explain: bool,
     },
     /// List the FUNMEM passes.
     Passes,
@@ -256,7 +260,11 @@ fn dispatch(cli: Cli) -> ExitCode {
             Target::Opencl => gpu_cmd::lower(&file, passes.as_deref()),
             _ => cmd_lower(&file, to, passes.as_deref().unwrap_or("simplify")),
         },
-        Command::Opt { file, passes } => cmd_lower(&file, Target::Funmem, &passes),
+        Command::Opt {
+            file,
+            passes,
+            explain,
+        } => cmd_opt(&file, &passes, explain),
         Command::Devices { json } => gpu_cmd::devices(json),
         Command::Bench(args) => bench_cmd::bench(args),
         Command::Passes => {
@@ -519,6 +527,30 @@ fn cmd_lower(file: &str, to: Target, passes: &str) -> Result<ExitCode, ExitCode>
         return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
     let stages = pipeline(file, &src, &p, &passes, matches!(to, Target::Imp))?;
+    if let Some(last) = stages.last() {
+        print!("{}", last.program.print());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `funmem opt`: the program after the passes on standard output; with
+/// `explain`, each pass's decisions on standard error, under its name.
+fn cmd_opt(file: &str, passes: &str, explain: bool) -> Result<ExitCode, ExitCode> {
+    let passes = pass_list(passes)?;
+    let (src, p) = load(file)?;
+    if let AnyProgram::Imp(_) = p {
+        eprintln!("{file}: an IMP program is already fully lowered");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let stages = pipeline(file, &src, &p, &passes, false)?;
+    if explain {
+        for st in stages.iter().filter(|st| !st.explain.is_empty()) {
+            eprintln!("{}:", st.name);
+            for line in &st.explain {
+                eprintln!("  {line}");
+            }
+        }
+    }
     if let Some(last) = stages.last() {
         print!("{}", last.program.print());
     }

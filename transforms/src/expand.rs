@@ -161,6 +161,7 @@ pub fn expand(p: &Program, layout: Layout, prover: &dyn Prover) -> PassOutput {
         program: Program { body, ..p.clone() },
         obligations: ex.obligations,
         counts: ex.counts,
+        explain: Vec::new(),
     }
 }
 

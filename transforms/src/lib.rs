@@ -9,6 +9,7 @@
 pub mod expand;
 #[cfg(feature = "planted-faults")]
 pub mod fault;
+pub mod hoist;
 pub mod names;
 pub mod obligation;
 pub mod pass;
@@ -17,6 +18,7 @@ pub mod simplify;
 pub mod to_funmem;
 pub mod to_imp;
 pub mod walk;
+pub mod writes;
 
 pub use obligation::{Claim, Obligation};
 pub use pass::{Pass, PassOutput, PASSES};

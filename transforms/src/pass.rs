@@ -21,6 +21,9 @@ pub struct PassOutput {
     /// rewrite that stops being applied shows even where every check stays
     /// green.
     pub counts: Counts,
+    /// What the pass did and did not do, one line per decision (what
+    /// `funmem opt --explain` prints); empty for passes that do not say.
+    pub explain: Vec<String>,
 }
 
 /// Named counts of what a pass did on one program (`kernel allocations`,
@@ -93,6 +96,11 @@ pub const PASSES: &[Pass] = &[
         name: "expand-gpu",
         summary: "memory expansion (IFL §5): hoist allocations out of kernels; iterations interleaved (coalesced)",
         run: crate::expand::expand_gpu_pass,
+    },
+    Pass {
+        name: "hoist-allocs",
+        summary: "move each allocation as early in its body as its size allows (so a destination block exists before its source: coalescing's C2)",
+        run: crate::hoist::hoist_pass,
     },
 ];
 

@@ -20,6 +20,8 @@ pub struct Stage {
     /// What the step did, counted (passes only; empty for the source and
     /// the lowerings).
     pub counts: Counts,
+    /// What the step decided, one line each (passes that explain only).
+    pub explain: Vec<String>,
 }
 
 /// Why a pipeline stopped.
@@ -73,6 +75,7 @@ pub fn stages(
         program: src.clone(),
         obligations: Vec::new(),
         counts: Counts::default(),
+        explain: Vec::new(),
     }];
     let mut cur = p.clone();
     let fail = |stage: &str, d: Diagnostic| StageError {
@@ -80,13 +83,15 @@ pub fn stages(
         diagnostic: Box::new(d),
         output: None,
     };
-    let checked = |stage: &str, program: AnyProgram, obligations, counts| match check_any(&program)
-    {
+    let checked = |stage: &str, program: AnyProgram, obligations, counts, explain| match check_any(
+        &program,
+    ) {
         Ok(()) => Ok(Stage {
             name: stage.into(),
             program,
             obligations,
             counts,
+            explain,
         }),
         Err(d) => Err(StageError {
             stage: stage.into(),
@@ -102,6 +107,7 @@ pub fn stages(
             AnyProgram::Fun(cur.clone()),
             Vec::new(),
             Counts::default(),
+            Vec::new(),
         )?);
     }
     for pass in passes {
@@ -112,6 +118,7 @@ pub fn stages(
             AnyProgram::Fun(cur.clone()),
             r.obligations,
             r.counts,
+            r.explain,
         )?);
     }
     if to_imp {
@@ -122,6 +129,7 @@ pub fn stages(
             AnyProgram::Imp(q),
             Vec::new(),
             Counts::default(),
+            Vec::new(),
         )?);
     }
     Ok(out)

@@ -79,6 +79,7 @@ pub fn simplify_pass(
         program,
         obligations: Vec::new(),
         counts,
+        explain: Vec::new(),
     })
 }
 
