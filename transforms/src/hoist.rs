@@ -229,3 +229,80 @@ impl Hoister {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::obligation::NoProver;
+    use funmem_lang::parse::parse_program;
+
+    /// The names the body's statements bind, in order, and the explanation.
+    fn hoisted(text: &str) -> (Vec<String>, Vec<String>) {
+        let p = parse_program(text, Lang::FunMem).expect("parses");
+        funmem_lang::check::check_program(&p).expect("type-checks");
+        let out = hoist_pass(&p, &NoProver).expect("runs");
+        funmem_lang::check::check_program(&out.program).expect("still type-checks");
+        (
+            out.program.body.stms.iter().map(first_name).collect(),
+            out.explain,
+        )
+    }
+
+    #[test]
+    fn an_allocation_moves_above_what_it_does_not_depend_on() {
+        let (order, explain) = hoisted(
+            "def main (n: int) (xm: mem) (xs: [n]i64 @ xm -> R(n)) =
+               let (am: mem) = alloc n
+               let (a: [n]i64 @ am -> R(n)) = copy xs
+               let (k: int) = n + 1
+               let (bm: mem) = alloc k
+               let (b: [k]i64 @ bm -> R(k)) = iota k
+               let (cm: mem) = alloc n
+               let (c: [n]i64 @ cm -> R(n)) = copy a
+               in (c, b)",
+        );
+        assert_eq!(order, ["cm", "am", "a", "k", "bm", "b", "c"]);
+        assert!(
+            explain.iter().any(|l| l.contains("`bm` stays after `k`")),
+            "{explain:?}"
+        );
+    }
+
+    #[test]
+    fn a_size_that_may_go_wrong_does_not_move_above_a_kernel() {
+        let (order, explain) = hoisted(
+            "def main (n: int) (d: int) (xm: mem) (xs: [n]i64 @ xm -> R(n)) =
+               let (ym: mem) = alloc n
+               let (ys: [n]i64 @ ym -> R(n)) = kernel i < n do
+                   let (x: int) = xs[i]
+                 in (x)
+               let (zm: mem) = alloc n / d
+               let (wm: mem) = alloc n + 1
+               let (w: [n]i64 @ wm -> R(n)) = copy ys
+               in (w)",
+        );
+        assert_eq!(order, ["wm", "ym", "ys", "zm", "w"]);
+        assert!(
+            explain.iter().any(|l| l.contains("may race")),
+            "{explain:?}"
+        );
+    }
+
+    #[test]
+    fn non_negative_sizes() {
+        let known: HashSet<Name> = [Name::new("n")].into_iter().collect();
+        let p = |t: &str| {
+            let text = format!("def main (n: int) (m: int) = let (x: int) = {t} in (x)");
+            let p = parse_program(&text, Lang::Fun).expect("parses");
+            match &p.body.stms[0].exp.kind {
+                ExpKind::Scalar(se) => non_negative(se, &known),
+                _ => panic!("a scalar"),
+            }
+        };
+        assert!(p("n * 2 + 1"));
+        assert!(p("max(m, 0)"));
+        assert!(!p("n - 1"));
+        assert!(!p("n / 2"));
+        assert!(!p("m"));
+    }
+}
