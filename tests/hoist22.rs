@@ -105,7 +105,9 @@ fn an_allocation_moves_within_a_loop_body_but_not_out_of_it() {
     let head = line_of(&lines, "let (s: int) = loop");
     assert_eq!(line_of(&lines, "let (tm: mem) = alloc n"), head + 1);
     assert!(
-        explain.contains("`tm` moved above 1 statement(s), to the start of the body of the loop of `s`"),
+        explain.contains(
+            "`tm` moved above 1 statement(s), to the start of the body of the loop of `s`"
+        ),
         "{explain}"
     );
 }
@@ -129,7 +131,11 @@ fn a_size_that_may_go_wrong_stays_below_a_kernel() {
     );
     let (lines, explain) = opt(&f);
     assert!(line_of(&lines, "let (zm: mem)") > line_of(&lines, "let (ys: "));
-    assert_eq!(line_of(&lines, "let (wm: mem) = alloc n * 2"), 1, "{lines:#?}");
+    assert_eq!(
+        line_of(&lines, "let (wm: mem) = alloc n * 2"),
+        1,
+        "{lines:#?}"
+    );
     assert!(explain.contains("`zm` stays after `ys`"), "{explain}");
     assert!(explain.contains("may race"), "{explain}");
     validates(&f, "4 2 [1, 2, 3, 4]");

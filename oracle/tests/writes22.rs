@@ -108,8 +108,10 @@ impl Observer for Recorder<'_> {
             return;
         };
         let expected = self.expected(s).unwrap_or_else(|| {
-            self.problems
-                .push(format!("cannot evaluate the write set of `{}`", print_stm(s)));
+            self.problems.push(format!(
+                "cannot evaluate the write set of `{}`",
+                print_stm(s)
+            ));
             Expected::Nothing
         });
         self.open.push(Open {
@@ -132,7 +134,12 @@ impl Observer for Recorder<'_> {
     }
 
     fn iteration_start(&mut self, kernel: Span, i: i64) {
-        if let Some(o) = self.open.iter_mut().rev().find(|o| o.span == (kernel.start, kernel.end)) {
+        if let Some(o) = self
+            .open
+            .iter_mut()
+            .rev()
+            .find(|o| o.span == (kernel.start, kernel.end))
+        {
             o.iteration = Some(i);
         }
     }
@@ -161,7 +168,11 @@ impl Observer for Recorder<'_> {
     }
 
     fn done(&mut self, span: Span) {
-        let Some(pos) = self.open.iter().rposition(|o| o.span == (span.start, span.end)) else {
+        let Some(pos) = self
+            .open
+            .iter()
+            .rposition(|o| o.span == (span.start, span.end))
+        else {
             return;
         };
         let o = self.open.remove(pos);
@@ -314,6 +325,9 @@ fn hand_written_statements_write_exactly_their_sets() {
     let problems = check(&p, &inputs, &mut checked).expect("runs");
     assert!(problems.is_empty(), "{problems:?}");
     for kind in ["iota", "copy", "replicate", "concat", "update", "kernel"] {
-        assert!(checked.contains_key(kind), "{kind} not checked: {checked:?}");
+        assert!(
+            checked.contains_key(kind),
+            "{kind} not checked: {checked:?}"
+        );
     }
 }

@@ -55,10 +55,7 @@ pub fn hoist_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnostic>
     }
     let body = h.body(&p.body, "the program");
     Ok(PassOutput {
-        program: Program {
-            body,
-            ..p.clone()
-        },
+        program: Program { body, ..p.clone() },
         obligations: Vec::new(),
         counts: h.counts,
         explain: h.explain,
@@ -173,7 +170,9 @@ impl Hoister {
             None if moved == 0 => format!("`{block}` is already at the start of {place}"),
             None => format!("`{block}` moved above {moved} statement(s), to the start of {place}"),
             Some(why) => {
-                let after = out.get(at.wrapping_sub(1)).map_or_else(String::new, first_name);
+                let after = out
+                    .get(at.wrapping_sub(1))
+                    .map_or_else(String::new, first_name);
                 if moved == 0 {
                     format!("`{block}` stays after `{after}`: {why}")
                 } else {
