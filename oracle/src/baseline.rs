@@ -49,6 +49,7 @@ const PASS_SHARES: &[(&str, &str, &str)] = &[
     ("copies", "copies removed", "removed"),
     ("if results", "if results removed", "removed"),
     ("statements", "statements removed", "removed"),
+    ("allocations", "hoisted", "hoisted"),
 ];
 
 /// A share of what the passes did.
