@@ -1,13 +1,15 @@
 //! Allocation hoisting: the pass `hoist-allocs`.
 //!
-//! Memory block coalescing (Serup's thesis, ch. 5, "memory block
-//! coalescing", and its safety condition 2) may make a source array live in
-//! the block of its destination only when that block is allocated *before*
-//! the source is created. Lowering places each `alloc` just before the
-//! statement whose result lives in it, so a destination block is usually
-//! allocated after its source. This pass makes condition 2 hold as often as
-//! it can, as the thesis does before coalescing: every `alloc` moves up
-//! its body as far as the free variables of its size allow.
+//! Memory block coalescing (Serup's thesis, ch. 5, safety condition 2) may
+//! make a source array live in the block of its destination only when that
+//! block is allocated *before* the source is created. Lowering places each
+//! `alloc` just before the statement whose result lives in it, so a
+//! destination block is usually allocated after its source. This pass is
+//! the thesis's allocation hoisting (ch. 7, figs. 7.1-7.2): every `alloc`
+//! moves up its body as far as the free variables of its size allow, so
+//! that condition 2 holds as often as it can. (The thesis also moves the
+//! creation of an array that an update writes into, figs. 7.3-7.5; that
+//! belongs with coalescing, which knows when it is needed.)
 //!
 //! **Invariant.** An allocation moves only within the body that holds it
 //! (the program's, a branch's, a loop's or a kernel's), never out of it:
