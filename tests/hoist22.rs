@@ -167,3 +167,37 @@ fn the_pass_is_listed_and_runs_on_fun_programs() {
     ]);
     assert_exit(&o, 0);
 }
+
+#[test]
+fn a_racing_kernel_still_races_first() {
+    // The kernel races (every iteration writes offset 0); `zm`'s size is
+    // negative for n < 10, so above the kernel it would be stuck first.
+    let f = write_temp(
+        "race.funmem",
+        "def main (n: int) (xm: mem) (xs: [n]int @ xm -> R(n)) =
+  let (ym: mem) = alloc 1
+  let (ys: [n]int @ ym -> 0 + {(n : 0)}) = kernel i < n do
+      let (x: int) = xs[i]
+      in (x)
+  let (k: int) = n - 10
+  let (zm: mem) = alloc n - 10
+  let (z: [n]int @ ym -> 0 + {(n : 0)}) = copy ys
+  in (z)
+",
+    );
+    let (lines, explain) = opt(&f);
+    assert!(line_of(&lines, "let (zm: mem)") > line_of(&lines, "let (ys: "));
+    assert!(
+        explain.contains("`zm` moved above 1 statement(s), to just after `ys`"),
+        "{explain}"
+    );
+    let inp = write_temp("race.in", "3 [1, 2, 3]");
+    let o = funmem(&["validate", &f, "--passes", "hoist-allocs", "--input", &inp]);
+    assert_exit(&o, 1);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("hoist-allocs "))
+        .unwrap_or_else(|| panic!("no hoist-allocs line: {out}"));
+    assert!(line.contains("data race"), "{out}");
+}
