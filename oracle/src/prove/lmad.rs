@@ -36,6 +36,8 @@ use funmem_lang::lmad::Lmad;
 use funmem_lang::obligation::{Claim, Obligation};
 use std::collections::HashMap;
 
+/// Most equalities the divisibility test compares pairwise.
+const MAX_EQUALITIES: usize = 8;
 /// Most disequalities split into cases; further ones are ignored.
 const MAX_SPLITS: usize = 4;
 /// Most search nodes one sign question may visit.
@@ -163,8 +165,109 @@ fn min_max_facts(e: &SExp, out: &mut Vec<SExp>) {
             for x in [a, b] {
                 out.push(SExp::bin(rel, e.clone(), (**x).clone()));
             }
+            // And it is one of its operands (a disjunction, split later).
+            out.push(SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Eq, e.clone(), (**a).clone()),
+                SExp::bin(BinOp::Eq, e.clone(), (**b).clone()),
+            ));
         }
     }
+}
+
+/// The identities of the `x / d` and `x % d` subterms of `e`, division
+/// truncating toward zero as in the language: when `d >= 1`,
+/// `x == d * (x / d) + x % d`, and `0 <= x % d < d` when `x >= 0`.
+/// Written as one fact, `d < 1 || (x == d*(x/d) + x%d && (x < 0 || ...))`,
+/// whose disjunctions split the problem into cases.
+fn div_rem_facts(e: &SExp, out: &mut Vec<SExp>) {
+    match e {
+        SExp::Atom(_) => {}
+        SExp::Un(_, a, _) => div_rem_facts(a, out),
+        SExp::Bin(op, x, d, _) => {
+            div_rem_facts(x, out);
+            div_rem_facts(d, out);
+            if !matches!(op, BinOp::Div | BinOp::Rem) {
+                return;
+            }
+            let (x, d) = ((**x).clone(), (**d).clone());
+            let q = SExp::bin(BinOp::Div, x.clone(), d.clone());
+            let r = SExp::bin(BinOp::Rem, x.clone(), d.clone());
+            let ident = SExp::bin(
+                BinOp::Eq,
+                x.clone(),
+                SExp::bin(BinOp::Add, SExp::bin(BinOp::Mul, d.clone(), q), r.clone()),
+            );
+            let range = SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Lt, x, SExp::int(0)),
+                SExp::bin(
+                    BinOp::And,
+                    SExp::bin(BinOp::Le, SExp::int(0), r.clone()),
+                    SExp::bin(BinOp::Lt, r, d.clone()),
+                ),
+            );
+            let fact = SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Lt, d, SExp::int(1)),
+                SExp::bin(BinOp::And, ident, range),
+            );
+            let text = fact.to_string();
+            if !out.iter().any(|f| f.to_string() == text) {
+                out.push(fact);
+            }
+        }
+    }
+}
+
+/// Greatest common divisor of the magnitudes (0 with 0).
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `p = 0` has no integer solution by divisibility: the coefficients of
+/// its non-constant monomials have a common divisor that does not divide
+/// its constant (every atom stands for an integer).
+fn no_integer_root(p: &P) -> bool {
+    let g = p
+        .0
+        .iter()
+        .filter(|(m, _)| !m.is_empty())
+        .fold(0, |g, (_, &k)| gcd(g, k));
+    let c = p.constant_term();
+    if g == 0 {
+        c != 0
+    } else {
+        c % g != 0
+    }
+}
+
+/// Disjointness by a gcd test (the constant-stride case of Banerjee's
+/// test, generalised to polynomial strides): `a`'s address minus `b`'s is
+/// the offsets' difference plus multiples of the strides, so when a common
+/// divisor of every stride's coefficients and of the difference's
+/// non-constant coefficients does not divide the difference's constant,
+/// the two never meet (strides 9 and 6 at offsets 1 apart: gcd 3).
+fn gcd_apart(a: &PLmad, b: &PLmad) -> bool {
+    let Some(d) = a.offset.sub(&b.offset) else {
+        return false;
+    };
+    let mut g = d
+        .0
+        .iter()
+        .filter(|(m, _)| !m.is_empty())
+        .fold(0, |g, (_, &k)| gcd(g, k));
+    for (_, s) in a.dims.iter().chain(&b.dims) {
+        for &k in s.0.values() {
+            g = gcd(g, k);
+        }
+    }
+    let c = d.constant_term();
+    g > 1 && c % g != 0
 }
 
 /// An LMAD over polynomials.
@@ -239,10 +342,13 @@ impl Problem {
             ors: Vec::new(),
         };
         let mut identities = Vec::new();
-        o.claim
-            .for_each_sexp(&mut |e| min_max_facts(e, &mut identities));
+        o.claim.for_each_sexp(&mut |e| {
+            min_max_facts(e, &mut identities);
+            div_rem_facts(e, &mut identities);
+        });
         for f in &o.facts {
             min_max_facts(&f.exp, &mut identities);
+            div_rem_facts(&f.exp, &mut identities);
             pb.fact(&f.exp, true, atoms)?;
         }
         for e in &identities {
@@ -494,11 +600,34 @@ impl Cx<'_> {
     /// The facts of this case contradict each other: one of them is shown
     /// negative from all of them (so the claim holds vacuously).
     fn infeasible(&mut self) -> bool {
+        if self.equalities_clash() {
+            return true;
+        }
         let ge = self.ge.clone();
         ge.iter().any(|g| {
             g.scale(-1)
                 .and_then(|m| m.plus(-1))
                 .is_some_and(|m| self.nonneg(&m))
+        })
+    }
+
+    /// The equalities among the facts (`p >= 0` beside `-p >= 0`), or a
+    /// sum or difference of two of them, have no integer solution by
+    /// divisibility: `t = 2*q1 + r` and `t + 1 = 2*q2 + r` give
+    /// `2*(q1 - q2) + 1 = 0`.
+    fn equalities_clash(&self) -> bool {
+        let eqs: Vec<&P> = self
+            .ge
+            .iter()
+            .filter(|g| g.scale(-1).is_some_and(|m| self.ge.contains(&m)))
+            .take(MAX_EQUALITIES)
+            .collect();
+        eqs.iter().enumerate().any(|(k, e)| {
+            no_integer_root(e)
+                || eqs[k + 1..].iter().any(|f| {
+                    e.sub(f).is_some_and(|d| no_integer_root(&d))
+                        || e.add(f).is_some_and(|d| no_integer_root(&d))
+                })
         })
     }
 
@@ -638,7 +767,7 @@ impl Cx<'_> {
     }
 
     fn disjoint(&mut self, a: &PLmad, b: &PLmad, depth: usize) -> bool {
-        if self.apart(a, b) {
+        if gcd_apart(a, b) || self.apart(a, b) {
             return true;
         }
         if depth >= MAX_DEPTH {
@@ -727,7 +856,7 @@ impl Cx<'_> {
                 continue;
             };
             let saved = self.set_ge(ge2);
-            let ok = self.disjoint(&a2, &b2, 0);
+            let ok = self.equalities_clash() || self.disjoint(&a2, &b2, 0);
             self.set_ge(saved);
             if ok {
                 return true;
