@@ -36,6 +36,8 @@ use funmem_lang::lmad::Lmad;
 use funmem_lang::obligation::{Claim, Obligation};
 use std::collections::HashMap;
 
+/// Most values of one variable the disjointness test tries one by one.
+const MAX_VALUES: i128 = 4;
 /// Most equalities the divisibility test compares pairwise.
 const MAX_EQUALITIES: usize = 8;
 /// Most disequalities split into cases; further ones are ignored.
@@ -585,7 +587,11 @@ impl Cx<'_> {
                 }
                 None => false,
             },
-            PClaim::Disjoint(a, b) => self.disjoint(a, b, 0) || self.disjoint_by_order(a, b),
+            PClaim::Disjoint(a, b) => {
+                self.disjoint(a, b, 0)
+                    || self.disjoint_by_order(a, b)
+                    || self.disjoint_by_values(a, b)
+            }
             PClaim::Injective(a) => self.injective(a),
         }
     }
@@ -859,6 +865,52 @@ impl Cx<'_> {
             let ok = self.equalities_clash() || self.disjoint(&a2, &b2, 0);
             self.set_ge(saved);
             if ok {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Disjointness by cases on the value of a variable of the LMADs that
+    /// the facts hold between two constants at most [`MAX_VALUES`] apart
+    /// (`0 <= p <= 1`, the buffer a ping-pong step writes): each value is
+    /// substituted in turn, and every case must be disjoint (or have
+    /// contradictory facts).
+    fn disjoint_by_values(&mut self, a: &PLmad, b: &PLmad) -> bool {
+        let bounds = self.bounds();
+        let mut vars = lmad_atoms(a, self.atoms);
+        vars.extend(lmad_atoms(b, self.atoms));
+        vars.sort_unstable();
+        vars.dedup();
+        for x in vars {
+            let constant = |lower: bool| {
+                bounds
+                    .iter()
+                    .filter(|(y, bd, l)| *y == x && *l == lower && bd.as_constant().is_some())
+                    .filter_map(|(_, bd, _)| bd.as_constant())
+                    .reduce(|u, v| if lower { u.max(v) } else { u.min(v) })
+            };
+            let (Some(lo), Some(hi)) = (constant(true), constant(false)) else {
+                continue;
+            };
+            if hi < lo || hi - lo >= MAX_VALUES {
+                continue;
+            }
+            let all = (lo..=hi).all(|v| {
+                let val = P::constant(v);
+                let mut s = |p: &P| p.subst(x, &val);
+                let (Some(a2), Some(b2)) = (map_lmad(a, &mut s), map_lmad(b, &mut s)) else {
+                    return false;
+                };
+                let Some(ge2) = self.ge.iter().map(&mut s).collect::<Option<Vec<P>>>() else {
+                    return false;
+                };
+                let saved = self.set_ge(ge2);
+                let ok = self.disjoint(&a2, &b2, 0) || self.infeasible();
+                self.set_ge(saved);
+                ok
+            });
+            if all {
                 return true;
             }
         }
