@@ -1066,6 +1066,41 @@ mod tests {
     }
 
     #[test]
+    fn divisibility_remainders_and_small_ranges() {
+        // gcd(9, 6) = 3 does not divide 1; it divides 3.
+        assert!(proves(
+            "given n >= 0, m >= 0\n disjoint o + {(n : 9)} and o + 1 + {(m : 6)}"
+        ));
+        assert!(!proves(
+            "given n >= 0, m >= 0\n disjoint o + {(n : 9)} and o + 3 + {(m : 6)}"
+        ));
+        // Polynomial strides: every coefficient even, offsets 1 apart.
+        assert!(proves(
+            "given n >= 0\n disjoint 2*a*b + {(n : 4*a)} and 2*a*b + 1 + {(n : 2*b)}"
+        ));
+        assert!(no_integer_root(&P::constant(1)));
+        assert!(!no_integer_root(&P::zero()));
+        // Parities of t and t + 1 differ; of t and t + 2 they do not.
+        assert!(proves(
+            "given t >= 0, n >= 1\n disjoint (t % 2)*n + {(n : 1)} and ((t + 1) % 2)*n + {(n : 1)}"
+        ));
+        assert!(!proves(
+            "given t >= 0, n >= 1\n disjoint (t % 2)*n + {(n : 1)} and ((t + 2) % 2)*n + {(n : 1)}"
+        ));
+        // A remainder of a non-negative number lies in [0, m); of any
+        // number it need not.
+        assert!(proves("given m >= 1, t >= 0\n in-bounds t % m + {(1 : 1)} within m"));
+        assert!(!proves("given m >= 1\n in-bounds t % m + {(1 : 1)} within m"));
+        // Ping-pong buffers p and 1 - p, with a clamped row.
+        assert!(proves(
+            "given 0 <= p, p <= 1, n >= 1, m >= 1, 0 <= r, r < n, 0 <= s, s < n\n disjoint p*n*m + min(r + 1, n - 1)*m + {(m : 1)} and (1 - p)*n*m + s*m + {(m : 1)}"
+        ));
+        assert!(!proves(
+            "given 0 <= p, p <= 2, n >= 1\n disjoint p*n + {(n : 1)} and (2 - p)*n + {(n : 1)}"
+        ));
+    }
+
+    #[test]
     fn shapes_of_the_issue() {
         // Offsets apart by at least the extent.
         assert!(proves(
