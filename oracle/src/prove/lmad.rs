@@ -18,15 +18,25 @@
 //!    monomials all have positive coefficients and only fresh (so
 //!    non-negative) atoms, or even powers. This covers chains such as
 //!    `0 <= t < T` and products such as `(j - i - 1) * n` with `i < j`.
+//!    `min(a, b)` is `a` or `b` (a disjunction) and below both; `x / d` and
+//!    `x % d` satisfy `x = d*(x/d) + x%d` and `0 <= x%d < d` when
+//!    `d >= 1` and `x >= 0` (truncating division). A case is vacuous when
+//!    its facts contradict each other, by signs or by divisibility of its
+//!    equalities (`t = 2*q1 + r`, `t + 1 = 2*q2 + r`).
 //! 3. **Claims.**
 //!    - *in-bounds* and *at-most*: the smallest and largest address (from
 //!      the signs of the strides) against the block size; `b - a >= 0`.
-//!    - *disjoint*: the images' intervals are apart (offsets apart by at
+//!    - *disjoint*: a common divisor of every stride's coefficients does
+//!      not divide the offsets' constant difference (gcd test: strides 9
+//!      and 6 at offsets 1 apart); the images' intervals are apart (offsets apart by at
 //!      least the extent; slices at different rows); or, for a modulus `S`
 //!      among the strides, both LMADs split as `S * Q + R` with every
 //!      residue `R` in `[0, S)`, and either the residues' intervals are
 //!      apart (even and odd rows; interleaved GPU layouts) or the
 //!      quotients `Q` are disjoint, recursively (blocks of a tiled matrix).
+//!      Failing those, cases on the order of a variable of each LMAD, and
+//!      cases on each value of a variable the facts bound between near
+//!      constants (a ping-pong buffer `0 <= p <= 1`).
 //!    - *injective*: some order of the dimensions in which each stride
 //!      (in absolute value) exceeds the span of the dimensions inside it.
 
@@ -235,11 +245,10 @@ fn gcd(a: i128, b: i128) -> i128 {
 /// its non-constant monomials have a common divisor that does not divide
 /// its constant (every atom stands for an integer).
 fn no_integer_root(p: &P) -> bool {
-    let g = p
-        .0
-        .iter()
-        .filter(|(m, _)| !m.is_empty())
-        .fold(0, |g, (_, &k)| gcd(g, k));
+    let g =
+        p.0.iter()
+            .filter(|(m, _)| !m.is_empty())
+            .fold(0, |g, (_, &k)| gcd(g, k));
     let c = p.constant_term();
     if g == 0 {
         c != 0
@@ -258,11 +267,10 @@ fn gcd_apart(a: &PLmad, b: &PLmad) -> bool {
     let Some(d) = a.offset.sub(&b.offset) else {
         return false;
     };
-    let mut g = d
-        .0
-        .iter()
-        .filter(|(m, _)| !m.is_empty())
-        .fold(0, |g, (_, &k)| gcd(g, k));
+    let mut g =
+        d.0.iter()
+            .filter(|(m, _)| !m.is_empty())
+            .fold(0, |g, (_, &k)| gcd(g, k));
     for (_, s) in a.dims.iter().chain(&b.dims) {
         for &k in s.0.values() {
             g = gcd(g, k);
@@ -1089,8 +1097,12 @@ mod tests {
         ));
         // A remainder of a non-negative number lies in [0, m); of any
         // number it need not.
-        assert!(proves("given m >= 1, t >= 0\n in-bounds t % m + {(1 : 1)} within m"));
-        assert!(!proves("given m >= 1\n in-bounds t % m + {(1 : 1)} within m"));
+        assert!(proves(
+            "given m >= 1, t >= 0\n in-bounds t % m + {(1 : 1)} within m"
+        ));
+        assert!(!proves(
+            "given m >= 1\n in-bounds t % m + {(1 : 1)} within m"
+        ));
         // Ping-pong buffers p and 1 - p, with a clamped row.
         assert!(proves(
             "given 0 <= p, p <= 1, n >= 1, m >= 1, 0 <= r, r < n, 0 <= s, s < n\n disjoint p*n*m + min(r + 1, n - 1)*m + {(m : 1)} and (1 - p)*n*m + s*m + {(m : 1)}"
