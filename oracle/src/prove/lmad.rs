@@ -18,15 +18,25 @@
 //!    monomials all have positive coefficients and only fresh (so
 //!    non-negative) atoms, or even powers. This covers chains such as
 //!    `0 <= t < T` and products such as `(j - i - 1) * n` with `i < j`.
+//!    `min(a, b)` is `a` or `b` (a disjunction) and below both; `x / d` and
+//!    `x % d` satisfy `x = d*(x/d) + x%d` and `0 <= x%d < d` when
+//!    `d >= 1` and `x >= 0` (truncating division). A case is vacuous when
+//!    its facts contradict each other, by signs or by divisibility of its
+//!    equalities (`t = 2*q1 + r`, `t + 1 = 2*q2 + r`).
 //! 3. **Claims.**
 //!    - *in-bounds* and *at-most*: the smallest and largest address (from
 //!      the signs of the strides) against the block size; `b - a >= 0`.
-//!    - *disjoint*: the images' intervals are apart (offsets apart by at
+//!    - *disjoint*: a common divisor of every stride's coefficients does
+//!      not divide the offsets' constant difference (gcd test: strides 9
+//!      and 6 at offsets 1 apart); the images' intervals are apart (offsets apart by at
 //!      least the extent; slices at different rows); or, for a modulus `S`
 //!      among the strides, both LMADs split as `S * Q + R` with every
 //!      residue `R` in `[0, S)`, and either the residues' intervals are
 //!      apart (even and odd rows; interleaved GPU layouts) or the
 //!      quotients `Q` are disjoint, recursively (blocks of a tiled matrix).
+//!      Failing those, cases on the order of a variable of each LMAD, and
+//!      cases on each value of a variable the facts bound between near
+//!      constants (a ping-pong buffer `0 <= p <= 1`).
 //!    - *injective*: some order of the dimensions in which each stride
 //!      (in absolute value) exceeds the span of the dimensions inside it.
 
@@ -36,6 +46,10 @@ use funmem_lang::lmad::Lmad;
 use funmem_lang::obligation::{Claim, Obligation};
 use std::collections::HashMap;
 
+/// Most values of one variable the disjointness test tries one by one.
+const MAX_VALUES: i128 = 4;
+/// Most equalities the divisibility test compares pairwise.
+const MAX_EQUALITIES: usize = 8;
 /// Most disequalities split into cases; further ones are ignored.
 const MAX_SPLITS: usize = 4;
 /// Most search nodes one sign question may visit.
@@ -163,8 +177,107 @@ fn min_max_facts(e: &SExp, out: &mut Vec<SExp>) {
             for x in [a, b] {
                 out.push(SExp::bin(rel, e.clone(), (**x).clone()));
             }
+            // And it is one of its operands (a disjunction, split later).
+            out.push(SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Eq, e.clone(), (**a).clone()),
+                SExp::bin(BinOp::Eq, e.clone(), (**b).clone()),
+            ));
         }
     }
+}
+
+/// The identities of the `x / d` and `x % d` subterms of `e`, division
+/// truncating toward zero as in the language: when `d >= 1`,
+/// `x == d * (x / d) + x % d`, and `0 <= x % d < d` when `x >= 0`.
+/// Written as one fact, `d < 1 || (x == d*(x/d) + x%d && (x < 0 || ...))`,
+/// whose disjunctions split the problem into cases.
+fn div_rem_facts(e: &SExp, out: &mut Vec<SExp>) {
+    match e {
+        SExp::Atom(_) => {}
+        SExp::Un(_, a, _) => div_rem_facts(a, out),
+        SExp::Bin(op, x, d, _) => {
+            div_rem_facts(x, out);
+            div_rem_facts(d, out);
+            if !matches!(op, BinOp::Div | BinOp::Rem) {
+                return;
+            }
+            let (x, d) = ((**x).clone(), (**d).clone());
+            let q = SExp::bin(BinOp::Div, x.clone(), d.clone());
+            let r = SExp::bin(BinOp::Rem, x.clone(), d.clone());
+            let ident = SExp::bin(
+                BinOp::Eq,
+                x.clone(),
+                SExp::bin(BinOp::Add, SExp::bin(BinOp::Mul, d.clone(), q), r.clone()),
+            );
+            let range = SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Lt, x, SExp::int(0)),
+                SExp::bin(
+                    BinOp::And,
+                    SExp::bin(BinOp::Le, SExp::int(0), r.clone()),
+                    SExp::bin(BinOp::Lt, r, d.clone()),
+                ),
+            );
+            let fact = SExp::bin(
+                BinOp::Or,
+                SExp::bin(BinOp::Lt, d, SExp::int(1)),
+                SExp::bin(BinOp::And, ident, range),
+            );
+            let text = fact.to_string();
+            if !out.iter().any(|f| f.to_string() == text) {
+                out.push(fact);
+            }
+        }
+    }
+}
+
+/// Greatest common divisor of the magnitudes (0 with 0).
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `p = 0` has no integer solution by divisibility: the coefficients of
+/// its non-constant monomials have a common divisor that does not divide
+/// its constant (every atom stands for an integer).
+fn no_integer_root(p: &P) -> bool {
+    let g =
+        p.0.iter()
+            .filter(|(m, _)| !m.is_empty())
+            .fold(0, |g, (_, &k)| gcd(g, k));
+    let c = p.constant_term();
+    if g == 0 {
+        c != 0
+    } else {
+        c % g != 0
+    }
+}
+
+/// Disjointness by a gcd test (the constant-stride case of Banerjee's
+/// test, generalised to polynomial strides): `a`'s address minus `b`'s is
+/// the offsets' difference plus multiples of the strides, so when a common
+/// divisor of every stride's coefficients and of the difference's
+/// non-constant coefficients does not divide the difference's constant,
+/// the two never meet (strides 9 and 6 at offsets 1 apart: gcd 3).
+fn gcd_apart(a: &PLmad, b: &PLmad) -> bool {
+    let Some(d) = a.offset.sub(&b.offset) else {
+        return false;
+    };
+    let mut g =
+        d.0.iter()
+            .filter(|(m, _)| !m.is_empty())
+            .fold(0, |g, (_, &k)| gcd(g, k));
+    for (_, s) in a.dims.iter().chain(&b.dims) {
+        for &k in s.0.values() {
+            g = gcd(g, k);
+        }
+    }
+    let c = d.constant_term();
+    g > 1 && c % g != 0
 }
 
 /// An LMAD over polynomials.
@@ -239,10 +352,13 @@ impl Problem {
             ors: Vec::new(),
         };
         let mut identities = Vec::new();
-        o.claim
-            .for_each_sexp(&mut |e| min_max_facts(e, &mut identities));
+        o.claim.for_each_sexp(&mut |e| {
+            min_max_facts(e, &mut identities);
+            div_rem_facts(e, &mut identities);
+        });
         for f in &o.facts {
             min_max_facts(&f.exp, &mut identities);
+            div_rem_facts(&f.exp, &mut identities);
             pb.fact(&f.exp, true, atoms)?;
         }
         for e in &identities {
@@ -479,7 +595,11 @@ impl Cx<'_> {
                 }
                 None => false,
             },
-            PClaim::Disjoint(a, b) => self.disjoint(a, b, 0) || self.disjoint_by_order(a, b),
+            PClaim::Disjoint(a, b) => {
+                self.disjoint(a, b, 0)
+                    || self.disjoint_by_order(a, b)
+                    || self.disjoint_by_values(a, b)
+            }
             PClaim::Injective(a) => self.injective(a),
         }
     }
@@ -494,11 +614,34 @@ impl Cx<'_> {
     /// The facts of this case contradict each other: one of them is shown
     /// negative from all of them (so the claim holds vacuously).
     fn infeasible(&mut self) -> bool {
+        if self.equalities_clash() {
+            return true;
+        }
         let ge = self.ge.clone();
         ge.iter().any(|g| {
             g.scale(-1)
                 .and_then(|m| m.plus(-1))
                 .is_some_and(|m| self.nonneg(&m))
+        })
+    }
+
+    /// The equalities among the facts (`p >= 0` beside `-p >= 0`), or a
+    /// sum or difference of two of them, have no integer solution by
+    /// divisibility: `t = 2*q1 + r` and `t + 1 = 2*q2 + r` give
+    /// `2*(q1 - q2) + 1 = 0`.
+    fn equalities_clash(&self) -> bool {
+        let eqs: Vec<&P> = self
+            .ge
+            .iter()
+            .filter(|g| g.scale(-1).is_some_and(|m| self.ge.contains(&m)))
+            .take(MAX_EQUALITIES)
+            .collect();
+        eqs.iter().enumerate().any(|(k, e)| {
+            no_integer_root(e)
+                || eqs[k + 1..].iter().any(|f| {
+                    e.sub(f).is_some_and(|d| no_integer_root(&d))
+                        || e.add(f).is_some_and(|d| no_integer_root(&d))
+                })
         })
     }
 
@@ -638,7 +781,7 @@ impl Cx<'_> {
     }
 
     fn disjoint(&mut self, a: &PLmad, b: &PLmad, depth: usize) -> bool {
-        if self.apart(a, b) {
+        if gcd_apart(a, b) || self.apart(a, b) {
             return true;
         }
         if depth >= MAX_DEPTH {
@@ -727,9 +870,55 @@ impl Cx<'_> {
                 continue;
             };
             let saved = self.set_ge(ge2);
-            let ok = self.disjoint(&a2, &b2, 0);
+            let ok = self.equalities_clash() || self.disjoint(&a2, &b2, 0);
             self.set_ge(saved);
             if ok {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Disjointness by cases on the value of a variable of the LMADs that
+    /// the facts hold between two constants at most [`MAX_VALUES`] apart
+    /// (`0 <= p <= 1`, the buffer a ping-pong step writes): each value is
+    /// substituted in turn, and every case must be disjoint (or have
+    /// contradictory facts).
+    fn disjoint_by_values(&mut self, a: &PLmad, b: &PLmad) -> bool {
+        let bounds = self.bounds();
+        let mut vars = lmad_atoms(a, self.atoms);
+        vars.extend(lmad_atoms(b, self.atoms));
+        vars.sort_unstable();
+        vars.dedup();
+        for x in vars {
+            let constant = |lower: bool| {
+                bounds
+                    .iter()
+                    .filter(|(y, bd, l)| *y == x && *l == lower && bd.as_constant().is_some())
+                    .filter_map(|(_, bd, _)| bd.as_constant())
+                    .reduce(|u, v| if lower { u.max(v) } else { u.min(v) })
+            };
+            let (Some(lo), Some(hi)) = (constant(true), constant(false)) else {
+                continue;
+            };
+            if hi < lo || hi - lo >= MAX_VALUES {
+                continue;
+            }
+            let all = (lo..=hi).all(|v| {
+                let val = P::constant(v);
+                let mut s = |p: &P| p.subst(x, &val);
+                let (Some(a2), Some(b2)) = (map_lmad(a, &mut s), map_lmad(b, &mut s)) else {
+                    return false;
+                };
+                let Some(ge2) = self.ge.iter().map(&mut s).collect::<Option<Vec<P>>>() else {
+                    return false;
+                };
+                let saved = self.set_ge(ge2);
+                let ok = self.disjoint(&a2, &b2, 0) || self.infeasible();
+                self.set_ge(saved);
+                ok
+            });
+            if all {
                 return true;
             }
         }
@@ -882,6 +1071,45 @@ mod tests {
     fn proves(src: &str) -> bool {
         let o = parse_obligations(&format!("obligation t\n  {src}\n")).unwrap();
         prove(&o[0]).is_ok()
+    }
+
+    #[test]
+    fn divisibility_remainders_and_small_ranges() {
+        // gcd(9, 6) = 3 does not divide 1; it divides 3.
+        assert!(proves(
+            "given n >= 0, m >= 0\n disjoint o + {(n : 9)} and o + 1 + {(m : 6)}"
+        ));
+        assert!(!proves(
+            "given n >= 0, m >= 0\n disjoint o + {(n : 9)} and o + 3 + {(m : 6)}"
+        ));
+        // Polynomial strides: every coefficient even, offsets 1 apart.
+        assert!(proves(
+            "given n >= 0\n disjoint 2*a*b + {(n : 4*a)} and 2*a*b + 1 + {(n : 2*b)}"
+        ));
+        assert!(no_integer_root(&P::constant(1)));
+        assert!(!no_integer_root(&P::zero()));
+        // Parities of t and t + 1 differ; of t and t + 2 they do not.
+        assert!(proves(
+            "given t >= 0, n >= 1\n disjoint (t % 2)*n + {(n : 1)} and ((t + 1) % 2)*n + {(n : 1)}"
+        ));
+        assert!(!proves(
+            "given t >= 0, n >= 1\n disjoint (t % 2)*n + {(n : 1)} and ((t + 2) % 2)*n + {(n : 1)}"
+        ));
+        // A remainder of a non-negative number lies in [0, m); of any
+        // number it need not.
+        assert!(proves(
+            "given m >= 1, t >= 0\n in-bounds t % m + {(1 : 1)} within m"
+        ));
+        assert!(!proves(
+            "given m >= 1\n in-bounds t % m + {(1 : 1)} within m"
+        ));
+        // Ping-pong buffers p and 1 - p, with a clamped row.
+        assert!(proves(
+            "given 0 <= p, p <= 1, n >= 1, m >= 1, 0 <= r, r < n, 0 <= s, s < n\n disjoint p*n*m + min(r + 1, n - 1)*m + {(m : 1)} and (1 - p)*n*m + s*m + {(m : 1)}"
+        ));
+        assert!(!proves(
+            "given 0 <= p, p <= 2, n >= 1\n disjoint p*n + {(n : 1)} and (2 - p)*n + {(n : 1)}"
+        ));
     }
 
     #[test]

@@ -82,7 +82,7 @@ impl std::str::FromStr for Which {
 /// Largest value of the quick search that runs first.
 const QUICK_RADIUS: i64 = 3;
 /// Most valuations of the quick search.
-const QUICK_BUDGET: u64 = 100;
+const QUICK_BUDGET: u64 = 2_000;
 
 /// The provers, configured.
 #[derive(Clone, Copy, Debug)]

@@ -211,11 +211,17 @@ impl P {
                 let next = powers.last()?.mul(q)?;
                 powers.push(next);
             }
+            // The term without `a`, times each term of q^e, added in place.
             let rest: Vec<Atom> = m.iter().copied().filter(|&x| x != a).collect();
-            let mut term = P::zero();
-            term.0.insert(rest, *k);
-            for (m, k) in &term.mul(&powers[e])?.0 {
-                r.add_term(m.clone(), *k)?;
+            if powers[e].0.len() > MAX_PRODUCTS {
+                return None;
+            }
+            for (m2, k2) in &powers[e].0 {
+                let mut mono = Vec::with_capacity(rest.len() + m2.len());
+                mono.extend_from_slice(&rest);
+                mono.extend_from_slice(m2);
+                mono.sort_unstable();
+                r.add_term(mono, k.checked_mul(*k2)?)?;
             }
             if r.0.len() > MAX_PRODUCTS {
                 return None;
