@@ -4,32 +4,13 @@
 //! when their size may go wrong; `opt --explain` says so; `validate` finds
 //! every stage valid and agreeing.
 
-use std::process::{Command, Output};
+mod common;
 
-fn funmem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_funmem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the funmem binary runs")
-}
+use common::{assert_exit, write_temp};
 
-/// Asserts the exit code, showing standard error when it differs.
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("funmem-hoist22-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("temp file");
-    p.to_string_lossy().to_string()
+/// `funmem ARGS` with no standard input, bounded as every CLI test is.
+fn funmem(args: &[&str]) -> std::process::Output {
+    common::funmem(args, "")
 }
 
 /// `validate --passes hoist-allocs` on `input`: every stage valid and
