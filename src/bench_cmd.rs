@@ -19,7 +19,7 @@
 //! comparison and plotting scripts read it; our further figures sit under
 //! each dataset's `funmem` key, which those scripts ignore.
 
-use crate::gpu_cmd::{bytes, compile_file, device, gpu_failure, GPU_PASSES};
+use crate::gpu_cmd::{bytes, compile_program, device, gpu_failure, GPU_PASSES};
 use crate::{report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use funmem_gpu::bench::{BenchOptions, BenchReport, CopyReport};
 use funmem_gpu::GpuError;
@@ -268,7 +268,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, ExitCode> {
         }
         code
     };
-    let (src, c) = compile_file(&args.file, Some(&args.passes)).map_err(unwritten)?;
+    let c = compile_program(&args.file, &src, program, Some(&args.passes)).map_err(unwritten)?;
     let dev = device(args.device.as_deref()).map_err(unwritten)?;
     let mut rt = match funmem_gpu::Runtime::new(&dev, &c) {
         Ok(rt) => rt,

@@ -28,12 +28,24 @@ pub fn default_pocl_cache() {
 /// translated for OpenCL.
 pub fn compile_file(file: &str, passes: Option<&str>) -> Result<(Source, Compiled), ExitCode> {
     let (src, p) = load(file)?;
+    let c = compile_program(file, &src, p, passes)?;
+    Ok((src, c))
+}
+
+/// A program already read from `file` (as [`load`] gives it) through the
+/// GPU pipeline, then translated for OpenCL.
+pub fn compile_program(
+    file: &str,
+    src: &Source,
+    p: AnyProgram,
+    passes: Option<&str>,
+) -> Result<Compiled, ExitCode> {
     let passes_text = passes.unwrap_or(GPU_PASSES);
     let imp = match p {
         AnyProgram::Imp(q) => q,
         AnyProgram::Fun(_) => {
             let passes = pass_list(passes_text)?;
-            let stages = pipeline(file, &src, &p, &passes, true)?;
+            let stages = pipeline(file, src, &p, &passes, true)?;
             match stages.into_iter().last().map(|s| s.program) {
                 Some(AnyProgram::Imp(q)) => q,
                 _ => {
@@ -44,9 +56,9 @@ pub fn compile_file(file: &str, passes: Option<&str>) -> Result<(Source, Compile
         }
     };
     match funmem_gpu::compile(&imp) {
-        Ok(c) => Ok((src, c)),
+        Ok(c) => Ok(c),
         Err(d) => {
-            report(&src, &d);
+            report(src, &d);
             eprintln!("(passes run: {passes_text})");
             Err(ExitCode::from(EXIT_NOT_A_PROGRAM))
         }
