@@ -136,9 +136,7 @@ fn input_text(n_in: usize, dirs: &[i32]) -> String {
 }
 
 fn run_program(inp: &str) -> Vec<f32> {
-    let o = common::funmem(&["run", "benches/programs/backprop.fun"], inp);
-    common::assert_exit(&o, 0);
-    numbers(&common::text(&o.stdout))
+    numbers(&common::run_ok("benches/programs/backprop.fun", inp))
 }
 
 /// The two errors agree within 0.1% of their values, or 10^-9 where they

@@ -89,9 +89,7 @@ fn parse_input(text: &str) -> (usize, usize, usize, Vec<f32>, Vec<f32>) {
 }
 
 fn run_funmem(input: &str) -> Vec<f32> {
-    let o = common::funmem(&["run", PROGRAM], input);
-    common::assert_exit(&o, 0);
-    numbers(&common::text(&o.stdout))
+    numbers(&common::run_ok(PROGRAM, input))
         .into_iter()
         .map(|x| x as f32)
         .collect()

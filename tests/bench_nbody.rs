@@ -128,9 +128,7 @@ fn reference(input: &[f64]) -> Vec<f64> {
 }
 
 fn run(input: &str) -> Vec<f64> {
-    let o = common::funmem(&["run", "benches/programs/nbody.fun"], input);
-    common::assert_exit(&o, 0);
-    numbers(&common::text(&o.stdout))
+    numbers(&common::run_ok("benches/programs/nbody.fun", input))
 }
 
 #[test]

@@ -38,9 +38,7 @@ fn square(v: &[i64], n: usize) -> Vec<Vec<i32>> {
 
 /// Runs the program on an input text; its result as integers.
 fn run(input: &str) -> Vec<i64> {
-    let o = funmem(&["run", PROGRAM], input);
-    assert_exit(&o, 0);
-    ints(&text(&o.stdout))
+    ints(&common::run_ok(PROGRAM, input))
 }
 
 #[test]

@@ -41,9 +41,7 @@ fn reference(cols: usize, rows: usize) -> Vec<i32> {
 }
 
 fn run_funmem(cols: usize, rows: usize) -> Vec<i64> {
-    let o = common::funmem(&["run", PROGRAM], &format!("{cols} {rows}"));
-    common::assert_exit(&o, 0);
-    ints(&common::text(&o.stdout))
+    ints(&common::run_ok(PROGRAM, &format!("{cols} {rows}")))
 }
 
 fn widen(xs: &[i32]) -> Vec<i64> {

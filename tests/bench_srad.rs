@@ -81,9 +81,7 @@ fn split_input(inp: &str) -> (usize, usize, usize, Vec<f32>) {
 }
 
 fn run_program(inp: &str) -> Vec<f32> {
-    let o = common::funmem(&["run", PROGRAM], inp);
-    common::assert_exit(&o, 0);
-    numbers(&common::text(&o.stdout))
+    numbers(&common::run_ok(PROGRAM, inp))
 }
 
 const PROGRAM: &str = "benches/programs/srad.fun";

@@ -102,6 +102,14 @@ pub fn assert_exit(o: &Output, code: i32) {
     );
 }
 
+/// The results `funmem run PROGRAM` prints for `input`, asserting that
+/// it exits 0.
+pub fn run_ok(program: &str, input: &str) -> String {
+    let o = funmem(&["run", program], input);
+    assert_exit(&o, 0);
+    text(&o.stdout)
+}
+
 /// Bytes as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
