@@ -33,6 +33,11 @@
 //! hoisted block lives longer and may raise peak memory, which `funmem
 //! stats` shows.
 //!
+//! Scalar statements that cannot go wrong (no division or remainder) move
+//! up the same way, so that the size of a block computed late (`let nn =
+//! n + n` written after the array that is concatenated) does not keep the
+//! block from moving.
+//!
 //! With `--explain`, the pass says for every allocation where it moved (or
 //! that it stayed) and what stopped it.
 
@@ -93,6 +98,18 @@ pub fn non_negative(se: &SExp, known: &HashSet<Name>) -> bool {
     }
 }
 
+/// The earliest place in `out` for a statement reading the variables of
+/// `se`: just after the last statement binding one of them.
+fn hoist_limit(se: &SExp, out: &[Stm]) -> usize {
+    let mut reads: HashSet<&Name> = HashSet::default();
+    se.for_each_var(&mut |x| {
+        reads.insert(&x.name);
+    });
+    out.iter()
+        .rposition(|s| s.pats.iter().any(|p| reads.contains(&p.name.name)))
+        .map_or(0, |k| k + 1)
+}
+
 /// Whether evaluating the expression may run a kernel (and so may race).
 fn has_kernel(e: &Exp) -> bool {
     fn body(b: &Body) -> bool {
@@ -130,7 +147,18 @@ impl Hoister {
                             self.counts_sizes.insert(p.name.name.clone());
                         }
                     }
-                    out.push(s);
+                    if se.divides() {
+                        out.push(s);
+                    } else {
+                        // A scalar that cannot go wrong moves up with the
+                        // allocations, so a size computed late does not
+                        // hold its block back.
+                        let at = hoist_limit(se, &out);
+                        if at < out.len() {
+                            self.counts.add("scalars hoisted", 1);
+                        }
+                        out.insert(at, s);
+                    }
                 }
                 _ => out.push(s),
             }

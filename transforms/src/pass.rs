@@ -98,6 +98,11 @@ pub const PASSES: &[Pass] = &[
         run: crate::expand::expand_gpu_pass,
     },
     Pass {
+        name: "coalesce",
+        summary: "memory block coalescing (short-circuiting): build a copied, concatenated, updated or kernel-returned array where it ends up; every safety condition checked or proved",
+        run: crate::coalesce::coalesce_pass,
+    },
+    Pass {
         name: "hoist-allocs",
         summary: "move each allocation as early in its body as its size allows (so a destination block exists before its source: coalescing's C2)",
         run: crate::hoist::hoist_pass,

@@ -1,0 +1,1405 @@
+//! Memory block coalescing (array short-circuiting): the pass `coalesce`.
+//!
+//! Serup's thesis (Memory Block Merging in Futhark, DIKU 2017, ch. 5, 7
+//! and 8) and the short-circuiting that later Futhark built from it: an
+//! array that is only made in order to be copied somewhere is built there
+//! in the first place. At a *root statement* a source array `x` is copied
+//! into a destination:
+//!
+//! - `let y = copy x`: x goes to y's block and LMAD;
+//! - `let y = concat x1 x2`: each part goes to its rows of y (the LMAD of
+//!   y sliced at the part's running offset);
+//! - `let y = z with [idx] = x`: x goes to the part of z the indices
+//!   select (`update_part` of y's LMAD);
+//! - `kernel i < n do ... in (r)`: iteration i copies its result r into
+//!   row i of the kernel's array (the E-MEM-KERNEL memcopy), so r goes to
+//!   the kernel's LMAD indexed at i.
+//!
+//! When the safety conditions hold, x's pattern is given the destination's
+//! block and the composed LMAD, and so are the views of x (indexing,
+//! slicing, transposing x: their LMADs are recomputed from x's new one).
+//! The root then copies x onto itself: memcopy of a place onto the same
+//! place, which the simplifier drops for `copy` and the IMP translation
+//! and the OpenCL backend emit no code for (updates, concats, kernel
+//! results). The pass ends by simplifying, so the copies made no-ops and
+//! the blocks no longer used are gone from its output.
+//!
+//! **Safety** (thesis §5.2; each condition is a function below, with its
+//! number): C1 [`c1_last_use`], C2 [`c2_destination_first`], C3
+//! [`c3_destination_unused`], C4 [`c4_fresh_source`], C5
+//! [`c5_in_scope`]. Where the thesis decides C3 syntactically ("the
+//! destination block is not used between the source's creation and the
+//! root"), we state one obligation per access of the destination's block
+//! in that stretch: the accessed LMAD and the source's new LMAD are
+//! disjoint (docs/obligations.md), and the rewrite is applied only when
+//! every obligation is proved. Accesses inside a kernel are stated per
+//! iteration: when the source is one of a kernel's results, the other
+//! iterations' accesses must miss this iteration's row, and the
+//! iteration's own reads may touch it (they come before the end of the
+//! iteration, where its row is written). That is what lets LUD's rows
+//! coalesce, where the thesis's syntactic check refused (its §10.4).
+//! Concat parts do not overlap for the same reason: the part coalesced
+//! second sees the first's creation as a write to its destination block.
+//!
+//! Write sets must be exact (Futhark bug #1927 was a missing one): the
+//! accesses come from every statement kind, writes from
+//! [`crate::writes::writes`]'s cases, reads from the operands' types.
+//! Blocks that an `if` or a loop may return under another name are one
+//! block here (may-alias classes), so an access through such a name
+//! counts.
+//!
+//! **Errors stay errors** (Futhark #1930). An update `z with [i] = x`
+//! checks its indices at the root; once x is built in place, x's creation
+//! writes where the indices point *before* that check. When the provers
+//! cannot show the indices in bounds, the pass inserts the check before
+//! x's creation: a slice of z at the indices, which goes wrong (out of
+//! bounds) exactly when the update would, so the coalesced program never
+//! writes outside z's part. A concat's parts are placed only when the sizes
+//! are proved to fit (`n1 + n2 <= n`).
+//!
+//! **Order.** Allocation hoisting (`hoist-allocs`) runs first, so that
+//! destination blocks exist before their sources (C2). Each body is
+//! processed from its last statement to its first, so a chain
+//! `b = copy a; c = copy b` coalesces c's source first and then a into
+//! where b now lives (the thesis's chains, without a second pass). The
+//! statements nested in kernels, branches and loops are processed after
+//! their body's own roots, kernel results first.
+//!
+//! **Not yet** (refused, with the reason, under `--explain`): sources made
+//! by an `if` or a loop (the thesis's existential blocks and actual
+//! variables), sources that are themselves in-place updates, and
+//! destinations of a different element type.
+
+use crate::names::Names;
+use crate::obligation::{Claim, Fact, Obligation, Outcome, Prover, Verdict};
+use crate::pass::{Counts, PassOutput};
+use crate::walk;
+use crate::writes::update_part;
+use funmem_lang::ast::*;
+use funmem_lang::diag::Diagnostic;
+use funmem_lang::lmad::{Dim, Lmad, Num};
+use funmem_lang::obligation::lmad_string;
+use funmem_lang::{Name, Span};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+/// The counts the pass reports.
+pub const CANDIDATES: &str = "candidates";
+/// Sources moved into their destination.
+pub const COALESCED: &str = "coalesced";
+/// Candidates refused by a condition or an unproved obligation.
+pub const REFUSED: &str = "refused";
+/// Bounds checks inserted before a coalesced source (errors stay errors).
+pub const CHECKS: &str = "bounds checks inserted";
+
+/// The pass `coalesce`.
+pub fn coalesce_pass(p: &Program, prover: &dyn Prover) -> Result<PassOutput, Diagnostic> {
+    let hoisted = crate::hoist::hoist_pass(p, prover)?.program;
+    let mut c = Coalescer {
+        prover,
+        names: Names::of_program(&hoisted),
+        aliases: MemClasses::of(&hoisted),
+        obligations: Vec::new(),
+        counts: Counts::default(),
+        explain: Vec::new(),
+    };
+    c.counts.add(CANDIDATES, 0);
+    c.counts.add(COALESCED, 0);
+    let mut sc = Scope::default();
+    for q in &hoisted.params {
+        sc.bind_pat(q);
+    }
+    let body = c.body(&hoisted.body, &sc, &[]);
+    let out = Program { body, ..hoisted };
+    // The copies now onto themselves and the blocks no longer used go.
+    let simple = crate::simplify::simplify_pass(&out, prover)?;
+    Ok(PassOutput {
+        program: simple.program,
+        obligations: c.obligations,
+        counts: c.counts,
+        explain: c.explain,
+    })
+}
+
+/// What is known in a scope: the arrays (block, LMAD, element type), the
+/// integer definitions, the ranges of kernel and loop indices, the names
+/// that are array sizes, and every name bound.
+#[derive(Clone, Default)]
+struct Scope {
+    arrays: HashMap<Name, Place>,
+    defs: HashMap<Name, SExp>,
+    ranges: HashMap<Name, SExp>,
+    sizes: HashSet<Name>,
+    bound: HashSet<Name>,
+}
+
+/// Where an array lives.
+#[derive(Clone, Debug)]
+struct Place {
+    block: Ident,
+    lmad: Lmad<SExp>,
+    elem: Prim,
+    shape: Vec<Atom>,
+}
+
+fn place_of(t: &Type) -> Option<Place> {
+    let Type::Array(a, _) = t else { return None };
+    let m = a.mem.as_ref()?;
+    Some(Place {
+        block: m.block.clone(),
+        lmad: m.lmad.to_lmad(),
+        elem: a.elem,
+        shape: a.shape.clone(),
+    })
+}
+
+fn atom_sexp(a: &Atom) -> SExp {
+    SExp::Atom(a.clone())
+}
+
+impl Scope {
+    fn bind_pat(&mut self, p: &Pat) {
+        self.bound.insert(p.name.name.clone());
+        if let Type::Array(a, _) = &p.ty {
+            for s in &a.shape {
+                if let Atom::Var(x) = s {
+                    self.sizes.insert(x.name.clone());
+                }
+            }
+        }
+        if let Some(pl) = place_of(&p.ty) {
+            self.arrays.insert(p.name.name.clone(), pl);
+        }
+    }
+
+    /// Binds a statement's patterns (and an integer definition).
+    fn bind_stm(&mut self, s: &Stm) {
+        for p in &s.pats {
+            self.bind_pat(p);
+        }
+        if let (ExpKind::Scalar(e), [p]) = (&s.exp.kind, &s.pats[..]) {
+            if p.ty.is_int() {
+                self.defs.insert(p.name.name.clone(), e.clone());
+            }
+        }
+    }
+
+    /// The facts about the variables of `exps` (and, transitively, of
+    /// their definitions): definitions, index ranges, sizes non-negative.
+    fn facts_for(&self, exps: &[&SExp]) -> Vec<Fact> {
+        let mut todo: Vec<Name> = Vec::new();
+        let mut seen: HashSet<Name> = HashSet::default();
+        let push = |e: &SExp, todo: &mut Vec<Name>, seen: &mut HashSet<Name>| {
+            e.for_each_var(&mut |x| {
+                if seen.insert(x.name.clone()) {
+                    todo.push(x.name.clone());
+                }
+            })
+        };
+        for e in exps {
+            push(e, &mut todo, &mut seen);
+        }
+        let mut out: Vec<Fact> = Vec::new();
+        while let Some(x) = todo.pop() {
+            let v = SExp::var(&x);
+            if let Some(d) = self.defs.get(&x) {
+                out.push(Fact::new(
+                    SExp::bin(BinOp::Eq, v.clone(), d.clone()),
+                    "definition",
+                ));
+                push(d, &mut todo, &mut seen);
+            }
+            if let Some(n) = self.ranges.get(&x) {
+                out.push(Fact::new(
+                    SExp::bin(BinOp::Le, SExp::int(0), v.clone()),
+                    "index",
+                ));
+                out.push(Fact::new(
+                    SExp::bin(BinOp::Lt, v.clone(), n.clone()),
+                    "bound",
+                ));
+                push(n, &mut todo, &mut seen);
+            }
+            if self.sizes.contains(&x) {
+                out.push(Fact::new(
+                    SExp::bin(BinOp::Ge, v, SExp::int(0)),
+                    "array size",
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// The expressions of an LMAD.
+fn lmad_exps(l: &Lmad<SExp>) -> Vec<&SExp> {
+    let mut v = vec![&l.offset];
+    for d in &l.dims {
+        v.push(&d.elems);
+        v.push(&d.stride);
+    }
+    v
+}
+
+/// May-alias classes of blocks: an `if`'s block results and a loop's
+/// block parameters and results are one class with every block that
+/// flows into them.
+#[derive(Default)]
+struct MemClasses {
+    parent: HashMap<Name, Name>,
+}
+
+impl MemClasses {
+    fn of(p: &Program) -> MemClasses {
+        let mut m = MemClasses::default();
+        m.body(&p.body);
+        m
+    }
+
+    fn find(&self, x: &Name) -> Name {
+        let mut x = x.clone();
+        while let Some(p) = self.parent.get(&x) {
+            if *p == x {
+                break;
+            }
+            x = p.clone();
+        }
+        x
+    }
+
+    fn union(&mut self, a: &Name, b: &Name) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent.insert(ra, rb);
+        }
+    }
+
+    fn same(&self, a: &Name, b: &Name) -> bool {
+        a == b || self.find(a) == self.find(b)
+    }
+
+    fn body(&mut self, b: &Body) {
+        for s in &b.stms {
+            match &s.exp.kind {
+                ExpKind::If(_, t, e) => {
+                    for (k, p) in s.pats.iter().enumerate() {
+                        if matches!(p.ty, Type::Mem(_)) {
+                            for r in [t.result.get(k), e.result.get(k)].into_iter().flatten() {
+                                self.union(&p.name.name, &r.name);
+                            }
+                        }
+                    }
+                    self.body(t);
+                    self.body(e);
+                }
+                ExpKind::Loop(ps, init, _, body) => {
+                    for (k, q) in ps.iter().enumerate() {
+                        if matches!(q.ty, Type::Mem(_)) {
+                            if let Some(Atom::Var(x)) = init.get(k) {
+                                self.union(&q.name.name, &x.name);
+                            }
+                            if let Some(r) = body.result.get(k) {
+                                self.union(&q.name.name, &r.name);
+                            }
+                            if let Some(p) = s.pats.get(k) {
+                                self.union(&p.name.name, &q.name.name);
+                            }
+                        }
+                    }
+                    self.body(body);
+                }
+                ExpKind::Kernel(_, _, body) => self.body(body),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One access of memory: a read or a write of the elements of a block at
+/// an LMAD, with the facts known where it happens.
+struct Access {
+    block: Name,
+    lmad: Lmad<SExp>,
+    elem: Prim,
+    write: bool,
+    /// The statement it belongs to, for messages.
+    what: String,
+    /// The index of the kernel iteration it happens in, when it is inside
+    /// the kernel that creates the source.
+    iteration: Option<Name>,
+    facts: Vec<Fact>,
+}
+
+/// A root's destination for one source.
+struct Dest {
+    /// How to name the root in messages: `b = copy a`.
+    root: String,
+    block: Ident,
+    /// The source's new LMAD (over the destination block).
+    lmad: Lmad<SExp>,
+    elem: Prim,
+    /// Obligations that must hold for the destination to be valid
+    /// (concat sizes): refused unless proved.
+    sizes: Vec<(SExp, SExp)>,
+    /// An update's bounds: proved, or checked before the source.
+    bounds: Option<Bounds>,
+}
+
+/// An update's indices, to be proved in bounds or checked.
+struct Bounds {
+    base: Ident,
+    idx: Vec<UpdIdx>,
+}
+
+/// Why a candidate was refused.
+struct Refusal {
+    cond: &'static str,
+    why: String,
+}
+
+fn refuse<T>(cond: &'static str, why: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal {
+        cond,
+        why: why.into(),
+    })
+}
+
+struct Coalescer<'a> {
+    prover: &'a dyn Prover,
+    names: Names,
+    aliases: MemClasses,
+    obligations: Vec<(Obligation, Verdict)>,
+    counts: Counts,
+    explain: Vec<String>,
+}
+
+/// The names bound by a statement (its patterns).
+fn binds(s: &Stm, x: &Name) -> bool {
+    s.pats.iter().any(|p| &p.name.name == x)
+}
+
+/// Whether `x` occurs anywhere in the statements or the names.
+fn occurs_in(stms: &[Stm], result: &[Ident], x: &Name) -> bool {
+    let mut found = false;
+    for s in stms {
+        walk::stm_names(s, &mut |y| found |= &y.name == x);
+    }
+    found || result.iter().any(|y| &y.name == x)
+}
+
+/// How often `x` occurs in a statement.
+fn count_in(s: &Stm, x: &Name) -> usize {
+    let mut k = 0;
+    walk::stm_names(s, &mut |y| k += usize::from(&y.name == x));
+    k
+}
+
+fn lmad_syn(shape: &[Atom], l: &Lmad<SExp>) -> LmadSyn {
+    LmadSyn::Explicit {
+        offset: l.offset.clone(),
+        dims: shape
+            .iter()
+            .cloned()
+            .zip(l.dims.iter().map(|d| d.stride.clone()))
+            .collect(),
+        span: Span::DUMMY,
+    }
+}
+
+fn sexp_vars(l: &Lmad<SExp>, out: &mut Vec<Name>) {
+    let mut add = |e: &SExp| {
+        e.for_each_var(&mut |x| {
+            if !out.contains(&x.name) {
+                out.push(x.name.clone());
+            }
+        })
+    };
+    add(&l.offset);
+    for d in &l.dims {
+        add(&d.elems);
+        add(&d.stride);
+    }
+}
+
+impl Coalescer<'_> {
+    /// Processes a body: its own roots from last to first, then the
+    /// bodies nested in its statements.
+    fn body(&mut self, b: &Body, outer: &Scope, kernel_dests: &[Option<Dest>]) -> Body {
+        let mut stms = b.stms.clone();
+        // Kernel results first: they are the body's last roots.
+        for (k, d) in kernel_dests.iter().enumerate() {
+            let (Some(d), Some(r)) = (d, b.result.get(k)) else {
+                continue;
+            };
+            let d = Dest {
+                root: d.root.clone(),
+                block: d.block.clone(),
+                lmad: d.lmad.clone(),
+                elem: d.elem,
+                sizes: Vec::new(),
+                bounds: None,
+            };
+            let n = stms.len();
+            self.candidate(&mut stms, &b.result, outer, n, &r.name, d);
+        }
+        let mut k = stms.len();
+        while k > 0 {
+            k -= 1;
+            for (src, d) in self.roots_at(&stms, k, outer) {
+                let before = stms.len();
+                self.candidate(&mut stms, &b.result, outer, k, &src, d);
+                // Checks inserted and blocks removed before the root shift it.
+                k = (k + stms.len()).saturating_sub(before);
+            }
+        }
+        // Nested bodies, each in the scope of the statements before it.
+        let mut sc = outer.clone();
+        for s in &mut stms {
+            self.nested(s, &sc);
+            sc.bind_stm(s);
+        }
+        Body {
+            stms,
+            result: b.result.clone(),
+            span: b.span,
+        }
+    }
+
+    fn nested(&mut self, s: &mut Stm, sc: &Scope) {
+        let pats = s.pats.clone();
+        match &mut s.exp.kind {
+            ExpKind::Kernel(i, n, body) => {
+                let mut inner = sc.clone();
+                inner.bound.insert(i.name.clone());
+                inner.ranges.insert(i.name.clone(), atom_sexp(n));
+                let dests: Vec<Option<Dest>> = pats
+                    .iter()
+                    .map(|p| {
+                        let pl = place_of(&p.ty)?;
+                        (pl.lmad.rank() >= 2).then(|| Dest {
+                            root: format!("the result of the kernel of `{}`", p.name.name),
+                            block: pl.block.clone(),
+                            lmad: pl.lmad.index(&SExp::var(&i.name)),
+                            elem: pl.elem,
+                            sizes: Vec::new(),
+                            bounds: None,
+                        })
+                    })
+                    .collect();
+                *body = self.body(body, &inner, &dests);
+            }
+            ExpKind::If(_, t, e) => {
+                *t = self.body(t, sc, &[]);
+                *e = self.body(e, sc, &[]);
+            }
+            ExpKind::Loop(ps, _, form, body) => {
+                let mut inner = sc.clone();
+                for p in ps.iter() {
+                    inner.bind_pat(p);
+                }
+                if let LoopForm::For(i, n) = form {
+                    inner.bound.insert(i.name.clone());
+                    inner.ranges.insert(i.name.clone(), atom_sexp(n));
+                }
+                *body = self.body(body, &inner, &[]);
+            }
+            _ => {}
+        }
+    }
+
+    /// The candidates a statement is the root of: each source with its
+    /// destination (the source's new LMAD over the destination block).
+    fn roots_at(&self, stms: &[Stm], k: usize, outer: &Scope) -> Vec<(Name, Dest)> {
+        let s = &stms[k];
+        let Some(p) = s.pats.first() else {
+            return Vec::new();
+        };
+        let Some(pl) = place_of(&p.ty) else {
+            return Vec::new();
+        };
+        let y = &p.name.name;
+        let dest = |root: String, lmad: Lmad<SExp>| Dest {
+            root,
+            block: pl.block.clone(),
+            lmad,
+            elem: pl.elem,
+            sizes: Vec::new(),
+            bounds: None,
+        };
+        match &s.exp.kind {
+            ExpKind::Copy(x) => vec![(
+                x.name.clone(),
+                dest(format!("`{y} = copy {}`", x.name), pl.lmad.clone()),
+            )],
+            ExpKind::Concat(a, b) => {
+                // The operands' outer sizes, from their types.
+                let mut sc = outer.clone();
+                for t in &stms[..k] {
+                    sc.bind_stm(t);
+                }
+                let outer_size = |x: &Ident| {
+                    sc.arrays
+                        .get(&x.name)
+                        .and_then(|pl| pl.shape.first().map(atom_sexp))
+                };
+                let (Some(na), Some(nb)) = (outer_size(a), outer_size(b)) else {
+                    return Vec::new();
+                };
+                let Some(n) = pl.lmad.dims.first().map(|d| d.elems.clone()) else {
+                    return Vec::new();
+                };
+                let root = format!("`{y} = concat {} {}`", a.name, b.name);
+                let sum = na.add(&nb);
+                let mut da = dest(root.clone(), pl.lmad.slice(&[(SExp::int(0), na.clone())]));
+                da.sizes.push((sum.clone(), n.clone()));
+                let mut db = dest(root, pl.lmad.slice(&[(na, nb)]));
+                db.sizes.push((sum, n));
+                // The second part first: sources are taken last to first.
+                let mut v = vec![(b.name.clone(), db)];
+                if a.name != b.name {
+                    v.push((a.name.clone(), da));
+                }
+                v
+            }
+            ExpKind::Update(z, idx, Atom::Var(x)) => {
+                let mut d = dest(
+                    format!("`{y} = {} with [..] = {}`", z.name, x.name),
+                    update_part(&pl.lmad, idx),
+                );
+                d.bounds = Some(Bounds {
+                    base: z.clone(),
+                    idx: idx.clone(),
+                });
+                vec![(x.name.clone(), d)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Examines one candidate: source `src`, copied at statement `k` of
+    /// `stms` (`k == stms.len()` for a kernel body's result), into `d`.
+    /// Applies it when every condition holds and every obligation is
+    /// proved; says why not otherwise.
+    fn candidate(
+        &mut self,
+        stms: &mut Vec<Stm>,
+        result: &[Ident],
+        outer: &Scope,
+        k: usize,
+        src: &Name,
+        d: Dest,
+    ) {
+        self.counts.add(CANDIDATES, 1);
+        let saved = self.obligations.len();
+        match self.check(stms, result, outer, k, src, &d) {
+            Ok(plan) => {
+                self.apply(stms, plan, src, &d);
+                self.counts.add(COALESCED, 1);
+                self.explain.push(format!(
+                    "{}: `{src}` built in `{}` at {}: applied",
+                    d.root,
+                    d.block.name,
+                    lmad_string(&d.lmad)
+                ));
+            }
+            Err(r) => {
+                let _ = saved;
+                self.counts.add(REFUSED, 1);
+                self.explain.push(format!(
+                    "{}: `{src}` into `{}`: refused, {}: {}",
+                    d.root, d.block.name, r.cond, r.why
+                ));
+            }
+        }
+    }
+}
+
+/// What applying a candidate takes: where the source is made, its views,
+/// and the bounds checks to insert before it.
+struct Plan {
+    /// The index of the statement that creates the source.
+    at: usize,
+    /// The index of the source block's allocation, when it can go once
+    /// unused (its size evidently non-negative: removing it changes no
+    /// way the program goes wrong).
+    alloc: Option<usize>,
+    /// The source's block (before the rewrite).
+    block: Name,
+    /// Bounds-check statements to insert before the creation.
+    checks: Vec<Stm>,
+}
+
+impl Coalescer<'_> {
+    fn check(
+        &mut self,
+        stms: &[Stm],
+        result: &[Ident],
+        outer: &Scope,
+        k: usize,
+        src: &Name,
+        d: &Dest,
+    ) -> Result<Plan, Refusal> {
+        let Some(j) = stms[..k].iter().position(|s| binds(s, src)) else {
+            return refuse(
+                "C4 (fresh source)",
+                format!("`{src}` is not created in this body"),
+            );
+        };
+        let (mx, views) = c4_fresh_source(stms, result, j, src)?;
+        c1_last_use(stms, result, k, &views, src)?;
+        // The scope where the source is created.
+        let mut at_j = outer.clone();
+        for s in &stms[..j] {
+            at_j.bind_stm(s);
+        }
+        c2_destination_first(&at_j, &d.block)?;
+        let x_place = stms[j]
+            .pats
+            .iter()
+            .find(|p| &p.name.name == src)
+            .and_then(|p| place_of(&p.ty))
+            .ok_or_else(|| Refusal {
+                cond: "C4 (fresh source)",
+                why: format!("`{src}` has no memory"),
+            })?;
+        if x_place.elem != d.elem {
+            return refuse(
+                "types",
+                format!(
+                    "`{src}` holds {} and the destination {}",
+                    x_place.elem, d.elem
+                ),
+            );
+        }
+        if x_place.lmad.rank() != d.lmad.rank() {
+            return refuse(
+                "types",
+                format!(
+                    "`{src}` has rank {} and its destination {}",
+                    x_place.lmad.rank(),
+                    d.lmad.rank()
+                ),
+            );
+        }
+        let mut needs: Vec<Name> = Vec::new();
+        sexp_vars(&d.lmad, &mut needs);
+        needs.push(d.block.name.clone());
+        if let Some(b) = &d.bounds {
+            needs.push(b.base.name.clone());
+            for i in &b.idx {
+                for a in i.atoms() {
+                    if let Atom::Var(x) = a {
+                        needs.push(x.name.clone());
+                    }
+                }
+            }
+        }
+        c5_in_scope(&at_j, &needs)?;
+        // Sizes of concat parts, proved.
+        for (lhs, rhs) in &d.sizes {
+            let o = Obligation::new(
+                "coalesce",
+                format!("{}: the parts fit the result", d.root),
+                Claim::AtMost(lhs.clone(), rhs.clone()),
+                at_j.facts_for(&[lhs, rhs]),
+                stms[j].span,
+            );
+            if let Some(r) = self.prove(o) {
+                return refuse("sizes", r);
+            }
+        }
+        let checks = match &d.bounds {
+            Some(b) => self.bounds(&at_j, b, stms[j].span)?,
+            None => Vec::new(),
+        };
+        self.c3(stms, outer, j, k, src, &x_place, d)?;
+        let alloc = stms[..j].iter().position(|s| {
+            binds(s, &mx)
+                && match &s.exp.kind {
+                    ExpKind::Alloc(se, _) => {
+                        let mut known = at_j.sizes.clone();
+                        known.extend(at_j.ranges.keys().cloned());
+                        crate::hoist::non_negative(se, &known)
+                    }
+                    _ => false,
+                }
+        });
+        Ok(Plan {
+            at: j,
+            alloc,
+            block: mx,
+            checks,
+        })
+    }
+
+    /// Proves an obligation; `None` when proved, else why not.
+    fn prove(&mut self, o: Obligation) -> Option<String> {
+        let v = self.prover.prove(&o);
+        let why = match &v.outcome {
+            Outcome::Proved => None,
+            other => Some(format!(
+                "obligation `{}` {} ({})",
+                claim_string(&o.claim),
+                other.word(),
+                v.prover
+            )),
+        };
+        self.obligations.push((o, v));
+        why
+    }
+
+    /// An update's indices: proved in bounds of the updated array, or a
+    /// check (a slice of it at the indices) to run before the source.
+    fn bounds(&mut self, sc: &Scope, b: &Bounds, span: Span) -> Result<Vec<Stm>, Refusal> {
+        let Some(zt) = sc.arrays.get(&b.base.name).cloned() else {
+            return refuse(
+                "C5 (in scope)",
+                format!("`{}` is not an array in scope", b.base.name),
+            );
+        };
+        let shape: Vec<SExp> = zt.lmad.dims.iter().map(|d| d.elems.clone()).collect();
+        let mut claims = Vec::new();
+        let mut pairs: Vec<(Atom, Atom)> = Vec::new();
+        for (k, i) in b.idx.iter().enumerate() {
+            let Some(n) = shape.get(k) else {
+                return refuse("types", "more indices than dimensions");
+            };
+            let (o, len) = match i {
+                UpdIdx::Elem(a) => (a.clone(), Atom::Int(1, Span::DUMMY)),
+                UpdIdx::Range(o, l) => (o.clone(), l.clone()),
+            };
+            claims.push((SExp::int(0), atom_sexp(&o)));
+            claims.push((SExp::int(0), atom_sexp(&len)));
+            claims.push((atom_sexp(&o).add(&atom_sexp(&len)), n.clone()));
+            pairs.push((o, len));
+        }
+        let mut all = true;
+        for (l, r) in claims {
+            let o = Obligation::new(
+                "coalesce",
+                format!("update of `{}`: index in bounds", b.base.name),
+                Claim::AtMost(l.clone(), r.clone()),
+                sc.facts_for(&[&l, &r]),
+                span,
+            );
+            all &= self.prove(o).is_none();
+        }
+        if all {
+            return Ok(Vec::new());
+        }
+        // The check: `z[o : n, ...]`, every dimension given.
+        for n in zt.shape.iter().skip(pairs.len()) {
+            pairs.push((Atom::Int(0, Span::DUMMY), n.clone()));
+        }
+        let lm = zt.lmad.slice(
+            &pairs
+                .iter()
+                .map(|(o, n)| (atom_sexp(o), atom_sexp(n)))
+                .collect::<Vec<_>>(),
+        );
+        let shape: Vec<Atom> = pairs.iter().map(|(_, n)| n.clone()).collect();
+        let name = self.names.fresh(&format!("{}_check", b.base.name));
+        self.counts.add(CHECKS, 1);
+        Ok(vec![Stm {
+            pats: vec![Pat {
+                name,
+                ty: Type::Array(
+                    ArrayType {
+                        shape: shape.clone(),
+                        elem: zt.elem,
+                        mem: Some(MemAnn {
+                            block: zt.block.clone(),
+                            lmad: lmad_syn(&shape, &lm),
+                        }),
+                    },
+                    Span::DUMMY,
+                ),
+                unique: false,
+                span: Span::DUMMY,
+            }],
+            exp: Exp {
+                kind: ExpKind::Slice(b.base.clone(), pairs),
+                span,
+            },
+            span,
+        }])
+    }
+}
+
+fn claim_string(c: &Claim) -> String {
+    match c {
+        Claim::Disjoint(a, b) => format!("disjoint {} {}", lmad_string(a), lmad_string(b)),
+        Claim::Injective(a) => format!("injective {}", lmad_string(a)),
+        Claim::InBounds(a, n) => format!(
+            "in-bounds {} {}",
+            lmad_string(a),
+            funmem_lang::print::sexp_string(n)
+        ),
+        Claim::AtMost(a, b) => format!(
+            "{} <= {}",
+            funmem_lang::print::sexp_string(a),
+            funmem_lang::print::sexp_string(b)
+        ),
+    }
+}
+
+/// C4, the source is fresh (thesis §5.2, condition 4): `x` is made by a
+/// statement that writes a new array (iota, replicate, copy, concat,
+/// scan, a kernel) into a block allocated in this body, and that block
+/// holds nothing but `x` and its views (slices, rows, transposes of it),
+/// and does not escape through a branch, a loop or a result. Returns the
+/// block and the views (x included).
+fn c4_fresh_source(
+    stms: &[Stm],
+    result: &[Ident],
+    j: usize,
+    x: &Name,
+) -> Result<(Name, HashSet<Name>), Refusal> {
+    const C: &str = "C4 (fresh source)";
+    let s = &stms[j];
+    match &s.exp.kind {
+        ExpKind::Iota(_)
+        | ExpKind::Replicate(..)
+        | ExpKind::Copy(_)
+        | ExpKind::Concat(..)
+        | ExpKind::Scan(..)
+        | ExpKind::Kernel(..) => {}
+        ExpKind::Update(..) => {
+            return refuse(
+                C,
+                format!("`{x}` is an in-place update, in its operand's block"),
+            )
+        }
+        ExpKind::If(..) | ExpKind::Loop(..) => {
+            return refuse(
+                C,
+                format!("`{x}` is the result of an `if` or a loop (not handled yet)"),
+            )
+        }
+        _ => return refuse(C, format!("`{x}` is a view of another array")),
+    }
+    let Some(p) = s.pats.iter().find(|p| &p.name.name == x) else {
+        return refuse(C, format!("`{x}` is not bound here"));
+    };
+    let Some(pl) = place_of(&p.ty) else {
+        return refuse(C, format!("`{x}` has no memory"));
+    };
+    let mx = pl.block.name.clone();
+    let Some(a) = stms[..j]
+        .iter()
+        .position(|s| matches!(s.exp.kind, ExpKind::Alloc(..)) && binds(s, &mx))
+    else {
+        return refuse(
+            C,
+            format!("`{x}`'s block `{mx}` is not allocated in this body"),
+        );
+    };
+    // The views of x, and every other use of the block.
+    let mut views: HashSet<Name> = HashSet::default();
+    views.insert(x.clone());
+    let mut named = 0usize;
+    let mut other: Option<String> = None;
+    fn walk_views(
+        stms: &[Stm],
+        mx: &Name,
+        views: &mut HashSet<Name>,
+        named: &mut usize,
+        other: &mut Option<String>,
+    ) {
+        for s in stms {
+            let src = match &s.exp.kind {
+                ExpKind::Index(w, _) | ExpKind::Slice(w, _) | ExpKind::Transpose(w) => {
+                    Some(&w.name)
+                }
+                _ => None,
+            };
+            for p in &s.pats {
+                if place_of(&p.ty).is_some_and(|pl| &pl.block.name == mx) {
+                    *named += 1;
+                    if src.is_some_and(|w| views.contains(w)) {
+                        views.insert(p.name.name.clone());
+                    } else if !views.contains(&p.name.name) && other.is_none() {
+                        *other = Some(p.name.name.to_string());
+                    }
+                }
+            }
+            match &s.exp.kind {
+                ExpKind::If(_, t, e) => {
+                    walk_views(&t.stms, mx, views, named, other);
+                    walk_views(&e.stms, mx, views, named, other);
+                }
+                ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => {
+                    walk_views(&b.stms, mx, views, named, other);
+                    if let ExpKind::Loop(ps, ..) = &s.exp.kind {
+                        for q in ps {
+                            if place_of(&q.ty).is_some_and(|pl| &pl.block.name == mx) {
+                                *named += 1;
+                                other.get_or_insert_with(|| q.name.name.to_string());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    walk_views(&stms[j..], &mx, &mut views, &mut named, &mut other);
+    if let Some(o) = other {
+        return refuse(C, format!("`{x}`'s block `{mx}` also holds `{o}`"));
+    }
+    // Every occurrence of the block: its allocation and the types of x
+    // and its views; anything else (a result, a loop's initial value, a
+    // branch's result) lets it escape.
+    let mut total = 0usize;
+    for s in &stms[a..] {
+        total += count_in(s, &mx);
+    }
+    total += result.iter().filter(|r| r.name == mx).count();
+    if total != 1 + named {
+        return refuse(
+            C,
+            format!("`{x}`'s block `{mx}` escapes (returned or passed on)"),
+        );
+    }
+    Ok((mx, views))
+}
+
+/// C1, last use (thesis §5.2, condition 1): after the root, neither the
+/// source nor any view of it is used, and the root uses it once (as the
+/// source). For a kernel body's result (`k == stms.len()`), the source is
+/// one result and nothing else of the body's results is a view of it.
+fn c1_last_use(
+    stms: &[Stm],
+    result: &[Ident],
+    k: usize,
+    views: &HashSet<Name>,
+    x: &Name,
+) -> Result<(), Refusal> {
+    const C: &str = "C1 (last use)";
+    for v in views {
+        if occurs_in(stms.get(k + 1..).unwrap_or(&[]), &[], v) {
+            return refuse(C, format!("`{v}` is used after the root"));
+        }
+        let in_results = result.iter().filter(|r| &r.name == v).count();
+        let allowed = usize::from(k == stms.len() && v == x);
+        if in_results > allowed {
+            return refuse(C, format!("`{v}` is a result of the body"));
+        }
+        if let Some(root) = stms.get(k) {
+            let uses = count_in(root, v);
+            if uses > usize::from(v == x) {
+                return refuse(C, format!("the root uses `{v}` more than once"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// C2, the destination block exists first (thesis §5.2, condition 2): the
+/// destination's block is allocated (bound) before the source is created.
+/// Allocation hoisting, run before, makes this hold as often as sizes
+/// allow.
+fn c2_destination_first(at_j: &Scope, block: &Ident) -> Result<(), Refusal> {
+    if at_j.bound.contains(&block.name) {
+        Ok(())
+    } else {
+        refuse(
+            "C2 (destination first)",
+            format!(
+                "the block `{}` is allocated after the source is created",
+                block.name
+            ),
+        )
+    }
+}
+
+/// C5, in scope (thesis §5.2, condition 5): every name the source's new
+/// LMAD (and an update's indices and array) reads is bound where the
+/// source is created.
+fn c5_in_scope(at_j: &Scope, needs: &[Name]) -> Result<(), Refusal> {
+    match needs.iter().find(|x| !at_j.bound.contains(*x)) {
+        None => Ok(()),
+        Some(x) => refuse(
+            "C5 (in scope)",
+            format!("`{x}` is bound after the source is created"),
+        ),
+    }
+}
+
+impl Coalescer<'_> {
+    /// C3, the destination is not used meanwhile (thesis §5.2, condition
+    /// 3), proved: every access of the destination's block (or a block
+    /// that may be it) from the source's creation to the root, other than
+    /// the source's own writes and the root's copy, is disjoint from the
+    /// source's new place. When the source is a kernel's result, accesses
+    /// in the kernel's body are compared with the rows of *other*
+    /// iterations: an iteration may read its own row, before writing it.
+    #[allow(clippy::too_many_arguments)]
+    fn c3(
+        &mut self,
+        stms: &[Stm],
+        outer: &Scope,
+        j: usize,
+        k: usize,
+        src: &Name,
+        x: &Place,
+        d: &Dest,
+    ) -> Result<(), Refusal> {
+        const C: &str = "C3 (destination unused meanwhile)";
+        let mut sc = outer.clone();
+        for s in &stms[..j] {
+            sc.bind_stm(s);
+        }
+        let at_j = sc.clone();
+        let mut acc: Vec<Access> = Vec::new();
+        // The creation: its reads, and its writes other than the source's.
+        let creation = &stms[j];
+        let kernel_index = match &creation.exp.kind {
+            ExpKind::Kernel(i, _, _) => Some(i.name.clone()),
+            _ => None,
+        };
+        collect(creation, &sc, &mut acc, Some(src), kernel_index.as_ref());
+        sc.bind_stm(creation);
+        for s in &stms[j + 1..k.min(stms.len())] {
+            collect(s, &sc, &mut acc, None, None);
+            sc.bind_stm(s);
+        }
+        if let Some(root) = stms.get(k) {
+            // The root's reads other than the source; its write is the copy.
+            collect_reads(root, &sc, &mut acc, Some(src));
+        }
+        let _ = x;
+        let mut seen: Vec<(Lmad<SExp>, Option<Name>)> = Vec::new();
+        for a in acc {
+            if !self.aliases.same(&a.block, &d.block.name) {
+                continue;
+            }
+            if a.elem != d.elem {
+                return refuse(
+                    C,
+                    format!(
+                        "{} {} the block as {}, the source is {}",
+                        a.what,
+                        if a.write { "writes" } else { "reads" },
+                        a.elem,
+                        d.elem
+                    ),
+                );
+            }
+            if seen.iter().any(|(l, i)| *l == a.lmad && *i == a.iteration) {
+                continue;
+            }
+            seen.push((a.lmad.clone(), a.iteration.clone()));
+            let (mine, mut facts) = match (&a.iteration, &kernel_index, &creation.exp.kind) {
+                (Some(i), Some(_), ExpKind::Kernel(_, n, _)) => {
+                    // Another iteration's row.
+                    let other = self.names.fresh(&format!("{}_other", i));
+                    let ov = SExp::var(&other.name);
+                    let facts = vec![
+                        Fact::new(SExp::bin(BinOp::Le, SExp::int(0), ov.clone()), "index"),
+                        Fact::new(SExp::bin(BinOp::Lt, ov.clone(), atom_sexp(n)), "bound"),
+                        Fact::new(
+                            SExp::bin(BinOp::Ne, ov.clone(), SExp::var(i)),
+                            "two iterations",
+                        ),
+                    ];
+                    (d.lmad.index(&ov), facts)
+                }
+                _ => (d.lmad.clone(), Vec::new()),
+            };
+            // The destination's facts in the scope of the creation (its
+            // names are bound there), the access's in its own scope.
+            for f in at_j.facts_for(&lmad_exps(&d.lmad)) {
+                if !facts.iter().any(|g| g.exp == f.exp) {
+                    facts.push(f);
+                }
+            }
+            for f in &a.facts {
+                if !facts.iter().any(|g| g.exp == f.exp) {
+                    facts.push(f.clone());
+                }
+            }
+            let o = Obligation::new(
+                "coalesce",
+                format!(
+                    "{}: {} {} `{}` clear of `{src}`",
+                    d.root,
+                    a.what,
+                    if a.write { "writes" } else { "reads" },
+                    a.block
+                ),
+                Claim::Disjoint(mine, a.lmad),
+                facts,
+                creation.span,
+            );
+            if let Some(r) = self.prove(o) {
+                return refuse(C, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rewrites the source (and its views) into the destination, with the
+    /// bounds checks before its creation.
+    fn apply(&mut self, stms: &mut Vec<Stm>, plan: Plan, src: &Name, d: &Dest) {
+        let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
+        moved.insert(src.clone(), d.lmad.clone());
+        for p in &mut stms[plan.at].pats {
+            if &p.name.name == src {
+                set_place(p, &d.block, &d.lmad);
+            }
+        }
+        rewrite_views(&mut stms[plan.at + 1..], &plan.block, &d.block, &mut moved);
+        for (k, c) in plan.checks.into_iter().enumerate() {
+            stms.insert(plan.at + k, c);
+        }
+        // The source's block, now unused (C4: it held only the source and
+        // its views), goes.
+        if let Some(a) = plan.alloc {
+            stms.remove(a);
+        }
+    }
+}
+
+fn set_place(p: &mut Pat, block: &Ident, l: &Lmad<SExp>) {
+    if let Type::Array(a, _) = &mut p.ty {
+        a.mem = Some(MemAnn {
+            block: block.clone(),
+            lmad: lmad_syn(&a.shape, l),
+        });
+    }
+}
+
+/// The views of moved arrays get their LMAD from their source's new one.
+fn rewrite_views(stms: &mut [Stm], old: &Name, new: &Ident, moved: &mut HashMap<Name, Lmad<SExp>>) {
+    for s in stms {
+        let derived = match &s.exp.kind {
+            ExpKind::Index(w, idx) => moved.get(&w.name).map(|l| {
+                let mut l = l.clone();
+                for i in idx {
+                    l = l.index(&atom_sexp(i));
+                }
+                l
+            }),
+            ExpKind::Slice(w, sl) => moved.get(&w.name).map(|l| {
+                l.slice(
+                    &sl.iter()
+                        .map(|(o, n)| (atom_sexp(o), atom_sexp(n)))
+                        .collect::<Vec<_>>(),
+                )
+            }),
+            ExpKind::Transpose(w) => moved.get(&w.name).and_then(|l| l.transpose()),
+            _ => None,
+        };
+        if let (Some(l), Some(p)) = (derived, s.pats.first_mut()) {
+            if place_of(&p.ty).is_some_and(|pl| &pl.block.name == old) {
+                set_place(p, new, &l);
+                moved.insert(p.name.name.clone(), l);
+            }
+        }
+        match &mut s.exp.kind {
+            ExpKind::If(_, t, e) => {
+                rewrite_views(&mut t.stms, old, new, moved);
+                rewrite_views(&mut e.stms, old, new, moved);
+            }
+            ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => {
+                rewrite_views(&mut b.stms, old, new, moved)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The region of an array variable, read whole.
+fn read_of(sc: &Scope, x: &Name, what: &str, out: &mut Vec<Access>, iteration: Option<&Name>) {
+    if let Some(pl) = sc.arrays.get(x) {
+        out.push(Access {
+            block: pl.block.name.clone(),
+            lmad: pl.lmad.clone(),
+            elem: pl.elem,
+            write: false,
+            what: what.to_string(),
+            iteration: iteration.cloned(),
+            facts: Vec::new(),
+        });
+    }
+}
+
+fn stm_label(s: &Stm) -> String {
+    match s.pats.first() {
+        Some(p) => format!("`{}`'s statement", p.name.name),
+        None => "a statement".into(),
+    }
+}
+
+/// The reads of a statement's own expression (not of nested bodies),
+/// `skip` excepted.
+fn collect_reads(s: &Stm, sc: &Scope, out: &mut Vec<Access>, skip: Option<&Name>) {
+    own_reads(s, sc, out, skip, None);
+}
+
+fn own_reads(
+    s: &Stm,
+    sc: &Scope,
+    out: &mut Vec<Access>,
+    skip: Option<&Name>,
+    iteration: Option<&Name>,
+) {
+    let what = stm_label(s);
+    let read = |x: &Ident, out: &mut Vec<Access>| {
+        if Some(&x.name) != skip {
+            read_of(sc, &x.name, &what, out, iteration);
+        }
+    };
+    match &s.exp.kind {
+        ExpKind::Index(x, idx) => {
+            let Some(pl) = sc.arrays.get(&x.name) else {
+                return;
+            };
+            if idx.len() == pl.lmad.rank() && Some(&x.name) != skip {
+                // One element.
+                let mut l = pl.lmad.clone();
+                for i in idx {
+                    l = l.index(&atom_sexp(i));
+                }
+                l.dims.push(Dim {
+                    elems: SExp::int(1),
+                    stride: SExp::int(1),
+                });
+                out.push(Access {
+                    block: pl.block.name.clone(),
+                    lmad: l,
+                    elem: pl.elem,
+                    write: false,
+                    what,
+                    iteration: iteration.cloned(),
+                    facts: Vec::new(),
+                });
+            }
+        }
+        ExpKind::Copy(x) => read(x, out),
+        ExpKind::Concat(x, y) => {
+            read(x, out);
+            read(y, out);
+        }
+        ExpKind::Replicate(_, Atom::Var(v)) | ExpKind::Update(_, _, Atom::Var(v)) => read(v, out),
+        ExpKind::Reduce(_, _, xs) | ExpKind::Scan(_, _, xs) => read(xs, out),
+        _ => {}
+    }
+}
+
+/// Every access of a statement, nested bodies included. `skip`: the
+/// source, whose own writes (and only those) are left out. `iteration`:
+/// when the statement is a kernel creating the source, its index, so that
+/// the body's accesses are compared per iteration.
+fn collect(
+    s: &Stm,
+    sc: &Scope,
+    out: &mut Vec<Access>,
+    skip: Option<&Name>,
+    iteration: Option<&Name>,
+) {
+    let mut body_acc = Vec::new();
+    walk_accesses(s, sc, &mut body_acc, skip, None, iteration.is_some());
+    for mut a in body_acc {
+        if a.iteration.is_some() {
+            a.iteration = iteration.cloned();
+        }
+        out.push(a);
+    }
+}
+
+/// The accesses of `s` in scope `sc`. `inner` marks accesses inside the
+/// kernel body of the statement examined (tagged with its iteration by
+/// [`collect`]).
+fn walk_accesses(
+    s: &Stm,
+    sc: &Scope,
+    out: &mut Vec<Access>,
+    skip: Option<&Name>,
+    tag: Option<&Name>,
+    top_kernel: bool,
+) {
+    let start = out.len();
+    own_reads(s, sc, out, None, tag);
+    // Writes.
+    let what = stm_label(s);
+    let write_region = |p: &Pat, l: Lmad<SExp>, out: &mut Vec<Access>| {
+        if let Some(pl) = place_of(&p.ty) {
+            out.push(Access {
+                block: pl.block.name.clone(),
+                lmad: l,
+                elem: pl.elem,
+                write: true,
+                what: what.clone(),
+                iteration: tag.cloned(),
+                facts: Vec::new(),
+            });
+        }
+    };
+    match &s.exp.kind {
+        ExpKind::Iota(_)
+        | ExpKind::Copy(_)
+        | ExpKind::Replicate(..)
+        | ExpKind::Concat(..)
+        | ExpKind::Scan(..)
+        | ExpKind::Kernel(..) => {
+            for p in &s.pats {
+                if Some(&p.name.name) == skip {
+                    continue;
+                }
+                if let Some(pl) = place_of(&p.ty) {
+                    write_region(p, pl.lmad, out);
+                }
+            }
+        }
+        ExpKind::Update(_, idx, _) => {
+            for p in &s.pats {
+                if let Some(pl) = place_of(&p.ty) {
+                    write_region(p, update_part(&pl.lmad, idx), out);
+                }
+            }
+        }
+        _ => {}
+    }
+    // Nested bodies.
+    match &s.exp.kind {
+        ExpKind::Kernel(i, n, b) => {
+            let mut inner = sc.clone();
+            inner.bound.insert(i.name.clone());
+            inner.ranges.insert(i.name.clone(), atom_sexp(n));
+            let tag = if top_kernel { Some(&i.name) } else { tag };
+            body_accesses(b, &inner, out, tag);
+        }
+        ExpKind::If(_, t, e) => {
+            body_accesses(t, sc, out, tag);
+            body_accesses(e, sc, out, tag);
+        }
+        ExpKind::Loop(ps, _, form, b) => {
+            let mut inner = sc.clone();
+            for p in ps {
+                inner.bind_pat(p);
+            }
+            if let LoopForm::For(i, n) = form {
+                inner.bound.insert(i.name.clone());
+                inner.ranges.insert(i.name.clone(), atom_sexp(n));
+            }
+            body_accesses(b, &inner, out, tag);
+        }
+        _ => {}
+    }
+    // The facts known where each access happens (its scope's, for the
+    // variables of its LMAD).
+    for a in &mut out[start..] {
+        if a.facts.is_empty() {
+            a.facts = sc.facts_for(&lmad_exps(&a.lmad));
+        }
+    }
+}
+
+fn body_accesses(b: &Body, sc: &Scope, out: &mut Vec<Access>, tag: Option<&Name>) {
+    let mut sc = sc.clone();
+    for s in &b.stms {
+        walk_accesses(s, &sc, out, None, tag, false);
+        sc.bind_stm(s);
+    }
+}
