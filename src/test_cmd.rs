@@ -16,9 +16,9 @@
 //! the error (`RULE: message`); a compile-time `error:` must match the
 //! parse or type error. `structure { Name N }` counts constructs in the
 //! program after lowering to FUNMEM and simplifying; `structure gpu-mem`
-//! after the GPU pipeline (simplify, expand-gpu); a named pipeline that
+//! after the GPU pipeline (simplify, coalesce, expand-gpu); a named pipeline that
 //! does not exist yet is skipped and reported as such. The cases also run
-//! on every stage of those pipelines and of the CPU one (simplify,
+//! on every stage of those pipelines and of the CPU one (simplify, coalesce,
 //! expand-cpu). One line per failure, then `N passed, N failed`.
 //!
 //! Limits are not semantics: a lowered stage (or the OpenCL run) that
@@ -204,7 +204,8 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
 /// The program and its lowered stages, each with a label: the source,
 /// `lower to FUNMEM`, `lower to IMP` (of the translation as it is),
 /// `simplify`, `simplify, lower to IMP`, and the memory pipelines
-/// `gpu-mem` (simplify, expand-gpu), `cpu-mem` (simplify, expand-cpu), each
+/// `gpu-mem` (simplify, coalesce, expand-gpu), `cpu-mem` (simplify,
+/// coalesce, expand-cpu), each
 /// with its IMP. IMP programs are their only stage.
 fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     if let AnyProgram::Imp(_) = program {
@@ -223,7 +224,10 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     let simple = continue_with(&translated, "simplify", "simplify", &provers)?;
     let simplified = simple[0].1.clone();
     out.extend(simple);
-    for (label, pass) in [("gpu-mem", "expand-gpu"), ("cpu-mem", "expand-cpu")] {
+    for (label, pass) in [
+        ("gpu-mem", "coalesce,expand-gpu"),
+        ("cpu-mem", "coalesce,expand-cpu"),
+    ] {
         out.extend(continue_with(&simplified, pass, label, &provers)?);
     }
     Ok(out)
@@ -240,11 +244,14 @@ fn continue_with(
 ) -> Result<Vec<(String, AnyProgram)>, String> {
     let passes = pass::parse_list(pass)?;
     let st = pipeline::stages(from, &passes, true, provers).map_err(|e| e.to_string())?;
+    // The last pass's stage is the pipeline's (`gpu-mem`); the ones
+    // before it are `gpu-mem, coalesce`, ...
+    let last = passes.last().map_or("", |p| p.name);
     Ok(st
         .into_iter()
         .skip(1)
         .map(|s| {
-            let l = if s.name == pass {
+            let l = if s.name == last {
                 label.to_string()
             } else {
                 format!("{label}, {}", s.name)

@@ -50,6 +50,7 @@ const PASS_SHARES: &[(&str, &str, &str)] = &[
     ("if results", "if results removed", "removed"),
     ("statements", "statements removed", "removed"),
     ("allocations", "hoisted", "hoisted"),
+    ("candidates", "coalesced", "coalesced"),
 ];
 
 /// A share of what the passes did.

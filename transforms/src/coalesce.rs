@@ -712,17 +712,7 @@ impl Coalescer<'_> {
             None => Vec::new(),
         };
         self.c3(stms, outer, j, k, src, &x_place, d)?;
-        let alloc = stms[..j].iter().position(|s| {
-            binds(s, &mx)
-                && match &s.exp.kind {
-                    ExpKind::Alloc(se, _) => {
-                        let mut known = at_j.sizes.clone();
-                        known.extend(at_j.ranges.keys().cloned());
-                        crate::hoist::non_negative(se, &known)
-                    }
-                    _ => false,
-                }
-        });
+        let alloc = droppable_alloc(stms, j, &mx, &x_place, &at_j);
         Ok(Plan {
             at: j,
             alloc,
@@ -823,6 +813,38 @@ impl Coalescer<'_> {
             span,
         }])
     }
+}
+
+/// The index of the allocation of the source's block `mx`, when it may go
+/// once the source lives elsewhere: removing it must not change how the
+/// program goes wrong. That holds when its size is evidently non-negative
+/// (it cannot get stuck), and when it is the number of the source's
+/// elements with no kernel between it and the source's creation: a
+/// negative count means a negative dimension, on which the creation gets
+/// stuck in its turn, with nothing that could race in between (the
+/// criterion `hoist-allocs` moves allocations by).
+fn droppable_alloc(stms: &[Stm], j: usize, mx: &Name, x: &Place, at_j: &Scope) -> Option<usize> {
+    let a = stms[..j]
+        .iter()
+        .position(|s| binds(s, mx) && matches!(s.exp.kind, ExpKind::Alloc(..)))?;
+    let ExpKind::Alloc(se, _) = &stms[a].exp.kind else {
+        return None;
+    };
+    let mut known = at_j.sizes.clone();
+    known.extend(at_j.ranges.keys().cloned());
+    if crate::hoist::non_negative(se, &known) {
+        return Some(a);
+    }
+    let count = x
+        .shape
+        .iter()
+        .fold(funmem_lang::poly::Poly::constant(1), |p, d| {
+            p.mul(&funmem_lang::poly::Poly::atom(d))
+        });
+    let quiet = stms[a + 1..j]
+        .iter()
+        .all(|s| !crate::hoist::has_kernel(&s.exp));
+    (funmem_lang::poly::Poly::from_sexp(se) == count && quiet).then_some(a)
 }
 
 fn claim_string(c: &Claim) -> String {

@@ -111,7 +111,7 @@ fn hoist_limit(se: &SExp, out: &[Stm]) -> usize {
 }
 
 /// Whether evaluating the expression may run a kernel (and so may race).
-fn has_kernel(e: &Exp) -> bool {
+pub fn has_kernel(e: &Exp) -> bool {
     fn body(b: &Body) -> bool {
         b.stms.iter().any(|s| has_kernel(&s.exp))
     }
