@@ -22,8 +22,8 @@ use funmem_semantics::error::{EvalError, Limits};
 use funmem_semantics::observer::MemProfile;
 use funmem_semantics::run::{run, RunOptions, Semantics};
 use funmem_semantics::value::Value;
-use funmem_transforms::pipeline::Stage;
 use funmem_transforms::expand::allocs_in_kernels;
+use funmem_transforms::pipeline::Stage;
 use std::process::ExitCode;
 
 /// Options of `funmem stats`.
@@ -202,7 +202,10 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
                 return Err(ExitCode::from(EXIT_WENT_WRONG));
             }
             None => {
-                eprintln!("{file}: stage `{}` has no heap semantics to measure", st.name);
+                eprintln!(
+                    "{file}: stage `{}` has no heap semantics to measure",
+                    st.name
+                );
                 return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
             }
         };

@@ -172,7 +172,7 @@ fn measure(
                     e.span,
                     e.to_string(),
                 );
-                let why = format!("stage `{}` went wrong: {}", st.name, line_col(&src, &d));
+                let why = format!("stage `{}`: {}", st.name, line_col(&src, &d));
                 return row(label, Outcome::Wrong(why));
             }
             None => {
@@ -387,7 +387,10 @@ mod tests {
 
     #[test]
     fn long_case_labels_are_cut_to_one_short_line() {
-        assert_eq!(short_label("case 0 (input { 1 2 })"), "case 0 (input { 1 2 })");
+        assert_eq!(
+            short_label("case 0 (input { 1 2 })"),
+            "case 0 (input { 1 2 })"
+        );
         let long = short_label("case 3 (input { [1, 2, 3, 4, 5, 6, 7, 8]\n [9, 10, 11, 12, 13] })");
         assert_eq!(long.chars().count(), CASE_WIDTH);
         assert!(long.starts_with("case 3 (input { [1, 2, 3") && long.ends_with('…'));
