@@ -83,7 +83,7 @@ pub(crate) fn table(
     if json {
         println!("{}", to_json(&rows, passes_text));
     } else {
-        print!("{}", markdown(&rows, &last));
+        print!("{}", markdown(&rows, last));
     }
     if wrong > 0 {
         eprintln!("{wrong} program(s) went wrong");
