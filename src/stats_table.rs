@@ -71,7 +71,7 @@ pub(crate) fn table(
         }
     };
     let provers = funmem_oracle::prove::Provers::default();
-    let last = passes.last().map_or("(no pass)", |p| p.name);
+    let last = passes.last().map(|p| p.name);
     let rows: Vec<Row> = files
         .iter()
         .map(|f| measure(f, passes, limits, &provers))
@@ -223,7 +223,7 @@ fn cell(s: &str) -> String {
 
 /// The table, padded so that it also reads as plain text, with a total
 /// line (sums over the measured programs) and a note on the columns.
-fn markdown(rows: &[Row], last: &str) -> String {
+fn markdown(rows: &[Row], last: Option<&str>) -> String {
     let header = [
         "program",
         "case",
@@ -309,8 +309,12 @@ fn markdown(rows: &[Row], last: &str) -> String {
     for l in &lines {
         out.push_str(&format_line(l));
     }
+    let stages = match last {
+        Some(pass) => format!("before: the FUNMEM program before `{pass}`, after: after it"),
+        None => "no passes: the FUNMEM program, in both columns".to_string(),
+    };
     out.push_str(&format!(
-        "\n(before: the FUNMEM program before `{last}`, after: after it; heap semantics on the case's inputs; allocations and cells count each run of an `alloc`, once per loop iteration; peak: most cells live at once, a kernel iteration's blocks freed at its end)\n"
+        "\n({stages}; heap semantics on the case's inputs; allocations and cells count each run of an `alloc`, once per loop iteration; peak: most cells live at once, a kernel iteration's blocks freed at its end)\n"
     ));
     out
 }
