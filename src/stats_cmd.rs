@@ -48,6 +48,10 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Leave out of a table the rows of programs skipped (no test case to
+    /// measure); its total line still counts them.
+    #[arg(long)]
+    hide_skipped: bool,
     /// Most statements and kernel iterations to evaluate per stage;
     /// default 10^8, and 10^7 for each program of a table (docs/limits.md).
     #[arg(long)]
@@ -169,7 +173,11 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             fuel: args.fuel.unwrap_or(TABLE_FUEL),
             max_heap: args.max_heap.unwrap_or(TABLE_MAX_HEAP),
         };
-        return crate::stats_table::table(&args.paths, &args.passes, &passes, limits, args.json);
+        let form = crate::stats_table::Form {
+            json: args.json,
+            hide_skipped: args.hide_skipped,
+        };
+        return crate::stats_table::table(&args.paths, &args.passes, &passes, limits, form);
     }
     let file = &args.paths[0];
     let machine = Limits::for_this_machine();

@@ -43,6 +43,15 @@ enum Outcome {
     Wrong(String),
 }
 
+/// How the table is printed.
+#[derive(Clone, Copy)]
+pub(crate) struct Form {
+    /// JSON instead of Markdown.
+    pub json: bool,
+    /// Without the rows of skipped programs (counted in the total line).
+    pub hide_skipped: bool,
+}
+
 /// The longest inline input shown in a row's case; longer ones are cut.
 const CASE_WIDTH: usize = 40;
 
@@ -53,7 +62,7 @@ pub(crate) fn table(
     passes_text: &str,
     passes: &[funmem_transforms::Pass],
     limits: Limits,
-    json: bool,
+    form: Form,
 ) -> Result<ExitCode, ExitCode> {
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
     let files = match funmem_lang::files::walk(&paths, |p| {
@@ -80,10 +89,18 @@ pub(crate) fn table(
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Wrong(_)))
         .count();
-    if json {
-        println!("{}", to_json(&rows, passes_text));
+    let skipped = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Skipped(_)))
+        .count();
+    let shown: Vec<&Row> = rows
+        .iter()
+        .filter(|r| !(form.hide_skipped && matches!(r.outcome, Outcome::Skipped(_))))
+        .collect();
+    if form.json {
+        println!("{}", to_json(&shown, passes_text, skipped));
     } else {
-        print!("{}", markdown(&rows, last));
+        print!("{}", markdown(&shown, rows.len(), skipped, last));
     }
     if wrong > 0 {
         eprintln!("{wrong} program(s) went wrong");
@@ -221,9 +238,10 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The table, padded so that it also reads as plain text, with a total
-/// line (sums over the measured programs) and a note on the columns.
-fn markdown(rows: &[Row], last: Option<&str>) -> String {
+/// The table of the rows shown (of `programs`, `skipped` of them skipped),
+/// padded so that it also reads as plain text, with a total line (sums
+/// over the measured programs) and a note on the columns.
+fn markdown(rows: &[&Row], programs: usize, skipped: usize, last: Option<&str>) -> String {
     let header = [
         "program",
         "case",
@@ -264,8 +282,13 @@ fn markdown(rows: &[Row], last: Option<&str>) -> String {
         }
         lines.push(line);
     }
+    let skipped = if skipped > 0 {
+        format!(", {skipped} skipped")
+    } else {
+        String::new()
+    };
     let mut total = vec![
-        format!("total ({counted} of {} programs)", rows.len()),
+        format!("total ({counted} of {programs} programs{skipped})"),
         String::new(),
     ];
     total.extend(numbers(&b, &a));
@@ -333,9 +356,10 @@ fn numbers(b: &MemProfile, a: &MemProfile) -> Vec<String> {
     ]
 }
 
-/// The rows as a JSON object: the passes, one object per program (its
-/// numbers, or why it was skipped or went wrong) and the totals.
-fn to_json(rows: &[Row], passes: &str) -> serde_json::Value {
+/// The rows as a JSON object: the passes, one object per program shown
+/// (its numbers, or why it was skipped or went wrong), how many programs
+/// were skipped, and the totals.
+fn to_json(rows: &[&Row], passes: &str, skipped: usize) -> serde_json::Value {
     let prof = |p: &MemProfile| {
         serde_json::json!({
             "allocations": p.allocations,
@@ -372,6 +396,7 @@ fn to_json(rows: &[Row], passes: &str) -> serde_json::Value {
     serde_json::json!({
         "passes": passes,
         "programs": programs,
+        "skipped": skipped,
         "total": { "before": prof(&b), "after": prof(&a) },
     })
 }

@@ -177,7 +177,7 @@ fn the_table_gives_every_program_a_row_and_the_totals() {
     assert_eq!(
         cells(total)[..9],
         [
-            "total (3 of 4 programs)",
+            "total (3 of 4 programs, 1 skipped)",
             "",
             "8",
             "5",
@@ -189,6 +189,17 @@ fn the_table_gives_every_program_a_row_and_the_totals() {
         ]
     );
     assert!(out.contains("before `simplify`"), "{out}");
+    // Without the skipped rows: the same totals.
+    let o = funmem(&["stats", &dir, "--passes", "simplify", "--hide-skipped"]);
+    assert_exit(&o, 0);
+    let hidden = text(&o.stdout);
+    assert!(!hidden.contains("no_test.fun"), "{hidden}");
+    assert_eq!(hidden.lines().filter(|l| l.starts_with("| ")).count(), 5);
+    let hidden_total = hidden
+        .lines()
+        .find(|l| l.starts_with("| total"))
+        .expect("a total line");
+    assert_eq!(cells(hidden_total), cells(total));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -207,6 +218,7 @@ fn the_json_form_has_the_same_numbers() {
     assert_eq!(programs[0]["after"]["cells_allocated"], 6);
     assert_eq!(programs[1]["skipped"], "no test block");
     assert_eq!(j["total"]["after"]["peak_heap_cells"], 6);
+    assert_eq!(j["skipped"], 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
