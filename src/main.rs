@@ -9,6 +9,7 @@ mod fuzz_cmd;
 mod gpu_cmd;
 mod prove_cmd;
 mod stats_cmd;
+mod stats_table;
 mod step_cmd;
 mod test_cmd;
 mod trace_cmd;

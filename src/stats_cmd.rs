@@ -9,40 +9,65 @@
 //! iteration may hold them through its parameters), a kernel iteration's
 //! are. It also counts the `reduce` and `scan` expressions of each stage
 //! (in kernels too): the parallel operations besides kernels.
+//!
+//! With `--table`, several paths or a folder, it measures every program
+//! under them on its own test case instead, as one table
+//! (`stats_table`); [`measured`] and [`profile`] are shared by both.
 
 use crate::{load, pass_list, pipeline, read_inputs, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
-use funmem_lang::ast::{Body, ExpKind, Program, RedOp};
+use funmem_lang::ast::{Body, ExpKind, Lang, Program, RedOp};
 use funmem_lang::diag::{Diagnostic, Phase};
 use funmem_lang::parse::AnyProgram;
-use funmem_semantics::error::Limits;
+use funmem_semantics::error::{EvalError, Limits};
 use funmem_semantics::observer::MemProfile;
 use funmem_semantics::run::{run, RunOptions, Semantics};
+use funmem_semantics::value::Value;
 use funmem_transforms::expand::allocs_in_kernels;
+use funmem_transforms::pipeline::Stage;
 use std::process::ExitCode;
 
 /// Options of `funmem stats`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The program (.fun or .funmem).
-    file: String,
+    /// The program (.fun or .funmem); with --table, several paths or a
+    /// folder: every program file under them, each on its test block's
+    /// first case that runs to results.
+    #[arg(required = true)]
+    paths: Vec<String>,
     /// The passes whose effect to measure, comma-separated.
     #[arg(long, default_value = "simplify,expand-gpu")]
     passes: String,
-    /// Read the inputs from this file instead of standard input.
+    /// Read the inputs from this file instead of standard input (one
+    /// program only).
     #[arg(long)]
     input: Option<String>,
-    /// Print a JSON object instead of a table.
+    /// One Markdown table for every program under the paths: allocations,
+    /// cells allocated and peak heap before and after the last pass.
+    #[arg(long)]
+    table: bool,
+    /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Most statements and kernel iterations to evaluate per stage
-    /// (docs/limits.md).
-    #[arg(long, default_value_t = Limits::for_this_machine().fuel)]
-    fuel: u64,
-    /// Most heap cells to allocate per stage; the default is half of this
-    /// machine's free memory at 32 bytes a cell (docs/limits.md).
-    #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
-    max_heap: u64,
+    /// Leave out of a table the rows of programs skipped (no test case to
+    /// measure); its total line still counts them.
+    #[arg(long)]
+    hide_skipped: bool,
+    /// Most statements and kernel iterations to evaluate per stage;
+    /// default 10^8, and 10^7 for each program of a table (docs/limits.md).
+    #[arg(long)]
+    fuel: Option<u64>,
+    /// Most heap cells to allocate per stage; default half of this
+    /// machine's free memory at 32 bytes a cell, and 10^7 for each program
+    /// of a table (docs/limits.md).
+    #[arg(long)]
+    max_heap: Option<u64>,
 }
+
+/// The fuel of each stage of a program of a table: enough for the
+/// corpora's test cases, small enough that a whole corpus runs in seconds.
+pub(crate) const TABLE_FUEL: u64 = 10_000_000;
+/// The heap limit, in cells, of each stage of a program of a table.
+pub(crate) const TABLE_MAX_HEAP: u64 = 10_000_000;
 
 struct Row {
     stage: String,
@@ -101,58 +126,97 @@ fn allocs_in_loops(p: &Program) -> usize {
     walk(&p.body, false)
 }
 
-/// Runs the command.
-pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
-    let passes = pass_list(&args.passes)?;
-    let (src, p) = load(&args.file)?;
-    if let AnyProgram::Imp(_) = p {
-        eprintln!("{}: stats takes a FUN or FUNMEM program", args.file);
-        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
-    }
-    let stages = pipeline(&args.file, &src, &p, &passes, false)?;
-    let inputs = read_inputs(args.input.as_deref())?;
-    // The FUNMEM program before the last pass, and after it; with no
-    // passes, the FUNMEM program alone.
-    let mem: Vec<&funmem_transforms::pipeline::Stage> = stages
+/// The FUNMEM stages that `stats` measures: the program before the last
+/// pass and after it; with one FUNMEM stage, that one alone.
+pub(crate) fn measured(stages: &[Stage]) -> Vec<&Stage> {
+    let mem: Vec<&Stage> = stages
         .iter()
-        .filter(|s| matches!(&s.program, AnyProgram::Fun(q) if q.lang == funmem_lang::ast::Lang::FunMem))
+        .filter(|s| matches!(&s.program, AnyProgram::Fun(q) if q.lang == Lang::FunMem))
         .collect();
-    let shown: Vec<&funmem_transforms::pipeline::Stage> = match mem.as_slice() {
-        [] => {
-            eprintln!("{}: no FUNMEM stage to measure", args.file);
-            return Err(ExitCode::from(EXIT_WENT_WRONG));
-        }
+    match mem.as_slice() {
+        [] => Vec::new(),
         [one] => vec![*one],
         [.., before, after] => vec![*before, *after],
+    }
+}
+
+/// The memory profile of one run of `p` on `inputs` under the heap
+/// semantics; `None` when the program has none.
+pub(crate) fn profile(
+    p: &AnyProgram,
+    inputs: &[Value],
+    limits: Limits,
+) -> Option<Result<MemProfile, EvalError>> {
+    let mut prof = MemProfile::default();
+    let opts = RunOptions {
+        limits,
+        race_check: false,
     };
+    run(p, Semantics::Heap, inputs, opts, &mut prof).map(|r| r.map(|_| prof))
+}
+
+/// Runs the command: one program on its inputs, or, with `--table`,
+/// several paths or a folder, the table of every program under them.
+pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
+    let passes = pass_list(&args.passes)?;
+    let table = args.table
+        || args.paths.len() > 1
+        || args.paths.iter().any(|p| std::path::Path::new(p).is_dir());
+    if table {
+        if args.input.is_some() {
+            eprintln!(
+                "funmem stats: --input takes one program; a table runs each program's first test case"
+            );
+            return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+        }
+        let limits = Limits {
+            fuel: args.fuel.unwrap_or(TABLE_FUEL),
+            max_heap: args.max_heap.unwrap_or(TABLE_MAX_HEAP),
+        };
+        let form = crate::stats_table::Form {
+            json: args.json,
+            hide_skipped: args.hide_skipped,
+        };
+        return crate::stats_table::table(&args.paths, &args.passes, &passes, limits, form);
+    }
+    let file = &args.paths[0];
+    let machine = Limits::for_this_machine();
+    let limits = Limits {
+        fuel: args.fuel.unwrap_or(machine.fuel),
+        max_heap: args.max_heap.unwrap_or(machine.max_heap),
+    };
+    let (src, p) = load(file)?;
+    if let AnyProgram::Imp(_) = p {
+        eprintln!("{file}: stats takes a FUN or FUNMEM program");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let stages = pipeline(file, &src, &p, &passes, false)?;
+    let inputs = read_inputs(args.input.as_deref())?;
+    let shown = measured(&stages);
+    if shown.is_empty() {
+        eprintln!("{file}: no FUNMEM stage to measure");
+        return Err(ExitCode::from(EXIT_WENT_WRONG));
+    }
     let mut rows = Vec::new();
     for st in shown {
         let AnyProgram::Fun(q) = &st.program else {
             continue;
         };
-        let mut prof = MemProfile::default();
-        let opts = RunOptions {
-            limits: Limits {
-                fuel: args.fuel,
-                max_heap: args.max_heap,
-            },
-            race_check: false,
-        };
-        match run(&st.program, Semantics::Heap, &inputs, opts, &mut prof) {
-            Some(Ok(_)) => {}
+        let prof = match profile(&st.program, &inputs, limits) {
+            Some(Ok(prof)) => prof,
             Some(Err(e)) => {
-                eprintln!("{}: stage `{}`:", args.file, st.name);
+                eprintln!("{file}: stage `{}`:", st.name);
                 report(&src, &Diagnostic::new(Phase::Eval, e.span, e.to_string()));
                 return Err(ExitCode::from(EXIT_WENT_WRONG));
             }
             None => {
                 eprintln!(
-                    "{}: stage `{}` has no heap semantics to measure",
-                    args.file, st.name
+                    "{file}: stage `{}` has no heap semantics to measure",
+                    st.name
                 );
                 return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
             }
-        }
+        };
         rows.push(Row {
             stage: st.name.clone(),
             allocs_in_kernels: allocs_in_kernels(q).len(),
@@ -180,7 +244,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({ "file": args.file, "passes": args.passes, "stages": j })
+            serde_json::json!({ "file": file, "passes": args.passes, "stages": j })
         );
         return Ok(ExitCode::SUCCESS);
     }

@@ -332,6 +332,23 @@ pub(crate) fn case_inputs(
     }
 }
 
+/// How reports name the `k`-th case of a block: `case K (input { ... })`,
+/// `case K (input @ FILE)` or `case K (random input)`.
+pub(crate) fn case_label(k: usize, case: &testspec::TestCase) -> String {
+    match &case.from {
+        InputFrom::Inline => format!("case {k} (input {{ {} }})", case.input),
+        InputFrom::File(f) => format!("case {k} (input @ {f})"),
+        InputFrom::Random(_) => format!("case {k} (random input)"),
+    }
+}
+
+/// Whether a case runs to results, so that its run can be measured: not a
+/// benchmark dataset (`compiled`, for `funmem bench`) and not expected to
+/// go wrong (`error:`).
+pub(crate) fn runs_to_results(case: &testspec::TestCase) -> bool {
+    !case.compiled && !matches!(case.expect, Expect::Error(_))
+}
+
 /// Results against an expected output's data text (inline or a data
 /// file's bytes), read with the results' types: as `funmem test` judges
 /// an `output`.
@@ -359,11 +376,7 @@ fn resolve_cases(
             t.compiled += 1;
             continue;
         }
-        let label = match &case.from {
-            InputFrom::Inline => format!("case {k} (input {{ {} }})", case.input),
-            InputFrom::File(f) => format!("case {k} (input @ {f})"),
-            InputFrom::Random(_) => format!("case {k} (random input)"),
-        };
+        let label = case_label(k, case);
         let read =
             |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"));
         let inputs = case_inputs(dir, &wanted, case, k);
