@@ -134,3 +134,48 @@ fn a_malformed_pipeline_name_is_a_bad_test_block() {
         "{out}"
     );
 }
+
+/// The thesis examples: every program has outputs and a `structure
+/// simplify,coalesce` expectation, is a row of the README's table, and
+/// `funmem test` passes on them (the coalesce counts skipped while the
+/// pass does not exist).
+#[test]
+fn the_thesis_examples_pass_and_each_states_what_coalescing_gives() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/papers/serup2017");
+    let readme = std::fs::read_to_string(format!("{dir}/README.md")).expect("the README");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".fun"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    for f in &files {
+        let path = format!("{dir}/{f}");
+        let cases = common::block_cases(&path);
+        assert!(!cases.is_empty(), "{f}: no output");
+        let text = std::fs::read_to_string(&path).expect("the program");
+        let spec = funmem_lang::testspec::parse(&text)
+            .expect("a test block")
+            .expect("a test block");
+        let pipes: Vec<Option<&str>> = spec
+            .structures
+            .iter()
+            .map(|s| s.pipeline.as_deref())
+            .collect();
+        assert_eq!(pipes, [None, Some("simplify,coalesce")], "{f}");
+        for s in &spec.structures {
+            let names: Vec<&str> = s.counts.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["Alloc", "copy"], "{f}");
+        }
+        assert!(
+            readme.contains(&format!("| `{f}` |")),
+            "{f} is not in the README's table"
+        );
+    }
+    let o = funmem(&["test", "papers/serup2017"]);
+    assert_exit(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains(" passed, 0 failed"), "{out}");
+}
