@@ -292,7 +292,8 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                 while j < block.len() && bytes[j] == b' ' {
                     j += 1;
                 }
-                let pipe_len = block[j..].find('{').unwrap_or(0);
+                // The pipeline is on the line of the word, up to its `{`.
+                let pipe_len = block[j..].find(['{', '\n']).unwrap_or(block.len() - j);
                 let pipeline = pipeline_name(&block[j..j + pipe_len]).map_err(|m| bad(i, m))?;
                 let (body, next) = braced(&block, j + pipe_len)
                     .ok_or_else(|| bad(i, "`structure` needs a `{ Name N ... }` block".into()))?;
@@ -489,11 +490,19 @@ mod tests {
         );
         assert!(parse("-- ==\n-- structure simplify,,coalesce { Alloc 1 }\n").is_err());
         assert!(parse("-- ==\n-- structure simplify, { Alloc 1 }\n").is_err());
+        // The pipeline is on the word's line: the next item is not taken
+        // for one.
+        let e = parse("-- ==\n-- structure\n-- input { 1 2 }\n").unwrap_err();
+        assert!(
+            e.message.contains("needs a `{ Name N ... }` block"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn structure_pipelines_may_be_pass_lists() {
-        let s = parse("-- ==\n-- structure simplify,coalesce { Alloc 1 }\n-- structure simplify , hoist-allocs\n--   { copy 0 }\n-- structure {kernel 1}\n")
+        let s = parse("-- ==\n-- structure simplify,coalesce { Alloc 1 }\n-- structure simplify , hoist-allocs\n--   { copy 0 }\n-- structure {kernel 1}\n-- structure gpu-mem\n--   { Alloc 1 }\n")
             .unwrap()
             .unwrap();
         let pipes: Vec<Option<&str>> = s.structures.iter().map(|s| s.pipeline.as_deref()).collect();
@@ -502,7 +511,8 @@ mod tests {
             [
                 Some("simplify,coalesce"),
                 Some("simplify,hoist-allocs"),
-                None
+                None,
+                Some("gpu-mem")
             ]
         );
         assert_eq!(s.structures[1].counts, [("copy".to_string(), 0)]);
