@@ -281,18 +281,15 @@ fn pass_list_stages(
         }
     }
     let provers = funmem_oracle::prove::Provers::default();
-    let st = pipeline::stages(program, &passes, true, &provers).map_err(|e| e.to_string())?;
-    let n = st.len();
-    Ok(Ok(st
-        .into_iter()
-        .enumerate()
-        .filter_map(|(k, s)| match k + 2 {
-            // The last pass, then its IMP translation.
-            m if m == n => Some((list.to_string(), s.program)),
-            m if m == n + 1 => Some((format!("{list}, lower to IMP"), s.program)),
-            _ => None,
-        })
-        .collect()))
+    let mut st = pipeline::stages(program, &passes, true, &provers).map_err(|e| e.to_string())?;
+    // The stages end with the last pass's, then its IMP translation.
+    let (Some(imp), Some(last)) = (st.pop(), st.pop()) else {
+        return Err(format!("the pass list `{list}` gave no program"));
+    };
+    Ok(Ok(vec![
+        (list.to_string(), last.program),
+        (format!("{list}, lower to IMP"), imp.program),
+    ]))
 }
 
 /// The stages after running `pass` on the FUNMEM program `from`, then

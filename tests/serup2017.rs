@@ -179,3 +179,40 @@ fn the_thesis_examples_pass_and_each_states_what_coalescing_gives() {
     let out = text(&o.stdout);
     assert!(out.contains(" passed, 0 failed"), "{out}");
 }
+
+#[test]
+fn a_funmem_program_runs_the_pass_list_as_it_is() {
+    // No lowering first: the list runs on the FUNMEM source itself (its
+    // stage is there, as the wrong output on it shows).
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/papers/ifl2022/sec5_kernel_alloc.funmem"
+    ))
+    .expect("the program");
+    let body = &src[src.find("def main").expect("a main")..];
+    let ok = write_temp(
+        "pipeline_mem.funmem",
+        &format!(
+            "-- ==\n-- input {{ 2 3 }}\n-- output {{ [[0i64, 1i64, 2i64], [1i64, 2i64, 3i64]] }}\n\
+             -- structure expand-gpu {{ Alloc 3 kernel 2 }}\n{body}"
+        ),
+    );
+    let o = funmem(&["test", &ok]);
+    assert_exit(&o, 0);
+    assert!(!text(&o.stdout).contains("SKIP"), "{}", text(&o.stdout));
+    let bad = write_temp(
+        "pipeline_mem_bad.funmem",
+        &format!(
+            "-- ==\n-- input {{ 2 3 }}\n-- output {{ [[0i64, 1i64, 2i64], [1i64, 2i64, 4i64]] }}\n\
+             -- structure hoist-allocs,expand-gpu {{ Alloc 3 }}\n{body}"
+        ),
+    );
+    let o = funmem(&["test", &bad]);
+    assert_exit(&o, 1);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("after hoist-allocs,expand-gpu, heap semantics")
+            && out.contains("after hoist-allocs,expand-gpu, lower to IMP, heap semantics"),
+        "{out}"
+    );
+}
