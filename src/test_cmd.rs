@@ -16,10 +16,14 @@
 //! the error (`RULE: message`); a compile-time `error:` must match the
 //! parse or type error. `structure { Name N }` counts constructs in the
 //! program after lowering to FUNMEM and simplifying; `structure gpu-mem`
-//! after the GPU pipeline (simplify, coalesce, expand-gpu); a named pipeline that
-//! does not exist yet is skipped and reported as such. The cases also run
-//! on every stage of those pipelines and of the CPU one (simplify, coalesce,
-//! expand-cpu). One line per failure, then `N passed, N failed`.
+//! after the GPU pipeline (simplify, coalesce, expand-gpu); `structure
+//! simplify,coalesce` after that pass list, run on the program lowered to
+//! FUNMEM (once per list and file). A pipeline that does not exist yet, or
+//! a list naming a pass that does not, is skipped and reported as such
+//! (which pass). The cases also run on every stage of those pipelines, of
+//! the CPU one (simplify, coalesce, expand-cpu) and of each pass list the block
+//! names (its result and that result's IMP translation). One line per
+//! failure, then `N passed, N failed`.
 //!
 //! Limits are not semantics: a lowered stage (or the OpenCL run) that
 //! exceeds fuel or the heap limit where the case expects results is
@@ -152,10 +156,26 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
         Ok(p) => p,
         Err(d) => return t.check(Err(d.headline(&src)), || name.clone()),
     };
-    let stages = match lowered(&program) {
+    let mut stages = match lowered(&program) {
         Ok(st) => st,
         Err(e) => return t.check(Err(e), || name.clone()),
     };
+    // Pass lists that the structure items name: each run once, its stages
+    // added (so that the cases run on them too); why a list was not run.
+    let mut not_run: Vec<(String, String)> = Vec::new();
+    for pipe in spec.structures.iter().filter_map(|s| s.pipeline.as_deref()) {
+        if stages.iter().any(|(l, _)| l == pipe) || not_run.iter().any(|(l, _)| l == pipe) {
+            continue;
+        }
+        match pass_list_stages(&program, pipe) {
+            Ok(Ok(st)) => stages.extend(st),
+            Ok(Err(why)) => not_run.push((pipe.to_string(), why)),
+            Err(e) => {
+                not_run.push((pipe.to_string(), String::new()));
+                t.check(Err(e), || format!("{name}: structure {pipe}"));
+            }
+        }
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     let cases = resolve_cases(&name, dir, &program, &spec, t);
     for (label, p) in &stages {
@@ -184,8 +204,20 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
             Some(pipe) => match stages.iter().find(|(l, _)| l == pipe) {
                 Some((_, p)) => p,
                 None => {
-                    t.skipped += 1;
-                    println!("SKIP {name}: structure {pipe}: that pipeline does not exist yet");
+                    match not_run.iter().find(|(l, _)| l == pipe) {
+                        // The pipeline failed: already reported.
+                        Some((_, why)) if why.is_empty() => {}
+                        Some((_, why)) => {
+                            t.skipped += 1;
+                            println!("SKIP {name}: structure {pipe}: {why}");
+                        }
+                        None => {
+                            t.skipped += 1;
+                            println!(
+                                "SKIP {name}: structure {pipe}: that pipeline does not exist yet"
+                            );
+                        }
+                    }
                     continue;
                 }
             },
@@ -231,6 +263,37 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
         out.extend(continue_with(&simplified, pass, label, &provers)?);
     }
     Ok(out)
+}
+
+/// The stages of a `structure` item's pass list `list` (comma-separated,
+/// as testspec normalises it), run on `program` lowered to FUNMEM: the
+/// last pass's program labelled `list` and its IMP translation `list,
+/// lower to IMP`. `Ok(Err(why))` when the list is not run (a pass that
+/// does not exist, an IMP program), `Err` when a pass fails on the program.
+fn pass_list_stages(
+    program: &AnyProgram,
+    list: &str,
+) -> Result<Result<Vec<(String, AnyProgram)>, String>, String> {
+    if let AnyProgram::Imp(_) = program {
+        return Ok(Err("an IMP program takes no passes".into()));
+    }
+    let mut passes = Vec::new();
+    for n in list.split(',') {
+        match pass::lookup(n) {
+            Ok(p) => passes.push(p),
+            Err(_) => return Ok(Err(format!("unknown pass `{n}`, not run"))),
+        }
+    }
+    let provers = funmem_oracle::prove::Provers::default();
+    let mut st = pipeline::stages(program, &passes, true, &provers).map_err(|e| e.to_string())?;
+    // The stages end with the last pass's, then its IMP translation.
+    let (Some(imp), Some(last)) = (st.pop(), st.pop()) else {
+        return Err(format!("the pass list `{list}` gave no program"));
+    };
+    Ok(Ok(vec![
+        (list.to_string(), last.program),
+        (format!("{list}, lower to IMP"), imp.program),
+    ]))
 }
 
 /// The stages after running `pass` on the FUNMEM program `from`, then

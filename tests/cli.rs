@@ -244,7 +244,12 @@ fn funmem_test_passes_on_the_corpus_and_reports_failures() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     let last = out.lines().last().unwrap_or_default();
-    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+    // Structure items of passes that do not exist yet are skipped.
+    assert!(
+        last.ends_with(" passed, 0 failed")
+            || (last.contains(" passed, 0 failed, ") && last.ends_with(" skipped")),
+        "{last}"
+    );
     let passed: usize = last
         .split(' ')
         .next()

@@ -29,7 +29,8 @@
 //! `funmem bench` runs it. An `error:` before any `input` means the
 //! program itself must be rejected (a parse or type error) with a message
 //! matching the regex. `structure [PIPELINE] { Name N ... }` counts
-//! constructs. Blocks may span several comment lines. Values are kept as
+//! constructs; PIPELINE is a name (`gpu-mem`) or a comma-separated pass
+//! list (`simplify,coalesce`). Blocks may span several comment lines. Values are kept as
 //! text here: the semantics crate reads them.
 
 use crate::diag::{Diagnostic, Phase};
@@ -106,7 +107,8 @@ pub enum Expect {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Structure {
     /// `None` for the program after lowering and simplifying; otherwise a
-    /// named pipeline such as `gpu-mem`.
+    /// named pipeline such as `gpu-mem`, or a pass list such as
+    /// `simplify,coalesce` (no spaces).
     pub pipeline: Option<String>,
     /// Construct names with their expected counts.
     pub counts: Vec<(String, u64)>,
@@ -290,10 +292,9 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
                 while j < block.len() && bytes[j] == b' ' {
                     j += 1;
                 }
-                let pipe_len = block[j..]
-                    .find(|c: char| c.is_whitespace() || c == '{')
-                    .unwrap_or(0);
-                let pipeline = (pipe_len > 0).then(|| block[j..j + pipe_len].to_string());
+                // The pipeline is on the line of the word, up to its `{`.
+                let pipe_len = block[j..].find(['{', '\n']).unwrap_or(block.len() - j);
+                let pipeline = pipeline_name(&block[j..j + pipe_len]).map_err(|m| bad(i, m))?;
                 let (body, next) = braced(&block, j + pipe_len)
                     .ok_or_else(|| bad(i, "`structure` needs a `{ Name N ... }` block".into()))?;
                 let toks: Vec<&str> = body.split_whitespace().collect();
@@ -327,6 +328,27 @@ pub fn parse(text: &str) -> Result<Option<TestSpec>, Diagnostic> {
         ));
     }
     Ok(Some(spec))
+}
+
+/// The pipeline of a `structure` item, from the text between the word and
+/// its `{`: none (empty), a name (`gpu-mem`) or a comma-separated pass list
+/// (`simplify, coalesce`), spaces around the commas dropped.
+fn pipeline_name(text: &str) -> Result<Option<String>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || p.contains(char::is_whitespace))
+    {
+        let shown: String = text.chars().take(40).collect();
+        return Err(format!(
+            "`structure {shown}`: a pipeline is one name (`gpu-mem`) or a comma-separated pass list (`simplify,coalesce`), then `{{ Name N ... }}`"
+        ));
+    }
+    Ok(Some(parts.join(",")))
 }
 
 /// The whitespace-separated words of `text` with their offsets.
@@ -460,6 +482,40 @@ mod tests {
         assert!(parse("-- ==\n-- frobnicate\n").is_err());
         assert!(parse("-- ==\n-- error: (\n").is_err());
         assert!(parse("-- ==\n-- structure { Alloc x }\n").is_err());
+        let e = parse("-- ==\n-- structure gpu mem { Alloc 1 }\n").unwrap_err();
+        assert!(
+            e.message.contains("comma-separated pass list"),
+            "{}",
+            e.message
+        );
+        assert!(parse("-- ==\n-- structure simplify,,coalesce { Alloc 1 }\n").is_err());
+        assert!(parse("-- ==\n-- structure simplify, { Alloc 1 }\n").is_err());
+        // The pipeline is on the word's line: the next item is not taken
+        // for one.
+        let e = parse("-- ==\n-- structure\n-- input { 1 2 }\n").unwrap_err();
+        assert!(
+            e.message.contains("needs a `{ Name N ... }` block"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn structure_pipelines_may_be_pass_lists() {
+        let s = parse("-- ==\n-- structure simplify,coalesce { Alloc 1 }\n-- structure simplify , hoist-allocs\n--   { copy 0 }\n-- structure {kernel 1}\n-- structure gpu-mem\n--   { Alloc 1 }\n")
+            .unwrap()
+            .unwrap();
+        let pipes: Vec<Option<&str>> = s.structures.iter().map(|s| s.pipeline.as_deref()).collect();
+        assert_eq!(
+            pipes,
+            [
+                Some("simplify,coalesce"),
+                Some("simplify,hoist-allocs"),
+                None,
+                Some("gpu-mem")
+            ]
+        );
+        assert_eq!(s.structures[1].counts, [("copy".to_string(), 0)]);
     }
 
     #[test]
