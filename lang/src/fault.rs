@@ -61,6 +61,25 @@ pub enum Fault {
     /// the block the last iteration returned: the lowered program's value
     /// differs from the source's whenever the body makes a new array.
     LoopResultParamBlock,
+    /// Coalescing without C1 (last use): a source still used after its
+    /// root is moved into the destination anyway.
+    CoalesceNoC1,
+    /// Coalescing without C2: a destination block allocated after the
+    /// source is created is taken anyway.
+    CoalesceNoC2,
+    /// Coalescing without C3: uses of the destination between the
+    /// source's creation and the root are not looked at.
+    CoalesceNoC3,
+    /// Coalescing without the block test of C4: a source whose block
+    /// holds other arrays too, or escapes, is moved anyway.
+    CoalesceNoC4,
+    /// Coalescing without C5: names the new LMAD reads need not be bound
+    /// where the source is created.
+    CoalesceNoC5,
+    /// Coalescing without the bounds check before an update's source
+    /// (errors stay errors): the source is written where the indices
+    /// point before anyone checks them.
+    CoalesceNoBoundsCheck,
 }
 
 thread_local! {

@@ -773,6 +773,10 @@ impl Coalescer<'_> {
             );
             all &= self.prove(o).is_none();
         }
+        #[cfg(feature = "planted-faults")]
+        if crate::fault::active(crate::fault::Fault::CoalesceNoBoundsCheck) {
+            all = true;
+        }
         if all {
             return Ok(Vec::new());
         }
@@ -965,6 +969,10 @@ fn c4_fresh_source(
         }
     }
     walk_views(&stms[j..], &mx, &mut views, &mut named, &mut other);
+    #[cfg(feature = "planted-faults")]
+    if crate::fault::active(crate::fault::Fault::CoalesceNoC4) {
+        return Ok((mx, views));
+    }
     if let Some(o) = other {
         return refuse(C, format!("`{x}`'s block `{mx}` also holds `{o}`"));
     }
@@ -996,6 +1004,10 @@ fn c1_last_use(
     views: &HashSet<Name>,
     x: &Name,
 ) -> Result<(), Refusal> {
+    #[cfg(feature = "planted-faults")]
+    if crate::fault::active(crate::fault::Fault::CoalesceNoC1) {
+        return Ok(());
+    }
     const C: &str = "C1 (last use)";
     for v in views {
         if occurs_in(stms.get(k + 1..).unwrap_or(&[]), &[], v) {
@@ -1021,6 +1033,10 @@ fn c1_last_use(
 /// Allocation hoisting, run before, makes this hold as often as sizes
 /// allow.
 fn c2_destination_first(at_j: &Scope, block: &Ident) -> Result<(), Refusal> {
+    #[cfg(feature = "planted-faults")]
+    if crate::fault::active(crate::fault::Fault::CoalesceNoC2) {
+        return Ok(());
+    }
     if at_j.bound.contains(&block.name) {
         Ok(())
     } else {
@@ -1038,6 +1054,10 @@ fn c2_destination_first(at_j: &Scope, block: &Ident) -> Result<(), Refusal> {
 /// LMAD (and an update's indices and array) reads is bound where the
 /// source is created.
 fn c5_in_scope(at_j: &Scope, needs: &[Name]) -> Result<(), Refusal> {
+    #[cfg(feature = "planted-faults")]
+    if crate::fault::active(crate::fault::Fault::CoalesceNoC5) {
+        return Ok(());
+    }
     match needs.iter().find(|x| !at_j.bound.contains(*x)) {
         None => Ok(()),
         Some(x) => refuse(
@@ -1066,6 +1086,10 @@ impl Coalescer<'_> {
         x: &Place,
         d: &Dest,
     ) -> Result<(), Refusal> {
+        #[cfg(feature = "planted-faults")]
+        if crate::fault::active(crate::fault::Fault::CoalesceNoC3) {
+            return Ok(());
+        }
         const C: &str = "C3 (destination unused meanwhile)";
         let mut sc = outer.clone();
         for s in &stms[..j] {
