@@ -88,6 +88,8 @@ pub const CANDIDATES: &str = "candidates";
 pub const COALESCED: &str = "coalesced";
 /// Candidates refused by a condition or an unproved obligation.
 pub const REFUSED: &str = "refused";
+/// `copy` roots made copies onto themselves, removed.
+pub const COPIES_REMOVED: &str = "copies removed";
 /// Bounds checks inserted before a coalesced source (errors stay errors).
 pub const CHECKS: &str = "bounds checks inserted";
 
@@ -425,9 +427,10 @@ impl Coalescer<'_> {
     /// bodies nested in its statements.
     fn body(&mut self, b: &Body, outer: &Scope, kernel_dests: &[Option<Dest>]) -> Body {
         let mut stms = b.stms.clone();
+        let mut result = b.result.clone();
         // Kernel results first: they are the body's last roots.
         for (k, d) in kernel_dests.iter().enumerate() {
-            let (Some(d), Some(r)) = (d, b.result.get(k)) else {
+            let (Some(d), Some(r)) = (d, b.result.get(k).cloned()) else {
                 continue;
             };
             let d = Dest {
@@ -439,16 +442,21 @@ impl Coalescer<'_> {
                 bounds: None,
             };
             let n = stms.len();
-            self.candidate(&mut stms, &b.result, outer, n, &r.name, d);
+            self.candidate(&mut stms, &mut result, outer, n, &r.name, d);
         }
         let mut k = stms.len();
         while k > 0 {
             k -= 1;
             for (src, d) in self.roots_at(&stms, k, outer) {
                 let before = stms.len();
-                self.candidate(&mut stms, &b.result, outer, k, &src, d);
-                // Checks inserted and blocks removed before the root shift it.
-                k = (k + stms.len()).saturating_sub(before);
+                let gone = self.candidate(&mut stms, &mut result, outer, k, &src, d);
+                // Checks inserted and blocks removed before the root shift
+                // it; a root that went leaves its place to the statement
+                // after it.
+                k = (k + stms.len() + usize::from(gone)).saturating_sub(before);
+                if gone {
+                    break;
+                }
             }
         }
         // Nested bodies, each in the scope of the statements before it.
@@ -459,7 +467,7 @@ impl Coalescer<'_> {
         }
         Body {
             stms,
-            result: b.result.clone(),
+            result,
             span: b.span,
         }
     }
@@ -582,17 +590,22 @@ impl Coalescer<'_> {
     fn candidate(
         &mut self,
         stms: &mut Vec<Stm>,
-        result: &[Ident],
+        result: &mut [Ident],
         outer: &Scope,
         k: usize,
         src: &Name,
         d: Dest,
-    ) {
+    ) -> bool {
         self.counts.add(CANDIDATES, 1);
-        let saved = self.obligations.len();
+        // A `copy` root becomes a copy onto itself: it goes, and its
+        // result is the source (when their types agree on the shape).
+        let copy_root = stms.get(k).and_then(|s| match (&s.exp.kind, &s.pats[..]) {
+            (ExpKind::Copy(x), [p]) if &x.name == src => Some(p.clone()),
+            _ => None,
+        });
         match self.check(stms, result, outer, k, src, &d) {
             Ok(plan) => {
-                self.apply(stms, plan, src, &d);
+                self.apply(stms, plan, &d);
                 self.counts.add(COALESCED, 1);
                 self.explain.push(format!(
                     "{}: `{src}` built in `{}` at {}: applied",
@@ -600,35 +613,72 @@ impl Coalescer<'_> {
                     d.block.name,
                     lmad_string(&d.lmad)
                 ));
+                let Some(y) = copy_root else {
+                    return false;
+                };
+                let Some(at) = stms.iter().position(|s| binds(s, &y.name.name)) else {
+                    return false;
+                };
+                let same_shape = stms[..at].iter().any(|s| {
+                    s.pats.iter().any(|p| {
+                        &p.name.name == src
+                            && matches!((&p.ty, &y.ty), (Type::Array(a, _), Type::Array(b, _)) if a.shape == b.shape)
+                    })
+                });
+                if !same_shape {
+                    return false;
+                }
+                stms.remove(at);
+                let sub = funmem_lang::subst::Subst::one(
+                    &y.name.name,
+                    Atom::Var(Ident {
+                        name: src.clone(),
+                        span: y.name.span,
+                    }),
+                );
+                for s in &mut stms[at..] {
+                    *s = sub.stm(s);
+                }
+                for r in result.iter_mut() {
+                    *r = sub.ident(r);
+                }
+                self.counts.add(COPIES_REMOVED, 1);
+                true
             }
             Err(r) => {
-                let _ = saved;
                 self.counts.add(REFUSED, 1);
                 self.explain.push(format!(
                     "{}: `{src}` into `{}`: refused, {}: {}",
                     d.root, d.block.name, r.cond, r.why
                 ));
+                false
             }
         }
     }
 }
 
-/// What applying a candidate takes: where the source is made, its views,
-/// and the bounds checks to insert before it.
+/// What applying a candidate takes: where the source's family is made,
+/// its block, the bounds checks to insert before it, and for an `if` the
+/// plans of its branches.
 struct Plan {
-    /// The index of the statement that creates the source.
+    /// The index of the statement that makes the family's first array.
     at: usize,
     /// The index of the source block's allocation, when it can go once
-    /// unused (its size evidently non-negative: removing it changes no
-    /// way the program goes wrong).
+    /// unused (see [`droppable_alloc`]).
     alloc: Option<usize>,
     /// The source's block (before the rewrite).
     block: Name,
+    /// The family (the arrays that move) and their views.
+    family: HashSet<Name>,
     /// Bounds-check statements to insert before the creation.
     checks: Vec<Stm>,
+    /// For an `if`: per branch (then, else), the plan of its result, the
+    /// result's name, and the position of the block among the results.
+    branches: Vec<(Plan, Name, usize)>,
 }
 
 impl Coalescer<'_> {
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &mut self,
         stms: &[Stm],
@@ -638,21 +688,22 @@ impl Coalescer<'_> {
         src: &Name,
         d: &Dest,
     ) -> Result<Plan, Refusal> {
-        let Some(j) = stms[..k].iter().position(|s| binds(s, src)) else {
+        let Some(xj) = stms[..k].iter().position(|s| binds(s, src)) else {
             return refuse(
                 "C4 (fresh source)",
                 format!("`{src}` is not created in this body"),
             );
         };
-        let (mx, views) = c4_fresh_source(stms, result, j, src)?;
-        c1_last_use(stms, result, k, &views, src)?;
+        let source = c4_fresh_source(stms, result, xj, src)?;
+        let j = source.base;
+        c1_last_use(stms, result, k, &source.family, src)?;
         // The scope where the source is created.
         let mut at_j = outer.clone();
         for s in &stms[..j] {
             at_j.bind_stm(s);
         }
         c2_destination_first(&at_j, &d.block)?;
-        let x_place = stms[j]
+        let x_place = stms[xj]
             .pats
             .iter()
             .find(|p| &p.name.name == src)
@@ -711,13 +762,63 @@ impl Coalescer<'_> {
             Some(b) => self.bounds(&at_j, b, stms[j].span)?,
             None => Vec::new(),
         };
-        self.c3(stms, outer, j, k, src, &x_place, d)?;
-        let alloc = droppable_alloc(stms, j, &mx, &x_place, &at_j);
+        self.c3(stms, outer, j, k, &source, d)?;
+        // An `if`: each branch's result goes to the same place, checked
+        // in its branch as a result copied at the branch's end.
+        let mut branches = Vec::new();
+        if let (Made::If, ExpKind::If(_, t, e)) = (source.made, &stms[j].exp.kind) {
+            let Some(pos) = stms[j].pats.iter().position(|p| &p.name.name == src) else {
+                return refuse("C4 (fresh source)", format!("`{src}` is not the `if`'s"));
+            };
+            let Some(mpos) = stms[j]
+                .pats
+                .iter()
+                .position(|p| p.name.name == source.block)
+            else {
+                return refuse("C4 (fresh source)", "the `if` does not bind the block");
+            };
+            for (which, br) in [("then", t), ("else", e)] {
+                let Some(r) = br.result.get(pos) else {
+                    return refuse("C4 (fresh source)", "a branch has too few results");
+                };
+                let bd = Dest {
+                    root: format!("{} (the `{which}` branch)", d.root),
+                    block: d.block.clone(),
+                    lmad: d.lmad.clone(),
+                    elem: d.elem,
+                    sizes: Vec::new(),
+                    bounds: None,
+                };
+                let n = br.stms.len();
+                // The branch returns its result's block for the `if`'s:
+                // that occurrence goes with the result.
+                let others: Vec<Ident> = br
+                    .result
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != mpos)
+                    .map(|(_, r)| r.clone())
+                    .collect();
+                let plan = self
+                    .check(&br.stms, &others, &at_j, n, &r.name, &bd)
+                    .map_err(|e| Refusal {
+                        cond: e.cond,
+                        why: format!("in the `{which}` branch: {}", e.why),
+                    })?;
+                branches.push((plan, r.name.clone(), mpos));
+            }
+        }
+        let alloc = match source.made {
+            Made::Fresh => droppable_alloc(stms, j, &source.block, &x_place, &at_j),
+            Made::If => None,
+        };
         Ok(Plan {
             at: j,
             alloc,
-            block: mx,
+            block: source.block,
+            family: source.family,
             checks,
+            branches,
         })
     }
 
@@ -868,93 +969,149 @@ fn claim_string(c: &Claim) -> String {
     }
 }
 
+/// How the source is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Made {
+    /// By a statement that writes a new array into a block allocated in
+    /// this body (statement `base`, possibly followed by in-place updates
+    /// of it: the family).
+    Fresh,
+    /// By an `if`, in the block it binds (existential memory): each branch
+    /// makes its result, and each is coalesced in its branch.
+    If,
+}
+
+/// What C4 found: where the source (its family's first array) is made,
+/// its block, and the family and its views.
+struct Source {
+    made: Made,
+    /// The statement that makes the family's first array.
+    base: usize,
+    block: Name,
+    /// The source, the arrays it was updated from, and the views of them.
+    family: HashSet<Name>,
+}
+
 /// C4, the source is fresh (thesis §5.2, condition 4): `x` is made by a
 /// statement that writes a new array (iota, replicate, copy, concat,
-/// scan, a kernel) into a block allocated in this body, and that block
-/// holds nothing but `x` and its views (slices, rows, transposes of it),
-/// and does not escape through a branch, a loop or a result. Returns the
-/// block and the views (x included).
-fn c4_fresh_source(
-    stms: &[Stm],
-    result: &[Ident],
-    j: usize,
-    x: &Name,
-) -> Result<(Name, HashSet<Name>), Refusal> {
+/// scan, a kernel) into a block allocated in this body, possibly followed
+/// by in-place updates (`x = w with [..] = v`, in w's block: the family
+/// moves together, as the thesis's figs. 7.3-7.5 move the array an update
+/// writes into), or by an `if` that binds its block (then each branch must
+/// make its result: checked branch by branch). The block holds nothing but
+/// the family and its views (slices, rows, transposes), and does not
+/// escape through a branch, a loop or a result.
+fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result<Source, Refusal> {
     const C: &str = "C4 (fresh source)";
-    let s = &stms[j];
-    match &s.exp.kind {
+    // Back through the updates to the family's first array.
+    let mut base = j;
+    let mut first = x.clone();
+    loop {
+        let s = &stms[base];
+        match &s.exp.kind {
+            ExpKind::Update(w, ..) => {
+                let Some(b) = stms[..base].iter().position(|t| binds(t, &w.name)) else {
+                    return refuse(
+                        C,
+                        format!("`{first}` updates `{}`, not made in this body", w.name),
+                    );
+                };
+                first = w.name.clone();
+                base = b;
+            }
+            _ => break,
+        }
+    }
+    let s = &stms[base];
+    let made = match &s.exp.kind {
         ExpKind::Iota(_)
         | ExpKind::Replicate(..)
         | ExpKind::Copy(_)
         | ExpKind::Concat(..)
         | ExpKind::Scan(..)
-        | ExpKind::Kernel(..) => {}
-        ExpKind::Update(..) => {
+        | ExpKind::Kernel(..) => Made::Fresh,
+        ExpKind::If(..) => Made::If,
+        ExpKind::Loop(..) => {
             return refuse(
                 C,
-                format!("`{x}` is an in-place update, in its operand's block"),
+                format!("`{first}` is the result of a loop (not handled yet)"),
             )
         }
-        ExpKind::If(..) | ExpKind::Loop(..) => {
-            return refuse(
-                C,
-                format!("`{x}` is the result of an `if` or a loop (not handled yet)"),
-            )
-        }
-        _ => return refuse(C, format!("`{x}` is a view of another array")),
-    }
-    let Some(p) = s.pats.iter().find(|p| &p.name.name == x) else {
-        return refuse(C, format!("`{x}` is not bound here"));
+        _ => return refuse(C, format!("`{first}` is a view of another array")),
+    };
+    let Some(p) = s.pats.iter().find(|p| p.name.name == first) else {
+        return refuse(C, format!("`{first}` is not bound here"));
     };
     let Some(pl) = place_of(&p.ty) else {
-        return refuse(C, format!("`{x}` has no memory"));
+        return refuse(C, format!("`{first}` has no memory"));
     };
     let mx = pl.block.name.clone();
-    let Some(a) = stms[..j]
-        .iter()
-        .position(|s| matches!(s.exp.kind, ExpKind::Alloc(..)) && binds(s, &mx))
-    else {
-        return refuse(
-            C,
-            format!("`{x}`'s block `{mx}` is not allocated in this body"),
-        );
+    // Where the block is bound: an allocation before, or the `if` itself.
+    let a = match made {
+        Made::Fresh => {
+            let Some(a) = stms[..base]
+                .iter()
+                .position(|s| matches!(s.exp.kind, ExpKind::Alloc(..)) && binds(s, &mx))
+            else {
+                return refuse(
+                    C,
+                    format!("`{first}`'s block `{mx}` is not allocated in this body"),
+                );
+            };
+            a
+        }
+        Made::If => {
+            if !binds(s, &mx) {
+                return refuse(C, format!("`{first}`'s block `{mx}` is not the `if`'s own"));
+            }
+            if s.pats
+                .iter()
+                .filter(|q| place_of(&q.ty).is_some_and(|pl| pl.block.name == mx))
+                .count()
+                > 1
+            {
+                return refuse(C, format!("the `if` returns two arrays in `{mx}`"));
+            }
+            base
+        }
     };
-    // The views of x, and every other use of the block.
-    let mut views: HashSet<Name> = HashSet::default();
-    views.insert(x.clone());
+    // The family and its views, and every other use of the block.
+    let mut family: HashSet<Name> = HashSet::default();
+    family.insert(first.clone());
     let mut named = 0usize;
     let mut other: Option<String> = None;
     fn walk_views(
         stms: &[Stm],
         mx: &Name,
-        views: &mut HashSet<Name>,
+        family: &mut HashSet<Name>,
         named: &mut usize,
         other: &mut Option<String>,
     ) {
         for s in stms {
             let src = match &s.exp.kind {
-                ExpKind::Index(w, _) | ExpKind::Slice(w, _) | ExpKind::Transpose(w) => {
-                    Some(&w.name)
-                }
+                ExpKind::Index(w, _)
+                | ExpKind::Slice(w, _)
+                | ExpKind::Transpose(w)
+                | ExpKind::Update(w, ..) => Some(&w.name),
                 _ => None,
             };
             for p in &s.pats {
                 if place_of(&p.ty).is_some_and(|pl| &pl.block.name == mx) {
                     *named += 1;
-                    if src.is_some_and(|w| views.contains(w)) {
-                        views.insert(p.name.name.clone());
-                    } else if !views.contains(&p.name.name) && other.is_none() {
+                    if src.is_some_and(|w| family.contains(w)) {
+                        family.insert(p.name.name.clone());
+                    } else if !family.contains(&p.name.name) && other.is_none() {
                         *other = Some(p.name.name.to_string());
                     }
                 }
             }
             match &s.exp.kind {
                 ExpKind::If(_, t, e) => {
-                    walk_views(&t.stms, mx, views, named, other);
-                    walk_views(&e.stms, mx, views, named, other);
+                    walk_views(&t.stms, mx, family, named, other);
+                    walk_views(&e.stms, mx, family, named, other);
                 }
                 ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => {
-                    walk_views(&b.stms, mx, views, named, other);
+                    walk_views(&b.stms, mx, family, named, other);
                     if let ExpKind::Loop(ps, ..) = &s.exp.kind {
                         for q in ps {
                             if place_of(&q.ty).is_some_and(|pl| &pl.block.name == mx) {
@@ -968,17 +1125,26 @@ fn c4_fresh_source(
             }
         }
     }
-    walk_views(&stms[j..], &mx, &mut views, &mut named, &mut other);
+    walk_views(&stms[a..], &mx, &mut family, &mut named, &mut other);
+    let src = Source {
+        made,
+        base,
+        block: mx.clone(),
+        family,
+    };
     #[cfg(feature = "planted-faults")]
     if crate::fault::active(crate::fault::Fault::CoalesceNoC4) {
-        return Ok((mx, views));
+        return Ok(src);
     }
     if let Some(o) = other {
         return refuse(C, format!("`{x}`'s block `{mx}` also holds `{o}`"));
     }
-    // Every occurrence of the block: its allocation and the types of x
-    // and its views; anything else (a result, a loop's initial value, a
-    // branch's result) lets it escape.
+    if !src.family.contains(x) {
+        return refuse(C, format!("`{x}` is not in its block's family"));
+    }
+    // Every occurrence of the block: its binding and the types of the
+    // family and its views; anything else (a result, a loop's initial
+    // value, a branch's result) lets it escape.
     let mut total = 0usize;
     for s in &stms[a..] {
         total += count_in(s, &mx);
@@ -990,7 +1156,7 @@ fn c4_fresh_source(
             format!("`{x}`'s block `{mx}` escapes (returned or passed on)"),
         );
     }
-    Ok((mx, views))
+    Ok(src)
 }
 
 /// C1, last use (thesis §5.2, condition 1): after the root, neither the
@@ -1082,8 +1248,7 @@ impl Coalescer<'_> {
         outer: &Scope,
         j: usize,
         k: usize,
-        src: &Name,
-        x: &Place,
+        source: &Source,
         d: &Dest,
     ) -> Result<(), Refusal> {
         #[cfg(feature = "planted-faults")]
@@ -1103,17 +1268,27 @@ impl Coalescer<'_> {
             ExpKind::Kernel(i, _, _) => Some(i.name.clone()),
             _ => None,
         };
-        collect(creation, &sc, &mut acc, Some(src), kernel_index.as_ref());
+        let skip = &source.family;
+        // An `if`'s branches are checked each from its result's creation
+        // on (the branch-specific C3), as results copied at the branch's
+        // end.
+        if source.made == Made::Fresh {
+            collect(creation, &sc, &mut acc, skip, kernel_index.as_ref());
+        }
         sc.bind_stm(creation);
         for s in &stms[j + 1..k.min(stms.len())] {
-            collect(s, &sc, &mut acc, None, None);
+            collect(s, &sc, &mut acc, skip, None);
             sc.bind_stm(s);
         }
         if let Some(root) = stms.get(k) {
             // The root's reads other than the source; its write is the copy.
-            collect_reads(root, &sc, &mut acc, Some(src));
+            own_reads(root, &sc, &mut acc, skip, None);
         }
-        let _ = x;
+        let src = stms[j]
+            .pats
+            .iter()
+            .find(|p| skip.contains(&p.name.name))
+            .map_or_else(|| "the source".to_string(), |p| p.name.name.to_string());
         let mut seen: Vec<(Lmad<SExp>, Option<Name>)> = Vec::new();
         for a in acc {
             if !self.aliases.same(&a.block, &d.block.name) {
@@ -1184,21 +1359,59 @@ impl Coalescer<'_> {
         Ok(())
     }
 
-    /// Rewrites the source (and its views) into the destination, with the
-    /// bounds checks before its creation.
-    fn apply(&mut self, stms: &mut Vec<Stm>, plan: Plan, src: &Name, d: &Dest) {
+    /// Rewrites the source's family (and its views) into the
+    /// destination, with the bounds checks before its creation.
+    fn apply(&mut self, stms: &mut Vec<Stm>, plan: Plan, d: &Dest) {
         let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
-        moved.insert(src.clone(), d.lmad.clone());
-        for p in &mut stms[plan.at].pats {
-            if &p.name.name == src {
-                set_place(p, &d.block, &d.lmad);
+        let at = plan.at;
+        if plan.branches.is_empty() {
+            for p in &mut stms[at].pats {
+                if plan.family.contains(&p.name.name) {
+                    set_place(p, &d.block, &d.lmad);
+                    moved.insert(p.name.name.clone(), d.lmad.clone());
+                }
             }
+            rewrite_views(&mut stms[at + 1..], &plan.block, &d.block, &mut moved);
+        } else {
+            // An `if`: each branch builds its result in place and returns
+            // the destination block for the `if`'s own.
+            if let ExpKind::If(_, t, e) = &mut stms[at].exp.kind {
+                for (br, (bp, _, mpos)) in [t, e].into_iter().zip(plan.branches) {
+                    let bd = Dest {
+                        root: String::new(),
+                        block: d.block.clone(),
+                        lmad: d.lmad.clone(),
+                        elem: d.elem,
+                        sizes: Vec::new(),
+                        bounds: None,
+                    };
+                    self.apply(&mut br.stms, bp, &bd);
+                    if let Some(r) = br.result.get_mut(mpos) {
+                        *r = Ident {
+                            name: d.block.name.clone(),
+                            span: r.span,
+                        };
+                    }
+                }
+            }
+            // The `if`'s block is the destination now: one class.
+            self.aliases.union(&plan.block, &d.block.name);
+            let block = Ident {
+                name: plan.block.clone(),
+                span: Span::DUMMY,
+            };
+            for p in &mut stms[at].pats {
+                if plan.family.contains(&p.name.name) {
+                    set_place(p, &block, &d.lmad);
+                    moved.insert(p.name.name.clone(), d.lmad.clone());
+                }
+            }
+            rewrite_views(&mut stms[at + 1..], &plan.block, &block, &mut moved);
         }
-        rewrite_views(&mut stms[plan.at + 1..], &plan.block, &d.block, &mut moved);
         for (k, c) in plan.checks.into_iter().enumerate() {
-            stms.insert(plan.at + k, c);
+            stms.insert(at + k, c);
         }
-        // The source's block, now unused (C4: it held only the source and
+        // The source's block, now unused (C4: it held only the family and
         // its views), goes.
         if let Some(a) = plan.alloc {
             stms.remove(a);
@@ -1234,6 +1447,8 @@ fn rewrite_views(stms: &mut [Stm], old: &Name, new: &Ident, moved: &mut HashMap<
                 )
             }),
             ExpKind::Transpose(w) => moved.get(&w.name).and_then(|l| l.transpose()),
+            // An update of a moved array lives where its operand does.
+            ExpKind::Update(w, ..) => moved.get(&w.name).cloned(),
             _ => None,
         };
         if let (Some(l), Some(p)) = (derived, s.pats.first_mut()) {
@@ -1278,21 +1493,17 @@ fn stm_label(s: &Stm) -> String {
 }
 
 /// The reads of a statement's own expression (not of nested bodies),
-/// `skip` excepted.
-fn collect_reads(s: &Stm, sc: &Scope, out: &mut Vec<Access>, skip: Option<&Name>) {
-    own_reads(s, sc, out, skip, None);
-}
-
+/// of arrays other than those in `skip`.
 fn own_reads(
     s: &Stm,
     sc: &Scope,
     out: &mut Vec<Access>,
-    skip: Option<&Name>,
+    skip: &HashSet<Name>,
     iteration: Option<&Name>,
 ) {
     let what = stm_label(s);
     let read = |x: &Ident, out: &mut Vec<Access>| {
-        if Some(&x.name) != skip {
+        if !skip.contains(&x.name) {
             read_of(sc, &x.name, &what, out, iteration);
         }
     };
@@ -1301,7 +1512,7 @@ fn own_reads(
             let Some(pl) = sc.arrays.get(&x.name) else {
                 return;
             };
-            if idx.len() == pl.lmad.rank() && Some(&x.name) != skip {
+            if idx.len() == pl.lmad.rank() && !skip.contains(&x.name) {
                 // One element.
                 let mut l = pl.lmad.clone();
                 for i in idx {
@@ -1334,14 +1545,14 @@ fn own_reads(
 }
 
 /// Every access of a statement, nested bodies included. `skip`: the
-/// source, whose own writes (and only those) are left out. `iteration`:
+/// source's family, whose own writes and reads are left out. `iteration`:
 /// when the statement is a kernel creating the source, its index, so that
 /// the body's accesses are compared per iteration.
 fn collect(
     s: &Stm,
     sc: &Scope,
     out: &mut Vec<Access>,
-    skip: Option<&Name>,
+    skip: &HashSet<Name>,
     iteration: Option<&Name>,
 ) {
     let mut body_acc = Vec::new();
@@ -1361,12 +1572,12 @@ fn walk_accesses(
     s: &Stm,
     sc: &Scope,
     out: &mut Vec<Access>,
-    skip: Option<&Name>,
+    skip: &HashSet<Name>,
     tag: Option<&Name>,
     top_kernel: bool,
 ) {
     let start = out.len();
-    own_reads(s, sc, out, None, tag);
+    own_reads(s, sc, out, skip, tag);
     // Writes.
     let what = stm_label(s);
     let write_region = |p: &Pat, l: Lmad<SExp>, out: &mut Vec<Access>| {
@@ -1390,7 +1601,7 @@ fn walk_accesses(
         | ExpKind::Scan(..)
         | ExpKind::Kernel(..) => {
             for p in &s.pats {
-                if Some(&p.name.name) == skip {
+                if skip.contains(&p.name.name) {
                     continue;
                 }
                 if let Some(pl) = place_of(&p.ty) {
@@ -1400,6 +1611,9 @@ fn walk_accesses(
         }
         ExpKind::Update(_, idx, _) => {
             for p in &s.pats {
+                if skip.contains(&p.name.name) {
+                    continue;
+                }
                 if let Some(pl) = place_of(&p.ty) {
                     write_region(p, update_part(&pl.lmad, idx), out);
                 }
@@ -1444,8 +1658,9 @@ fn walk_accesses(
 
 fn body_accesses(b: &Body, sc: &Scope, out: &mut Vec<Access>, tag: Option<&Name>) {
     let mut sc = sc.clone();
+    let none = HashSet::default();
     for s in &b.stms {
-        walk_accesses(s, &sc, out, None, tag, false);
+        walk_accesses(s, &sc, out, &none, tag, false);
         sc.bind_stm(s);
     }
 }
