@@ -8,7 +8,7 @@
 -- input { 2 0 [1, 2] }
 -- output { [1i64, 2i64] }
 -- structure { Alloc 3 copy 2 }
--- structure simplify,coalesce { Alloc 2 copy 1 }
+-- structure simplify,coalesce { Alloc 3 copy 2 }
 def main (n: int) (steps: int) (img: [n]int) =
   let (final: [n]int) = loop (buf: [n]int) = (img) for s < 2 do
       let (res: [n]int) = loop (cur: [n]int) = (buf) for t < steps do

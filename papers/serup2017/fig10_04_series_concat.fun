@@ -9,7 +9,7 @@
 -- input { 0 }
 -- error: negative
 -- structure { Alloc 3 copy 0 }
--- structure simplify,coalesce { Alloc 1 copy 0 }
+-- structure simplify,coalesce { Alloc 3 copy 0 }
 def main (rows: int) =
   let (one: int) = 1
   let (first: [one]int) = replicate one 7

@@ -10,7 +10,7 @@
 -- input { 3 3 [1, 2, 3] }
 -- error: out of bounds
 -- structure { Alloc 4 copy 1 }
--- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce { Alloc 3 copy 0 }
 def main (n: int) (i: int) (ns: [n]int) =
   let (t0: [n]int) = kernel j < n do
       let (a: int) = ns[j] + 1

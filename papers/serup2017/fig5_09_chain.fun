@@ -8,7 +8,7 @@
 -- input { 1 [3] }
 -- output { [[0i64, 0i64], [3i64, 4i64]] }
 -- structure { Alloc 6 copy 2 }
--- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce { Alloc 3 copy 0 }
 def main (n: int) (ns: [n]int) =
   let (t0: [n]int) = kernel i < n do
       let (a: int) = ns[i] + 1

@@ -8,7 +8,7 @@
 -- input { 2 [-5, 1] }
 -- error: negative
 -- structure { Alloc 4 copy 1 }
--- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce { Alloc 2 copy 1 }
 def main (n: int) (ns: [n]int) =
   let (t0: [n]int) = kernel i < n do
       let (a: int) = ns[i] + 1

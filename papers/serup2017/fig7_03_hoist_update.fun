@@ -8,7 +8,7 @@
 -- input { 3 2 [1, 2, 3] }
 -- output { [[0i64, 1i64, 2i64], [0i64, 1i64, 2i64], [2i64, 3i64, 4i64]] }
 -- structure { Alloc 4 copy 1 }
--- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce { Alloc 3 copy 0 }
 def main (n: int) (i: int) (ns: [n]int) =
   let (t0: [n]int) = kernel j < n do
       let (a: int) = ns[j] + 1
