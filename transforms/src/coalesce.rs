@@ -132,6 +132,12 @@ struct Scope {
     ranges: HashMap<Name, SExp>,
     sizes: HashSet<Name>,
     bound: HashSet<Name>,
+    /// The order names were bound in (along the chain of scopes: a name
+    /// bound before another has a smaller number in every later scope).
+    order: HashMap<Name, usize>,
+    next: usize,
+    /// The blocks bound by `alloc` (each run of it makes a new block).
+    allocs: HashSet<Name>,
 }
 
 /// Where an array lives.
@@ -161,6 +167,8 @@ fn atom_sexp(a: &Atom) -> SExp {
 impl Scope {
     fn bind_pat(&mut self, p: &Pat) {
         self.bound.insert(p.name.name.clone());
+        self.order.insert(p.name.name.clone(), self.next);
+        self.next += 1;
         if let Type::Array(a, _) = &p.ty {
             for s in &a.shape {
                 if let Atom::Var(x) = s {
@@ -177,6 +185,9 @@ impl Scope {
     fn bind_stm(&mut self, s: &Stm) {
         for p in &s.pats {
             self.bind_pat(p);
+        }
+        if let (ExpKind::Alloc(..), [p]) = (&s.exp.kind, &s.pats[..]) {
+            self.allocs.insert(p.name.name.clone());
         }
         if let (ExpKind::Scalar(e), [p]) = (&s.exp.kind, &s.pats[..]) {
             if p.ty.is_int() {
@@ -325,6 +336,8 @@ struct Access {
     write: bool,
     /// The statement it belongs to, for messages.
     what: String,
+    /// When the block's name was bound (see [`Scope::order`]).
+    block_order: Option<usize>,
     /// The index of the kernel iteration it happens in, when it is inside
     /// the kernel that creates the source.
     iteration: Option<Name>,
@@ -1289,10 +1302,23 @@ impl Coalescer<'_> {
             .iter()
             .find(|p| skip.contains(&p.name.name))
             .map_or_else(|| "the source".to_string(), |p| p.name.name.to_string());
+        // A block allocated here is new each time its `alloc` runs: no
+        // block bound before it (a loop's parameter holding an earlier
+        // iteration's block, say) can be it.
+        let fresh_dest = at_j
+            .allocs
+            .contains(&d.block.name)
+            .then(|| at_j.order.get(&d.block.name).copied())
+            .flatten();
         let mut seen: Vec<(Lmad<SExp>, Option<Name>)> = Vec::new();
         for a in acc {
             if !self.aliases.same(&a.block, &d.block.name) {
                 continue;
+            }
+            if let (Some(dest), Some(blk)) = (fresh_dest, a.block_order) {
+                if a.block != d.block.name && blk < dest {
+                    continue;
+                }
             }
             if a.elem != d.elem {
                 return refuse(
@@ -1479,6 +1505,7 @@ fn read_of(sc: &Scope, x: &Name, what: &str, out: &mut Vec<Access>, iteration: O
             elem: pl.elem,
             write: false,
             what: what.to_string(),
+            block_order: sc.order.get(&pl.block.name).copied(),
             iteration: iteration.cloned(),
             facts: Vec::new(),
         });
@@ -1528,6 +1555,7 @@ fn own_reads(
                     elem: pl.elem,
                     write: false,
                     what,
+                    block_order: sc.order.get(&pl.block.name).copied(),
                     iteration: iteration.cloned(),
                     facts: Vec::new(),
                 });
@@ -1588,6 +1616,7 @@ fn walk_accesses(
                 elem: pl.elem,
                 write: true,
                 what: what.clone(),
+                block_order: sc.order.get(&pl.block.name).copied(),
                 iteration: tag.cloned(),
                 facts: Vec::new(),
             });
