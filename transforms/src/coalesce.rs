@@ -746,7 +746,6 @@ impl Coalescer<'_> {
         }
         let mut needs: Vec<Name> = Vec::new();
         sexp_vars(&d.lmad, &mut needs);
-        needs.push(d.block.name.clone());
         if let Some(b) = &d.bounds {
             needs.push(b.base.name.clone());
             for i in &b.idx {
