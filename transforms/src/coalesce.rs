@@ -256,7 +256,7 @@ fn lmad_exps(l: &Lmad<SExp>) -> Vec<&SExp> {
 /// May-alias classes of blocks: an `if`'s block results and a loop's
 /// block parameters and results are one class with every block that
 /// flows into them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct MemClasses {
     parent: HashMap<Name, Name>,
 }
@@ -360,6 +360,7 @@ struct Dest {
 }
 
 /// An update's indices, to be proved in bounds or checked.
+#[derive(Clone)]
 struct Bounds {
     base: Ident,
     idx: Vec<UpdIdx>,
@@ -385,6 +386,20 @@ struct Coalescer<'a> {
     obligations: Vec<(Obligation, Verdict)>,
     counts: Counts,
     explain: Vec<String>,
+}
+
+/// Whether `x` is consumed in the statements (at any depth): the array an
+/// update writes into, or a loop's initial value.
+fn consumed_after(stms: &[Stm], x: &Name) -> bool {
+    stms.iter().any(|s| match &s.exp.kind {
+        ExpKind::Update(w, ..) => &w.name == x,
+        ExpKind::Loop(_, init, _, b) => {
+            init.iter().any(|a| a.var() == Some(x)) || consumed_after(&b.stms, x)
+        }
+        ExpKind::If(_, t, e) => consumed_after(&t.stms, x) || consumed_after(&e.stms, x),
+        ExpKind::Kernel(_, _, b) => consumed_after(&b.stms, x),
+        _ => false,
+    })
 }
 
 /// The names bound by a statement (its patterns).
@@ -616,6 +631,9 @@ impl Coalescer<'_> {
             (ExpKind::Copy(x), [p]) if &x.name == src => Some(p.clone()),
             _ => None,
         });
+        // A refused loop leaves the classes as they were (its check joins
+        // the parameter's block with the destination's).
+        let classes = self.aliases.clone();
         match self.check(stms, result, outer, k, src, &d) {
             Ok(plan) => {
                 self.apply(stms, plan, &d);
@@ -638,7 +656,10 @@ impl Coalescer<'_> {
                             && matches!((&p.ty, &y.ty), (Type::Array(a, _), Type::Array(b, _)) if a.shape == b.shape)
                     })
                 });
-                if !same_shape {
+                // An array that an update or a loop consumes later keeps
+                // its copy (a no-op now): the renamed source may alias
+                // what the uniqueness rules say it must not.
+                if !same_shape || consumed_after(&stms[at + 1..], &y.name.name) {
                     return false;
                 }
                 stms.remove(at);
@@ -659,6 +680,7 @@ impl Coalescer<'_> {
                 true
             }
             Err(r) => {
+                self.aliases = classes;
                 self.counts.add(REFUSED, 1);
                 self.explain.push(format!(
                     "{}: `{src}` into `{}`: refused, {}: {}",
@@ -688,6 +710,25 @@ struct Plan {
     /// For an `if`: per branch (then, else), the plan of its result, the
     /// result's name, and the position of the block among the results.
     branches: Vec<(Plan, Name, usize)>,
+    /// For a loop: how its initial value, parameter and body move.
+    looped: Option<Box<LoopPlan>>,
+}
+
+/// What coalescing a loop's result takes: the loop's initial value goes
+/// to the place first (coalesced with the loop as its root), the
+/// parameter lives there, and each iteration's result is either the
+/// parameter updated in place or made in the body and coalesced there.
+struct LoopPlan {
+    /// The positions of the array and of its block among the loop's
+    /// parameters (and results).
+    pos: usize,
+    mpos: usize,
+    /// The plan of the initial value, and its destination.
+    init: Plan,
+    /// The body with the parameter (and its views) at the new place.
+    body: Body,
+    /// The plan of the body's result when the body makes it.
+    result: Option<Plan>,
 }
 
 impl Coalescer<'_> {
@@ -770,11 +811,17 @@ impl Coalescer<'_> {
                 return refuse("sizes", r);
             }
         }
-        let checks = match &d.bounds {
-            Some(b) => self.bounds(&at_j, b, stms[j].span)?,
-            None => Vec::new(),
+        // A loop's result is written first by its initial value's
+        // creation: the bounds are checked there (see `loop_rule`).
+        let checks = match (&d.bounds, source.made) {
+            (Some(b), Made::Fresh | Made::If) => self.bounds(&at_j, b, stms[j].span)?,
+            _ => Vec::new(),
         };
         self.c3(stms, outer, j, k, &source, d)?;
+        let looped = match source.made {
+            Made::Loop => Some(Box::new(self.loop_rule(stms, result, outer, &at_j, j, src, &source, d)?)),
+            _ => None,
+        };
         // An `if`: each branch's result goes to the same place, checked
         // in its branch as a result copied at the branch's end.
         let mut branches = Vec::new();
@@ -822,7 +869,7 @@ impl Coalescer<'_> {
         }
         let alloc = match source.made {
             Made::Fresh => droppable_alloc(stms, j, &source.block, &x_place, &at_j),
-            Made::If => None,
+            Made::If | Made::Loop => None,
         };
         Ok(Plan {
             at: j,
@@ -831,6 +878,163 @@ impl Coalescer<'_> {
             family: source.family,
             checks,
             branches,
+            looped,
+        })
+    }
+
+    /// The loop rule: `x` is a loop's result, in the block the loop binds.
+    /// It goes to the destination when (1) the initial value coalesces
+    /// into the same place, with the loop as its root; (2) the parameter's
+    /// shape is the same in every iteration, so every iteration's array
+    /// has the one place (the per-iteration index functions agree, which
+    /// lets a loop coalesce into a place that is not row-major, a case
+    /// the thesis disabled); (3) each iteration's result is the parameter
+    /// updated in place, or an array the body makes and that coalesces
+    /// there in its turn (checked against the body with the parameter at
+    /// the new place: reading the parameter after its successor's
+    /// creation is then a C3 refusal, as in a ping-pong stencil); (4)
+    /// nothing else in the body touches the place (C3 over the body).
+    #[allow(clippy::too_many_arguments)]
+    fn loop_rule(
+        &mut self,
+        stms: &[Stm],
+        result: &[Ident],
+        outer: &Scope,
+        at_j: &Scope,
+        j: usize,
+        src: &Name,
+        source: &Source,
+        d: &Dest,
+    ) -> Result<LoopPlan, Refusal> {
+        const C: &str = "loop rule";
+        let s = &stms[j];
+        let ExpKind::Loop(ps, init, form, body) = &s.exp.kind else {
+            return refuse(C, "not a loop");
+        };
+        let (Some(pos), Some(mpos)) = (
+            s.pats.iter().position(|p| &p.name.name == src),
+            s.pats.iter().position(|p| p.name.name == source.block),
+        ) else {
+            return refuse(C, "the loop does not bind the source and its block");
+        };
+        let (Some(p), Some(mp)) = (ps.get(pos), ps.get(mpos)) else {
+            return refuse(C, "the loop has too few parameters");
+        };
+        let mp_name = mp.name.name.clone();
+        if place_of(&p.ty).is_none_or(|pl| pl.block.name != mp_name)
+            || ps
+                .iter()
+                .filter(|q| place_of(&q.ty).is_some_and(|pl| pl.block.name == mp_name))
+                .count()
+                != 1
+        {
+            return refuse(C, "the parameter's block holds other parameters too");
+        }
+        // (2) The same shape in every iteration.
+        if let Type::Array(a, _) = &p.ty {
+            if a.shape.iter().any(|x| match x {
+                Atom::Var(v) => !at_j.bound.contains(&v.name),
+                _ => false,
+            }) {
+                return refuse(C, "the parameter's shape changes from iteration to iteration");
+            }
+        }
+        let (Some(Atom::Var(x0)), Some(Atom::Var(_))) = (init.get(pos), init.get(mpos)) else {
+            return refuse(C, "the initial value is not an array of this body");
+        };
+        // (1) The initial value, with the loop as its root.
+        let d0 = Dest {
+            root: format!("{} (the loop's initial value)", d.root),
+            block: d.block.clone(),
+            lmad: d.lmad.clone(),
+            elem: d.elem,
+            sizes: Vec::new(),
+            bounds: d.bounds.clone(),
+        };
+        // The loop hands the initial value's block to its parameter: that
+        // occurrence becomes the destination's.
+        let mut stms2 = stms.to_vec();
+        if let ExpKind::Loop(_, init2, ..) = &mut stms2[j].exp.kind {
+            init2[mpos] = Atom::Var(d.block.clone());
+        }
+        let init_plan = self
+            .check(&stms2, result, outer, j, &x0.name, &d0)
+            .map_err(|e| Refusal {
+                cond: e.cond,
+                why: format!("the initial value `{}`: {}", x0.name, e.why),
+            })?;
+        // The body as it will be: the parameter (and its views) at the
+        // new place, its block one with the destination's.
+        self.aliases.union(&mp_name, &d.block.name);
+        self.aliases.union(&source.block, &d.block.name);
+        let mut body2 = body.clone();
+        let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
+        moved.insert(p.name.name.clone(), d.lmad.clone());
+        rewrite_views(&mut body2.stms, &mp_name, &mp.name, &mut moved);
+        let mut inner = at_j.clone();
+        for (k, q) in ps.iter().enumerate() {
+            let mut q = q.clone();
+            if k == pos {
+                set_place(&mut q, &mp.name, &d.lmad);
+            }
+            inner.bind_pat(&q);
+        }
+        if let LoopForm::For(i, n) = form {
+            inner.bound.insert(i.name.clone());
+            inner.ranges.insert(i.name.clone(), atom_sexp(n));
+        }
+        // (4) Nothing but the parameter's family touches the place.
+        let mut family: HashSet<Name> = HashSet::default();
+        family.insert(p.name.name.clone());
+        let (mut named, mut other) = (0usize, None);
+        walk_family(&body2.stms, &mp_name, &mut family, &mut named, &mut other);
+        let mut acc = Vec::new();
+        let mut sc = inner.clone();
+        for t in &body2.stms {
+            walk_accesses(t, &sc, &mut acc, &family, None, false);
+            sc.bind_stm(t);
+        }
+        self.clear_of(acc, &inner, d, None, src.as_str(), s.span)?;
+        // (3) Each iteration's result.
+        let Some(r) = body2.result.get(pos).cloned() else {
+            return refuse(C, "the body has too few results");
+        };
+        let result_plan = if family.contains(&r.name) {
+            if body2.result.get(mpos).is_none_or(|m| m.name != mp_name) {
+                return refuse(C, "the body returns the parameter in another block");
+            }
+            None
+        } else {
+            let others: Vec<Ident> = body2
+                .result
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != mpos)
+                .map(|(_, r)| r.clone())
+                .collect();
+            let bd = Dest {
+                root: format!("{} (each iteration's result)", d.root),
+                block: d.block.clone(),
+                lmad: d.lmad.clone(),
+                elem: d.elem,
+                sizes: Vec::new(),
+                bounds: None,
+            };
+            let n = body2.stms.len();
+            Some(
+                self.check(&body2.stms, &others, &inner, n, &r.name, &bd)
+                    .map_err(|e| Refusal {
+                        cond: e.cond,
+                        why: format!("the body's result `{}`: {}", r.name, e.why),
+                    })?,
+            )
+        };
+        Ok(LoopPlan {
+            pos,
+            mpos,
+            init: init_plan,
+            body: body2,
+            result: result_plan,
         })
     }
 
@@ -991,6 +1195,9 @@ enum Made {
     /// By an `if`, in the block it binds (existential memory): each branch
     /// makes its result, and each is coalesced in its branch.
     If,
+    /// By a loop, in the block it binds: the initial value, the parameter
+    /// and each iteration's result all go to the one place.
+    Loop,
 }
 
 /// What C4 found: where the source (its family's first array) is made,
@@ -1031,6 +1238,32 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
                 first = w.name.clone();
                 base = b;
             }
+            // A loop whose array stays in its initial value's block (the
+            // simplifier made the block loop-invariant): the family goes
+            // on through the initial value.
+            ExpKind::Loop(_, init, ..) => {
+                let Some(q) = s.pats.iter().position(|p| p.name.name == first) else {
+                    break;
+                };
+                let own = place_of(&s.pats[q].ty).is_some_and(|pl| binds(s, &pl.block.name));
+                if own {
+                    break;
+                }
+                let Some(Atom::Var(w)) = init.get(q) else {
+                    return refuse(C, format!("`{first}` starts from a literal"));
+                };
+                let Some(b) = stms[..base].iter().position(|t| binds(t, &w.name)) else {
+                    return refuse(
+                        C,
+                        format!(
+                            "`{first}` is a loop over `{}`, not made in this body",
+                            w.name
+                        ),
+                    );
+                };
+                first = w.name.clone();
+                base = b;
+            }
             _ => break,
         }
     }
@@ -1043,12 +1276,7 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
         | ExpKind::Scan(..)
         | ExpKind::Kernel(..) => Made::Fresh,
         ExpKind::If(..) => Made::If,
-        ExpKind::Loop(..) => {
-            return refuse(
-                C,
-                format!("`{first}` is the result of a loop (not handled yet)"),
-            )
-        }
+        ExpKind::Loop(..) => Made::Loop,
         _ => return refuse(C, format!("`{first}` is a view of another array")),
     };
     let Some(p) = s.pats.iter().find(|p| p.name.name == first) else {
@@ -1072,9 +1300,13 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
             };
             a
         }
-        Made::If => {
+        Made::If | Made::Loop => {
+            let what = if made == Made::If { "`if`" } else { "loop" };
             if !binds(s, &mx) {
-                return refuse(C, format!("`{first}`'s block `{mx}` is not the `if`'s own"));
+                return refuse(
+                    C,
+                    format!("`{first}`'s block `{mx}` is not the {what}'s own"),
+                );
             }
             if s.pats
                 .iter()
@@ -1082,7 +1314,7 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
                 .count()
                 > 1
             {
-                return refuse(C, format!("the `if` returns two arrays in `{mx}`"));
+                return refuse(C, format!("the {what} returns two arrays in `{mx}`"));
             }
             base
         }
@@ -1092,52 +1324,7 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
     family.insert(first.clone());
     let mut named = 0usize;
     let mut other: Option<String> = None;
-    fn walk_views(
-        stms: &[Stm],
-        mx: &Name,
-        family: &mut HashSet<Name>,
-        named: &mut usize,
-        other: &mut Option<String>,
-    ) {
-        for s in stms {
-            let src = match &s.exp.kind {
-                ExpKind::Index(w, _)
-                | ExpKind::Slice(w, _)
-                | ExpKind::Transpose(w)
-                | ExpKind::Update(w, ..) => Some(&w.name),
-                _ => None,
-            };
-            for p in &s.pats {
-                if place_of(&p.ty).is_some_and(|pl| &pl.block.name == mx) {
-                    *named += 1;
-                    if src.is_some_and(|w| family.contains(w)) {
-                        family.insert(p.name.name.clone());
-                    } else if !family.contains(&p.name.name) && other.is_none() {
-                        *other = Some(p.name.name.to_string());
-                    }
-                }
-            }
-            match &s.exp.kind {
-                ExpKind::If(_, t, e) => {
-                    walk_views(&t.stms, mx, family, named, other);
-                    walk_views(&e.stms, mx, family, named, other);
-                }
-                ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => {
-                    walk_views(&b.stms, mx, family, named, other);
-                    if let ExpKind::Loop(ps, ..) = &s.exp.kind {
-                        for q in ps {
-                            if place_of(&q.ty).is_some_and(|pl| &pl.block.name == mx) {
-                                *named += 1;
-                                other.get_or_insert_with(|| q.name.name.to_string());
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    walk_views(&stms[a..], &mx, &mut family, &mut named, &mut other);
+    walk_family(&stms[a..], &mx, &mut family, &mut named, &mut other);
     let src = Source {
         made,
         base,
@@ -1169,6 +1356,67 @@ fn c4_fresh_source(stms: &[Stm], result: &[Ident], j: usize, x: &Name) -> Result
         );
     }
     Ok(src)
+}
+
+/// The family of a block's arrays: every array of `stms` (at any depth)
+/// in block `mx` that is a view or an update of a member joins it;
+/// `named` counts the arrays in `mx`, `other` names the first that is not
+/// a member.
+fn walk_family(
+    stms: &[Stm],
+    mx: &Name,
+    family: &mut HashSet<Name>,
+    named: &mut usize,
+    other: &mut Option<String>,
+) {
+    let in_mx = |t: &Type| place_of(t).is_some_and(|pl| &pl.block.name == mx);
+    for s in stms {
+        // A loop over a member, in the member's block: its parameter, the
+        // body's updates of it and the loop's result are members.
+        let mut carried: Vec<usize> = Vec::new();
+        if let ExpKind::Loop(ps, init, _, b) = &s.exp.kind {
+            for (q, p) in ps.iter().enumerate() {
+                if in_mx(&p.ty) {
+                    *named += 1;
+                    match init.get(q) {
+                        Some(Atom::Var(w)) if family.contains(&w.name) => {
+                            family.insert(p.name.name.clone());
+                            carried.push(q);
+                        }
+                        _ => {
+                            other.get_or_insert_with(|| p.name.name.to_string());
+                        }
+                    }
+                }
+            }
+            walk_family(&b.stms, mx, family, named, other);
+        }
+        let src = match &s.exp.kind {
+            ExpKind::Index(w, _)
+            | ExpKind::Slice(w, _)
+            | ExpKind::Transpose(w)
+            | ExpKind::Update(w, ..) => Some(&w.name),
+            _ => None,
+        };
+        for (q, p) in s.pats.iter().enumerate() {
+            if in_mx(&p.ty) {
+                *named += 1;
+                if src.is_some_and(|w| family.contains(w)) || carried.contains(&q) {
+                    family.insert(p.name.name.clone());
+                } else if !family.contains(&p.name.name) && other.is_none() {
+                    *other = Some(p.name.name.to_string());
+                }
+            }
+        }
+        match &s.exp.kind {
+            ExpKind::If(_, t, e) => {
+                walk_family(&t.stms, mx, family, named, other);
+                walk_family(&e.stms, mx, family, named, other);
+            }
+            ExpKind::Kernel(_, _, b) => walk_family(&b.stms, mx, family, named, other),
+            _ => {}
+        }
+    }
 }
 
 /// C1, last use (thesis §5.2, condition 1): after the root, neither the
@@ -1267,7 +1515,6 @@ impl Coalescer<'_> {
         if crate::fault::active(crate::fault::Fault::CoalesceNoC3) {
             return Ok(());
         }
-        const C: &str = "C3 (destination unused meanwhile)";
         let mut sc = outer.clone();
         for s in &stms[..j] {
             sc.bind_stm(s);
@@ -1301,6 +1548,28 @@ impl Coalescer<'_> {
             .iter()
             .find(|p| skip.contains(&p.name.name))
             .map_or_else(|| "the source".to_string(), |p| p.name.name.to_string());
+        let kernel = match (&kernel_index, &creation.exp.kind) {
+            (Some(i), ExpKind::Kernel(_, n, _)) => Some((i.clone(), n.clone())),
+            _ => None,
+        };
+        self.clear_of(acc, &at_j, d, kernel, &src, creation.span)
+    }
+
+    /// The part of C3 that states the obligations: every access of the
+    /// destination's block (or a block that may be it) is clear of the
+    /// source's new place. `kernel`: the index and size of the kernel that
+    /// makes the source, whose body's accesses are compared with the
+    /// other iterations' rows. `at_j`: the scope where the source is made.
+    fn clear_of(
+        &mut self,
+        acc: Vec<Access>,
+        at_j: &Scope,
+        d: &Dest,
+        kernel: Option<(Name, Atom)>,
+        src: &str,
+        span: Span,
+    ) -> Result<(), Refusal> {
+        const C: &str = "C3 (destination unused meanwhile)";
         // A block allocated here is new each time its `alloc` runs: no
         // block bound before it (a loop's parameter holding an earlier
         // iteration's block, say) can be it.
@@ -1335,8 +1604,8 @@ impl Coalescer<'_> {
                 continue;
             }
             seen.push((a.lmad.clone(), a.iteration.clone()));
-            let (mine, mut facts) = match (&a.iteration, &kernel_index, &creation.exp.kind) {
-                (Some(i), Some(_), ExpKind::Kernel(_, n, _)) => {
+            let (mine, mut facts) = match (&a.iteration, &kernel) {
+                (Some(i), Some((_, n))) => {
                     // Another iteration's row.
                     let other = self.names.fresh(&format!("{}_other", i));
                     let ov = SExp::var(&other.name);
@@ -1375,7 +1644,7 @@ impl Coalescer<'_> {
                 ),
                 Claim::Disjoint(mine, a.lmad),
                 facts,
-                creation.span,
+                span,
             );
             if let Some(r) = self.prove(o) {
                 return refuse(C, r);
@@ -1387,52 +1656,69 @@ impl Coalescer<'_> {
     /// Rewrites the source's family (and its views) into the
     /// destination, with the bounds checks before its creation.
     fn apply(&mut self, stms: &mut Vec<Stm>, plan: Plan, d: &Dest) {
-        let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
         let at = plan.at;
-        if plan.branches.is_empty() {
-            for p in &mut stms[at].pats {
-                if plan.family.contains(&p.name.name) {
-                    set_place(p, &d.block, &d.lmad);
-                    moved.insert(p.name.name.clone(), d.lmad.clone());
-                }
+        let same = |root: &str| Dest {
+            root: root.to_string(),
+            block: d.block.clone(),
+            lmad: d.lmad.clone(),
+            elem: d.elem,
+            sizes: Vec::new(),
+            bounds: None,
+        };
+        // An `if` or a loop keeps binding its own block, which is now the
+        // destination; a fresh source is given the destination's block.
+        let own = !plan.branches.is_empty() || plan.looped.is_some();
+        let block = if own {
+            self.aliases.union(&plan.block, &d.block.name);
+            Ident {
+                name: plan.block.clone(),
+                span: Span::DUMMY,
             }
-            rewrite_views(&mut stms[at + 1..], &plan.block, &d.block, &mut moved);
         } else {
-            // An `if`: each branch builds its result in place and returns
-            // the destination block for the `if`'s own.
-            if let ExpKind::If(_, t, e) = &mut stms[at].exp.kind {
+            d.block.clone()
+        };
+        let dest_block = Ident {
+            name: d.block.name.clone(),
+            span: Span::DUMMY,
+        };
+        match &mut stms[at].exp.kind {
+            // Each branch builds its result in place and returns the
+            // destination block for the `if`'s own.
+            ExpKind::If(_, t, e) if !plan.branches.is_empty() => {
                 for (br, (bp, _, mpos)) in [t, e].into_iter().zip(plan.branches) {
-                    let bd = Dest {
-                        root: String::new(),
-                        block: d.block.clone(),
-                        lmad: d.lmad.clone(),
-                        elem: d.elem,
-                        sizes: Vec::new(),
-                        bounds: None,
-                    };
-                    self.apply(&mut br.stms, bp, &bd);
+                    self.apply(&mut br.stms, bp, &same(""));
                     if let Some(r) = br.result.get_mut(mpos) {
-                        *r = Ident {
-                            name: d.block.name.clone(),
-                            span: r.span,
-                        };
+                        *r = dest_block.clone();
                     }
                 }
             }
-            // The `if`'s block is the destination now: one class.
-            self.aliases.union(&plan.block, &d.block.name);
-            let block = Ident {
-                name: plan.block.clone(),
-                span: Span::DUMMY,
-            };
-            for p in &mut stms[at].pats {
-                if plan.family.contains(&p.name.name) {
-                    set_place(p, &block, &d.lmad);
-                    moved.insert(p.name.name.clone(), d.lmad.clone());
+            _ => {}
+        }
+        let mut init_plan = None;
+        if let Some(lp) = plan.looped {
+            let lp = *lp;
+            if let ExpKind::Loop(ps, init, _, body) = &mut stms[at].exp.kind {
+                let mp = ps[lp.mpos].name.clone();
+                set_place(&mut ps[lp.pos], &mp, &d.lmad);
+                init[lp.mpos] = Atom::Var(dest_block.clone());
+                *body = lp.body;
+                if let Some(bp) = lp.result {
+                    self.apply(&mut body.stms, bp, &same(""));
+                    if let Some(r) = body.result.get_mut(lp.mpos) {
+                        *r = dest_block.clone();
+                    }
                 }
             }
-            rewrite_views(&mut stms[at + 1..], &plan.block, &block, &mut moved);
+            init_plan = Some(lp.init);
         }
+        let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
+        for p in &mut stms[at].pats {
+            if plan.family.contains(&p.name.name) {
+                set_place(p, &block, &d.lmad);
+                moved.insert(p.name.name.clone(), d.lmad.clone());
+            }
+        }
+        rewrite_views(&mut stms[at + 1..], &plan.block, &block, &mut moved);
         for (k, c) in plan.checks.into_iter().enumerate() {
             stms.insert(at + k, c);
         }
@@ -1440,6 +1726,11 @@ impl Coalescer<'_> {
         // its views), goes.
         if let Some(a) = plan.alloc {
             stms.remove(a);
+        }
+        // A loop's initial value last: its checks and its block's removal
+        // come before the loop.
+        if let Some(ip) = init_plan {
+            self.apply(stms, ip, &same(""));
         }
     }
 }
@@ -1482,13 +1773,35 @@ fn rewrite_views(stms: &mut [Stm], old: &Name, new: &Ident, moved: &mut HashMap<
                 moved.insert(p.name.name.clone(), l);
             }
         }
-        match &mut s.exp.kind {
+        let Stm { pats, exp, .. } = s;
+        match &mut exp.kind {
             ExpKind::If(_, t, e) => {
                 rewrite_views(&mut t.stms, old, new, moved);
                 rewrite_views(&mut e.stms, old, new, moved);
             }
-            ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => {
-                rewrite_views(&mut b.stms, old, new, moved)
+            ExpKind::Kernel(_, _, b) => rewrite_views(&mut b.stms, old, new, moved),
+            ExpKind::Loop(ps, init, _, b) => {
+                // A parameter carrying a moved array in its block, and the
+                // loop's result with it, move the same way.
+                for (q, p) in ps.iter_mut().enumerate() {
+                    let Some(Atom::Var(w)) = init.get(q) else {
+                        continue;
+                    };
+                    let Some(l) = moved.get(&w.name).cloned() else {
+                        continue;
+                    };
+                    if place_of(&p.ty).is_some_and(|pl| &pl.block.name == old) {
+                        set_place(p, new, &l);
+                        moved.insert(p.name.name.clone(), l.clone());
+                        if let Some(r) = pats.get_mut(q) {
+                            if place_of(&r.ty).is_some_and(|pl| &pl.block.name == old) {
+                                set_place(r, new, &l);
+                                moved.insert(r.name.name.clone(), l);
+                            }
+                        }
+                    }
+                }
+                rewrite_views(&mut b.stms, old, new, moved);
             }
             _ => {}
         }
