@@ -89,6 +89,7 @@
 //! and nothing loops on rejection.
 
 use crate::{Case, GenConfig, Rng};
+pub use crate::roots::{root_statements, RootCounts};
 use funmem_lang::ast::{
     ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lambda, Lang, LoopForm, Pat, Program, RedOp,
     SExp, Stm, Type, UnOp, UpdIdx,

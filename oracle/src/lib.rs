@@ -33,6 +33,7 @@ pub mod guards;
 pub mod prove;
 pub mod reduce;
 pub mod reference;
+pub mod roots;
 
 use funmem_lang::ast::Program;
 use funmem_semantics::value::Value;
