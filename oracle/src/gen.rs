@@ -2378,7 +2378,7 @@ impl Gen<'_> {
         let nest = self.depth < self.max_depth;
         let weights = [
             4,
-            if self.on.concat { 3 } else { 0 },
+            if self.on.concat { 5 } else { 0 },
             if self.on.update { 4 } else { 0 },
             if nest { 3 } else { 0 },
         ];
@@ -2551,6 +2551,33 @@ impl Gen<'_> {
         Some(x)
     }
 
+    /// A root's source of this shape or, sometimes, of another outer size:
+    /// a `concat` of two fresh arrays, used last by the root (a chain).
+    fn source_any(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Option<(Name, Vec<Atom>)> {
+        if self.on.concat && !shape.is_empty() && self.chance(0.15) {
+            let mut other = vec![self.size_atom()];
+            other.extend(shape[1..].iter().cloned());
+            let both = self.cells(shape).saturating_add(self.cells(&other));
+            if self.mult.saturating_mul(both).saturating_mul(2) <= BUDGET {
+                let a = self.fresh_array(out, shape)?;
+                let b = self.fresh_array(out, &other)?;
+                let ((alo, ahi), (blo, bhi)) = (self.bounds(&shape[0]), self.bounds(&other[0]));
+                let r = Range::new(alo.saturating_add(blo), ahi.saturating_add(bhi));
+                let e = SExp::bin(BinOp::Add, se(&shape[0]), se(&other[0]));
+                let m = self.emit_int(out, "m", e, r);
+                let mut ty = vec![var(&m)];
+                ty.extend(shape[1..].iter().cloned());
+                self.made.concat += 1;
+                let kind = ExpKind::Concat(ident(&a), ident(&b));
+                let c = self.emit(out, "cc", Ty::Arr(ty.clone()), kind);
+                self.hide(&a);
+                self.hide(&b);
+                return Some((c, ty));
+            }
+        }
+        self.source(out, shape).map(|x| (x, shape.to_vec()))
+    }
+
     /// The index and body of `kernel i < n` returning one value of shape
     /// `elem`: mostly an array the body makes fresh (a kernel result that
     /// coalescing may build in place in the kernel's result row).
@@ -2612,7 +2639,7 @@ impl Gen<'_> {
         let Some(shape) = self.root_shape() else {
             return false;
         };
-        let Some(x) = self.source(out, &shape) else {
+        let Some((x, shape)) = self.source_any(out, &shape) else {
             return false;
         };
         self.between_root(out);
@@ -2637,7 +2664,7 @@ impl Gen<'_> {
         if self.mult.saturating_mul(both).saturating_mul(2) > BUDGET {
             return false;
         }
-        let Some(x) = self.source(out, &shape) else {
+        let Some((x, shape)) = self.source_any(out, &shape) else {
             return false;
         };
         let mult = self.mult;
@@ -2658,8 +2685,11 @@ impl Gen<'_> {
                 other = self.vars[b].ty.shape().unwrap_or(&[]).to_vec();
                 (self.vars[b].name.clone(), false)
             }
-            None => match self.source(out, &other) {
-                Some(y) => (y, true),
+            None => match self.source_any(out, &other) {
+                Some((y, s)) => {
+                    other = s;
+                    (y, true)
+                }
                 None => return false,
             },
         };
@@ -2712,7 +2742,9 @@ impl Gen<'_> {
             },
         };
         let d = zs[0].clone();
-        let risky = self.risky && self.chance(RISK);
+        // Errors stay errors: an update out of bounds gets stuck, and so
+        // must the coalesced program, before writing anything.
+        let risky = self.risky && self.chance(0.5);
         let elem = if zs.len() >= 2 && self.chance(0.5) {
             if risky {
                 Some(self.risky_index(out, &d))
