@@ -91,7 +91,8 @@ fn fresh_last_use(b: &Body, at: usize, x: &Name) -> bool {
         let view = match &s.exp.kind {
             ExpKind::Slice(y, _) | ExpKind::Transpose(y) => views.contains(&y.name),
             ExpKind::Index(y, _) => {
-                views.contains(&y.name) && matches!(s.pats.first(), Some(q) if matches!(q.ty, Type::Array(..)))
+                views.contains(&y.name)
+                    && matches!(s.pats.first(), Some(q) if matches!(q.ty, Type::Array(..)))
             }
             _ => false,
         };
