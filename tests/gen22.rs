@@ -197,3 +197,22 @@ fn fuzz_counts_the_candidates() {
     let o = funmem(&["fuzz", "--count", "1", "--constructs", "root=2"]);
     assert_exit(&o, 2);
 }
+
+/// How fast the generator is (not a timed test: it prints, asserts
+/// nothing about time): `cargo test --release --test gen22 -- --ignored
+/// --nocapture generation_rate`.
+#[test]
+#[ignore]
+fn generation_rate() {
+    let gen = GenConfig::default();
+    let start = std::time::Instant::now();
+    let mut stms = 0usize;
+    for k in 0..20_000 {
+        stms += case_for(3, k, &gen).program.body.stms.len();
+    }
+    let s = start.elapsed().as_secs_f64();
+    eprintln!(
+        "20000 programs ({stms} top-level statements) in {s:.2} s: {:.0} programs/s",
+        20_000.0 / s
+    );
+}
