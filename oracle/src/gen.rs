@@ -26,6 +26,18 @@
 //!   programs (`GenConfig::constructs`); a share of 0 draws nothing, so with
 //!   every share 0 the programs are those made before these constructs.
 //!
+//! Coalescing's root statements (share `root`): a fresh array (`iota`,
+//! `replicate`, a kernel whose body returns a fresh array of its own,
+//! `copy`, `scan`, or a `concat` of two fresh arrays) then copied,
+//! concatenated (with another fresh array or one from scope), written into
+//! another array (`z with [j] = row`, `z with [o : k] = part`, z fresh or a
+//! unique parameter, made before or after the value), or returned from a
+//! kernel's body; mostly at its last use (it and its views are hidden from
+//! the statements after the root), sometimes used again (C1), the update's
+//! destination read in between (C3), or a copy of an array that is not
+//! fresh (C4); in risky programs the update's index is out of bounds half
+//! the time. [`root_statements`] counts the candidates.
+//!
 //! Uniqueness. Every array has a set of *roots*, the storage it may share:
 //! a fresh array (iota, copy, kernel, concat, replicate, an update's result,
 //! a loop's consumed parameter) has one of its own; a slice or transpose
