@@ -2483,7 +2483,8 @@ impl Gen<'_> {
     /// Makes a fresh array of this shape with a statement that creates
     /// one: `iota`, `replicate`, a kernel (whose body mostly returns a
     /// fresh array of its own, so kernel results nest), a `copy` of an
-    /// array of the shape, or a `scan`. `None` when none fits the budget.
+    /// array of the shape, a `scan`, or an `if` whose branches make their
+    /// results (mostly fresh). `None` when none fits the budget.
     fn fresh_array(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Option<Name> {
         if shape.is_empty() || self.mult.saturating_mul(self.cells(shape)) > BUDGET {
             return None;
@@ -2506,6 +2507,11 @@ impl Gen<'_> {
             if self.has_var(same) { 2 } else { 0 },
             if self.on.scan && shape.len() == 1 && self.has_var(same) {
                 1
+            } else {
+                0
+            },
+            if nest && self.can_produce(shape, self.depth + 1, self.mult) {
+                2
             } else {
                 0
             },
@@ -2537,6 +2543,34 @@ impl Gen<'_> {
                 let (i, b) = self.kernel_fresh(&shape[0], &shape[1..], inner);
                 let kind = ExpKind::Kernel(ident(&i), shape[0].clone(), b);
                 self.emit(out, "k", ty, kind)
+            }
+            5 => {
+                // An `if` whose branches make their results (mostly fresh
+                // arrays: the existential blocks of coalescing's if rule).
+                let c = self.condition(out);
+                let mut branches = Vec::with_capacity(2);
+                for _ in 0..2 {
+                    self.open();
+                    self.depth += 1;
+                    let mut stms = Vec::new();
+                    let n = self.upto(2);
+                    self.stms(&mut stms, n);
+                    let fresh = if self.chance(0.8) {
+                        self.fresh_array(&mut stms, shape)
+                    } else {
+                        None
+                    };
+                    let r = match fresh {
+                        Some(r) => r,
+                        None => self.produce(&mut stms, shape),
+                    };
+                    self.close();
+                    self.depth -= 1;
+                    branches.push(body(stms, &[r]));
+                }
+                let e = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                let t = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                self.emit(out, "z", ty, ExpKind::If(ident(&c), t, e))
             }
             k => {
                 let x = self.pick_name(same)?;
