@@ -257,7 +257,9 @@ fn expand_gpu_leaves_few_allocations_inside_kernels_of_generated_programs() {
     // What stays is listed with its reasons in docs/expansion.md (blocks
     // carried around a loop of the body, blocks an `if` shares with one
     // not allocated there, sizes from statements no slice can hold).
-    let (with, blocks, left, blocks_left, data) = census(0, 300);
+    // 400 programs: with coalescing's root statements in the generator,
+    // 300 held only 4 data-dependent sizes (400: 8).
+    let (with, blocks, left, blocks_left, data) = census(0, 400);
     assert!(with >= 50, "{with}");
     assert!(data >= 5, "{data} data-dependent sizes expanded");
     assert!(left * 5 <= with, "{left} of {with} programs keep one");

@@ -184,8 +184,9 @@ pub struct Summary {
 /// in-place updates, `concat`, `replicate` and kernels with several
 /// results (issue 18); bindings and parameters of other element types
 /// than `i64`, conversions, `reduce`, `scan`, lambdas and partial indexing
-/// (issue 19).
-pub const CONSTRUCTS: [&str; 13] = [
+/// (issue 19); and coalescing's candidates, root statements whose source
+/// is fresh and used last there ([`crate::roots::root_statements`]).
+pub const CONSTRUCTS: [&str; 17] = [
     "loop",
     "for",
     "while",
@@ -199,6 +200,10 @@ pub const CONSTRUCTS: [&str; 13] = [
     "scan",
     "lambda",
     "row index",
+    "copy root",
+    "concat root",
+    "update root",
+    "kernel root",
 ];
 
 /// How often each of [`CONSTRUCTS`] occurs in a campaign's programs.
@@ -220,6 +225,11 @@ impl ConstructStats {
             note_pat(q, &mut ranks, &mut n);
         }
         count_constructs(&p.body, &mut ranks, &mut n);
+        let roots = crate::roots::root_statements(p);
+        n[13] = roots.copy;
+        n[14] = roots.concat;
+        n[15] = roots.update;
+        n[16] = roots.kernel;
         self.programs.resize(CONSTRUCTS.len(), 0);
         self.occurrences.resize(CONSTRUCTS.len(), 0);
         for ((p, o), n) in self.programs.iter_mut().zip(&mut self.occurrences).zip(n) {

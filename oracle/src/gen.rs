@@ -26,6 +26,18 @@
 //!   programs (`GenConfig::constructs`); a share of 0 draws nothing, so with
 //!   every share 0 the programs are those made before these constructs.
 //!
+//! Coalescing's root statements (share `root`): a fresh array (`iota`,
+//! `replicate`, a kernel whose body returns a fresh array of its own,
+//! `copy`, `scan`, or a `concat` of two fresh arrays) then copied,
+//! concatenated (with another fresh array or one from scope), written into
+//! another array (`z with [j] = row`, `z with [o : k] = part`, z fresh or a
+//! unique parameter, made before or after the value), or returned from a
+//! kernel's body; mostly at its last use (it and its views are hidden from
+//! the statements after the root), sometimes used again (C1), the update's
+//! destination read in between (C3), or a copy of an array that is not
+//! fresh (C4); in risky programs the update's index is out of bounds half
+//! the time. [`root_statements`] counts the candidates.
+//!
 //! Uniqueness. Every array has a set of *roots*, the storage it may share:
 //! a fresh array (iota, copy, kernel, concat, replicate, an update's result,
 //! a loop's consumed parameter) has one of its own; a slice or transpose
@@ -88,6 +100,7 @@
 //! Generation is deterministic: only the random number generator decides,
 //! and nothing loops on rejection.
 
+pub use crate::roots::{root_statements, RootCounts};
 use crate::{Case, GenConfig, Rng};
 use funmem_lang::ast::{
     ArrayType, Atom, BinOp, Body, Exp, ExpKind, Ident, Lambda, Lang, LoopForm, Pat, Program, RedOp,
@@ -134,6 +147,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         scan: draw(c.scan),
         row: draw(c.index_row),
         conversions: false,
+        root: draw(c.root),
     };
     let max_size = cfg.max_size.clamp(0, 1 << 20);
     let max_stms = cfg.max_stms.max(1);
@@ -337,6 +351,7 @@ enum Action {
     Row,
     Reduce,
     Scan,
+    Root,
 }
 
 /// Which constructs of issues 18 and 19 a program may use (or, counted,
@@ -353,6 +368,7 @@ struct On<T = bool> {
     scan: T,
     row: T,
     conversions: T,
+    root: T,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -1058,7 +1074,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 23] = [
+        const KINDS: [Action; 24] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -1082,6 +1098,7 @@ impl Gen<'_> {
             Action::Row,
             Action::Reduce,
             Action::Scan,
+            Action::Root,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -1113,6 +1130,7 @@ impl Gen<'_> {
             w(self.on.row, 3),
             w(self.on.reduce, 3),
             w(self.on.scan, 3),
+            w(self.on.root, 5),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -1141,6 +1159,7 @@ impl Gen<'_> {
             Action::Row => self.act_row(out),
             Action::Reduce => self.act_reduce(out, false),
             Action::Scan => self.act_reduce(out, true),
+            Action::Root => self.act_root(out),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -2200,6 +2219,9 @@ impl Gen<'_> {
         if self.on.scan && self.made.scan == 0 {
             self.act_reduce(out, true);
         }
+        if self.on.root && self.made.root == 0 {
+            self.act_root(out);
+        }
         if self.on.multi && self.made.multi == 0 && self.depth < self.max_depth {
             // A kernel over a size with two results.
             let n = self.size_atom();
@@ -2350,6 +2372,516 @@ impl Gen<'_> {
         shape.insert(0, n.clone());
         self.made.replicate += 1;
         self.emit(out, "rp", Ty::Arr(shape), ExpKind::Replicate(n, v));
+        true
+    }
+
+    // ----- coalescing's root statements -----
+
+    /// `copy`, `concat`, an update with an array value, or a kernel
+    /// returning an array its body made: a root statement of coalescing,
+    /// whose source is mostly a fresh array made just before and used for
+    /// the last time there (the pass's candidates), sometimes not (C1: the
+    /// source is used again; C3: the update's destination is read between
+    /// the source's making and the update; C4: a copy of an array that is
+    /// not fresh, a parameter or a view). Sources are sometimes a chain
+    /// (`let y = copy x` first), and the roots land in every kind of body
+    /// (kernels, loops, `if` branches) as the other statements do.
+    fn act_root(&mut self, out: &mut Vec<Stm>) -> bool {
+        let nest = self.depth < self.max_depth;
+        let weights = [
+            4,
+            if self.on.concat { 5 } else { 0 },
+            if self.on.update { 4 } else { 0 },
+            if nest { 3 } else { 0 },
+        ];
+        let done = match self.weighted(&weights) {
+            0 => self.root_copy(out),
+            1 => self.root_concat(out),
+            2 => self.root_update(out),
+            _ => self.root_kernel(out),
+        };
+        if done {
+            self.made.root += 1;
+        }
+        done
+    }
+
+    /// Whether `x` is still an array in scope (statements made since may
+    /// have consumed it).
+    fn alive(&self, x: &Name) -> bool {
+        self.find(x)
+            .is_some_and(|i| self.vars[i].ty.shape().is_some())
+    }
+
+    /// Hides `x` and every array that may share its storage (the views of
+    /// it made since) from the statements that follow, so that the root
+    /// just made is its last use.
+    fn hide(&mut self, x: &Name) {
+        let rs = self.roots_of(x).to_vec();
+        for i in 0..self.vars.len() {
+            let v = &self.vars[i];
+            if v.ty.shape().is_some()
+                && (&v.name == x || self.roots_of(&v.name).iter().any(|r| rs.contains(r)))
+            {
+                self.vars[i].ty = Ty::Gone;
+            }
+        }
+    }
+
+    /// After a root with the fresh sources `xs`: mostly the root is their
+    /// last use (they are hidden from what follows); sometimes (C1) one is
+    /// read right after and stays in scope.
+    fn after_root(&mut self, out: &mut Vec<Stm>, xs: &[Name]) {
+        if xs.is_empty() {
+            return;
+        }
+        if self.chance(0.2) {
+            let x = xs[self.upto(xs.len())].clone();
+            let shape = self
+                .find(&x)
+                .and_then(|i| self.vars[i].ty.shape().map(<[Atom]>::to_vec));
+            if let Some(shape) = shape {
+                if let Some(idx) = self.indices(out, &shape, shape.len()) {
+                    self.emit(
+                        out,
+                        "x",
+                        Ty::Int(Range::any()),
+                        ExpKind::Index(ident(&x), idx),
+                    );
+                }
+            }
+            return;
+        }
+        for x in xs {
+            self.hide(x);
+        }
+    }
+
+    /// The shape of a root's array: one in scope (rank 1 or 2) or new
+    /// sizes, within the budget.
+    fn root_shape(&mut self) -> Option<Vec<Atom>> {
+        let mult = self.mult;
+        let existing = if self.chance(0.5) {
+            self.pick_var(0, |g, v| {
+                v.ty.shape()
+                    .is_some_and(|s| s.len() <= 2 && mult.saturating_mul(g.cells(s)) <= BUDGET)
+            })
+        } else {
+            None
+        };
+        let shape = match existing {
+            Some(a) => self.vars[a].ty.shape().unwrap_or(&[]).to_vec(),
+            None => {
+                let rank = if self.chance(0.6) { 1 } else { 2 };
+                (0..rank).map(|_| self.size_atom()).collect()
+            }
+        };
+        (!shape.is_empty() && self.mult.saturating_mul(self.cells(&shape)) <= BUDGET)
+            .then_some(shape)
+    }
+
+    /// Makes a fresh array of this shape with a statement that creates
+    /// one: `iota`, `replicate`, a kernel (whose body mostly returns a
+    /// fresh array of its own, so kernel results nest), a `copy` of an
+    /// array of the shape, a `scan`, or an `if` whose branches make their
+    /// results (mostly fresh). `None` when none fits the budget.
+    fn fresh_array(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Option<Name> {
+        if shape.is_empty() || self.mult.saturating_mul(self.cells(shape)) > BUDGET {
+            return None;
+        }
+        let inner = self.mult.saturating_mul(self.bounds(&shape[0]).1.max(1));
+        let nest = self.depth < self.max_depth;
+        let same = |_: &Self, v: &Var| v.ty.shape() == Some(shape);
+        let weights = [
+            if shape.len() == 1 { 3 } else { 0 },
+            if self.on.replicate && self.can_produce(&shape[1..], self.depth, self.mult) {
+                3
+            } else {
+                0
+            },
+            if nest && inner <= BUDGET && self.can_produce(&shape[1..], self.depth + 1, inner) {
+                4
+            } else {
+                0
+            },
+            if self.has_var(same) { 2 } else { 0 },
+            if self.on.scan && shape.len() == 1 && self.has_var(same) {
+                1
+            } else {
+                0
+            },
+            if nest && self.can_produce(shape, self.depth + 1, self.mult) {
+                2
+            } else {
+                0
+            },
+        ];
+        if weights.iter().all(|&w| w == 0) {
+            return None;
+        }
+        let ty = Ty::Arr(shape.to_vec());
+        Some(match self.weighted(&weights) {
+            0 => self.emit(out, "a", ty, ExpKind::Iota(shape[0].clone())),
+            1 => {
+                let v = if shape.len() == 1 {
+                    self.int_atom(out)
+                } else {
+                    let fresh = if self.chance(0.5) {
+                        self.fresh_array(out, &shape[1..])
+                    } else {
+                        None
+                    };
+                    var(&match fresh {
+                        Some(v) => v,
+                        None => self.produce(out, &shape[1..]),
+                    })
+                };
+                self.made.replicate += 1;
+                self.emit(out, "rp", ty, ExpKind::Replicate(shape[0].clone(), v))
+            }
+            2 => {
+                let (i, b) = self.kernel_fresh(&shape[0], &shape[1..], inner);
+                let kind = ExpKind::Kernel(ident(&i), shape[0].clone(), b);
+                self.emit(out, "k", ty, kind)
+            }
+            5 => {
+                // An `if` whose branches make their results (mostly fresh
+                // arrays: the existential blocks of coalescing's if rule).
+                let c = self.condition(out);
+                let mut branches = Vec::with_capacity(2);
+                for _ in 0..2 {
+                    self.open();
+                    self.depth += 1;
+                    let mut stms = Vec::new();
+                    let n = self.upto(2);
+                    self.stms(&mut stms, n);
+                    let fresh = if self.chance(0.8) {
+                        self.fresh_array(&mut stms, shape)
+                    } else {
+                        None
+                    };
+                    let r = match fresh {
+                        Some(r) => r,
+                        None => self.produce(&mut stms, shape),
+                    };
+                    self.close();
+                    self.depth -= 1;
+                    branches.push(body(stms, &[r]));
+                }
+                let e = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                let t = branches.pop().unwrap_or_else(|| body(Vec::new(), &[]));
+                self.emit(out, "z", ty, ExpKind::If(ident(&c), t, e))
+            }
+            k => {
+                let x = self.pick_name(same)?;
+                if k == 3 {
+                    self.emit(out, "y", ty, ExpKind::Copy(ident(&x)))
+                } else {
+                    self.made.scan += 1;
+                    let op = RedOp::Bin(BinOp::Add, Span::DUMMY);
+                    self.emit(out, "sc", ty, ExpKind::Scan(op, lit(0), ident(&x)))
+                }
+            }
+        })
+    }
+
+    /// A root's source: a fresh array of this shape, sometimes through a
+    /// chain (`let y = copy x`, whose own source `x` is used last there).
+    fn source(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Option<Name> {
+        let x = self.fresh_array(out, shape)?;
+        if self.chance(0.2) {
+            let y = self.emit(out, "y", Ty::Arr(shape.to_vec()), ExpKind::Copy(ident(&x)));
+            self.hide(&x);
+            return Some(y);
+        }
+        Some(x)
+    }
+
+    /// A root's source of this shape or, sometimes, of another outer size:
+    /// a `concat` of two fresh arrays, used last by the root (a chain).
+    fn source_any(&mut self, out: &mut Vec<Stm>, shape: &[Atom]) -> Option<(Name, Vec<Atom>)> {
+        if self.on.concat && !shape.is_empty() && self.chance(0.15) {
+            let mut other = vec![self.size_atom()];
+            other.extend(shape[1..].iter().cloned());
+            let both = self.cells(shape).saturating_add(self.cells(&other));
+            if self.mult.saturating_mul(both).saturating_mul(2) <= BUDGET {
+                let a = self.fresh_array(out, shape)?;
+                let b = self.fresh_array(out, &other)?;
+                let ((alo, ahi), (blo, bhi)) = (self.bounds(&shape[0]), self.bounds(&other[0]));
+                let r = Range::new(alo.saturating_add(blo), ahi.saturating_add(bhi));
+                let e = SExp::bin(BinOp::Add, se(&shape[0]), se(&other[0]));
+                let m = self.emit_int(out, "m", e, r);
+                let mut ty = vec![var(&m)];
+                ty.extend(shape[1..].iter().cloned());
+                self.made.concat += 1;
+                let kind = ExpKind::Concat(ident(&a), ident(&b));
+                let c = self.emit(out, "cc", Ty::Arr(ty.clone()), kind);
+                self.hide(&a);
+                self.hide(&b);
+                return Some((c, ty));
+            }
+        }
+        self.source(out, shape).map(|x| (x, shape.to_vec()))
+    }
+
+    /// The index and body of `kernel i < n` returning one value of shape
+    /// `elem`: mostly an array the body makes fresh (a kernel result that
+    /// coalescing may build in place in the kernel's result row).
+    fn kernel_fresh(&mut self, n: &Atom, elem: &[Atom], mult: i64) -> (Name, Body) {
+        let i = self.fresh("i");
+        let saved = self.mult;
+        self.open();
+        self.depth += 1;
+        self.mult = mult;
+        let hi = self.bounds(n).1.saturating_sub(1).max(0);
+        self.bind(i.clone(), Ty::Int(Range::below(0, hi, n.clone())));
+        self.kernels.push((i.clone(), n.clone()));
+        let mut stms = Vec::new();
+        let target = self.upto(3);
+        self.stms(&mut stms, target);
+        let r = if elem.is_empty() {
+            self.produce_int(&mut stms)
+        } else {
+            let fresh = if self.chance(0.8) {
+                self.fresh_array(&mut stms, elem)
+            } else {
+                None
+            };
+            match fresh {
+                Some(x) => x,
+                None => self.produce(&mut stms, elem),
+            }
+        };
+        self.kernels.pop();
+        self.close();
+        self.depth -= 1;
+        self.mult = saved;
+        (i, body(stms, &[r]))
+    }
+
+    /// A few random statements between a source's making and its root,
+    /// sometimes.
+    fn between_root(&mut self, out: &mut Vec<Stm>) {
+        if self.chance(0.25) {
+            let n = self.between(1, 2) as usize;
+            self.stms(out, n);
+        }
+    }
+
+    /// `let (y: ...) = copy x`: x fresh (or, C4, an array that is not).
+    fn root_copy(&mut self, out: &mut Vec<Stm>) -> bool {
+        let mult = self.mult;
+        if self.chance(0.15) {
+            let pick = self.pick_var(0, |g, v| {
+                v.ty.shape()
+                    .is_some_and(|s| mult.saturating_mul(g.cells(s)) <= BUDGET)
+            });
+            if let Some(a) = pick {
+                let (x, ty) = (self.vars[a].name.clone(), self.vars[a].ty.clone());
+                self.emit(out, "y", ty, ExpKind::Copy(ident(&x)));
+                return true;
+            }
+        }
+        let Some(shape) = self.root_shape() else {
+            return false;
+        };
+        let Some((x, shape)) = self.source_any(out, &shape) else {
+            return false;
+        };
+        self.between_root(out);
+        if !self.alive(&x) {
+            return true;
+        }
+        self.emit(out, "y", Ty::Arr(shape), ExpKind::Copy(ident(&x)));
+        self.after_root(out, &[x]);
+        true
+    }
+
+    /// `let (m: int) = n1 + n2` then `let (c: [m]...) = concat x y`: two
+    /// fresh arrays, or a fresh one and one from scope (a parameter, say).
+    fn root_concat(&mut self, out: &mut Vec<Stm>) -> bool {
+        let Some(shape) = self.root_shape() else {
+            return false;
+        };
+        let rest = shape[1..].to_vec();
+        let mut other = vec![self.size_atom()];
+        other.extend(rest.iter().cloned());
+        let both = self.cells(&shape).saturating_add(self.cells(&other));
+        if self.mult.saturating_mul(both).saturating_mul(2) > BUDGET {
+            return false;
+        }
+        let Some((x, shape)) = self.source_any(out, &shape) else {
+            return false;
+        };
+        let mult = self.mult;
+        let from_scope = if self.chance(0.3) {
+            self.pick_var(0, |g, v| {
+                v.ty.shape().is_some_and(|s| {
+                    s.len() == shape.len()
+                        && s[1..] == rest[..]
+                        && v.name != x
+                        && mult.saturating_mul(g.cells(s)).saturating_mul(4) <= BUDGET
+                })
+            })
+        } else {
+            None
+        };
+        let (y, fresh_y) = match from_scope {
+            Some(b) => {
+                other = self.vars[b].ty.shape().unwrap_or(&[]).to_vec();
+                (self.vars[b].name.clone(), false)
+            }
+            None => match self.source_any(out, &other) {
+                Some((y, s)) => {
+                    other = s;
+                    (y, true)
+                }
+                None => return false,
+            },
+        };
+        self.between_root(out);
+        if !self.alive(&x) || !self.alive(&y) {
+            return true;
+        }
+        let (mut a, mut b) = ((x.clone(), shape[0].clone()), (y.clone(), other[0].clone()));
+        if self.chance(0.5) {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let ((alo, ahi), (blo, bhi)) = (self.bounds(&a.1), self.bounds(&b.1));
+        let r = Range::new(alo.saturating_add(blo), ahi.saturating_add(bhi));
+        let m = self.emit_int(out, "m", SExp::bin(BinOp::Add, se(&a.1), se(&b.1)), r);
+        let mut ty = vec![var(&m)];
+        ty.extend(rest);
+        self.made.concat += 1;
+        let kind = ExpKind::Concat(ident(&a.0), ident(&b.0));
+        self.emit(out, "cc", Ty::Arr(ty), kind);
+        let sources = if fresh_y { vec![x, y] } else { vec![x] };
+        self.after_root(out, &sources);
+        true
+    }
+
+    /// `let (u: ...) = z with [j] = row` or `z with [o : k] = part`: `z`
+    /// fresh or consumable from scope (a unique parameter at the top),
+    /// the value fresh, made after `z` mostly and before it sometimes; the
+    /// index in bounds unless the program is risky (then maybe out of
+    /// bounds: the update gets stuck and the coalesced program must too);
+    /// sometimes (C3) `z` is read between the value's making and the update.
+    fn root_update(&mut self, out: &mut Vec<Stm>) -> bool {
+        let mult = self.mult;
+        let existing = if self.chance(0.5) {
+            self.pick_var(0, |g, v| {
+                v.ty.shape()
+                    .is_some_and(|s| mult.saturating_mul(g.cells(s)) <= BUDGET)
+                    && g.consumable(&v.name)
+            })
+        } else {
+            None
+        };
+        let (mut z, zs) = match existing {
+            Some(a) => {
+                let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                (Some(self.vars[a].name.clone()), s)
+            }
+            None => match self.root_shape() {
+                Some(s) => (None, s),
+                None => return false,
+            },
+        };
+        let d = zs[0].clone();
+        // Errors stay errors: an update out of bounds gets stuck, and so
+        // must the coalesced program, before writing anything.
+        let risky = self.risky && self.chance(0.5);
+        let elem = if zs.len() >= 2 && self.chance(0.5) {
+            if risky {
+                Some(self.risky_index(out, &d))
+            } else {
+                self.index_for(out, &d)
+            }
+        } else {
+            None
+        };
+        let (idx, part) = match elem {
+            Some(j) => (UpdIdx::Elem(j), zs[1..].to_vec()),
+            None => {
+                let (o, k) = if risky {
+                    self.risky_slice(out, &d)
+                } else {
+                    self.slice_for(out, &d)
+                };
+                let mut part = vec![k.clone()];
+                part.extend(zs[1..].iter().cloned());
+                (UpdIdx::Range(o, k), part)
+            }
+        };
+        if z.is_none() && self.chance(0.7) {
+            z = self.fresh_array(out, &zs);
+            if z.is_none() {
+                return false;
+            }
+        }
+        let Some(x) = self.source(out, &part) else {
+            return false;
+        };
+        let z = match z {
+            Some(z) => z,
+            None => match self.fresh_array(out, &zs) {
+                Some(z) => z,
+                None => return false,
+            },
+        };
+        if self.chance(0.2) {
+            // C3: the destination is read after the value is made.
+            if let Some(idx) = self.indices(out, &zs, zs.len()) {
+                self.emit(
+                    out,
+                    "x",
+                    Ty::Int(Range::any()),
+                    ExpKind::Index(ident(&z), idx),
+                );
+            }
+        } else {
+            self.between_root(out);
+        }
+        if !self.alive(&x) || !self.alive(&z) || !self.consumable(&z) {
+            return true;
+        }
+        self.consume(&z);
+        self.made.update += 1;
+        let kind = ExpKind::Update(ident(&z), vec![idx], var(&x));
+        self.emit(out, "u", Ty::Arr(zs), kind);
+        self.after_root(out, &[x]);
+        true
+    }
+
+    /// `let (k: [n]...) = kernel i < n do ... in (r)` whose body makes its
+    /// result `r` fresh (often with a kernel of its own that does the
+    /// same: kernel results two deep).
+    fn root_kernel(&mut self, out: &mut Vec<Stm>) -> bool {
+        let n = match self.pick_var(0, |_, v| v.ty.shape().is_some()) {
+            Some(a) if self.chance(0.5) => {
+                let s = self.vars[a].ty.shape().unwrap_or(&[]).to_vec();
+                s[self.upto(s.len())].clone()
+            }
+            _ => self.size_atom(),
+        };
+        let mult = self.mult.saturating_mul(self.bounds(&n).1.max(1));
+        if mult > BUDGET {
+            return false;
+        }
+        let rank = if self.chance(0.7) { 1 } else { 2 };
+        let mut elem: Vec<Atom> = (0..rank).map(|_| self.size_atom()).collect();
+        if !self.can_produce(&elem, self.depth + 1, mult) {
+            elem.truncate(1);
+        }
+        if mult.saturating_mul(self.cells(&elem)) > BUDGET
+            || !self.can_produce(&elem, self.depth + 1, mult)
+        {
+            return false;
+        }
+        let (i, b) = self.kernel_fresh(&n, &elem, mult);
+        let mut shape = vec![n.clone()];
+        shape.extend(elem);
+        self.emit(out, "k", Ty::Arr(shape), ExpKind::Kernel(ident(&i), n, b));
         true
     }
 
@@ -2525,17 +3057,21 @@ impl Gen<'_> {
         let mut outer: Vec<Vec<usize>> = Vec::with_capacity(arrays.len());
         // The roots of the array results so far, and of those consumable.
         let (mut all_held, mut unique_held): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-        for (_, ty, _, consumable, size) in &arrays {
+        for (k, (_, ty, _, consumable, size)) in arrays.iter().enumerate() {
             let mut shape = ty.shape().unwrap_or(&[]).to_vec();
             if let Some(k) = size {
                 shape[0] = var(&result[*k]);
             }
             let mut r = self.produce(&mut stms, &shape);
             let rs = self.roots_of(&r);
+            // Made in the body (or the parameter itself, not consumed): another
+            // parameter, whose initial value comes from outside, is not.
             let local = rs.iter().all(|x| {
-                self.root_body
-                    .get(*x)
-                    .is_some_and(|b| b.0 == Some(loop_body))
+                (!param_roots.contains(x) || param_roots.get(k) == Some(x))
+                    && self
+                        .root_body
+                        .get(*x)
+                        .is_some_and(|b| b.0 == Some(loop_body))
             });
             let shared = |held: &[usize]| rs.iter().any(|x| held.contains(x));
             if (*consumable && (!local || shared(&all_held))) || shared(&unique_held) {

@@ -33,6 +33,7 @@ pub mod guards;
 pub mod prove;
 pub mod reduce;
 pub mod reference;
+pub mod roots;
 
 use funmem_lang::ast::Program;
 use funmem_semantics::value::Value;
@@ -97,6 +98,13 @@ pub struct Constructs {
     pub scan: f64,
     /// Partial indexing: `xss[i]`, a row of an array of rank 2 or more.
     pub index_row: f64,
+    /// Coalescing's root statements: a fresh array (`iota`, `replicate`,
+    /// a kernel, `copy`, `scan`) copied, concatenated, written into another
+    /// array (`z with [i] = x`, `z with [o:k] = x`) or returned from a
+    /// kernel's body, mostly at its last use; sometimes used again after
+    /// (C1), the destination read in between (C3), or the source not fresh
+    /// (C4).
+    pub root: f64,
 }
 
 impl Constructs {
@@ -111,10 +119,11 @@ impl Constructs {
         reduce: 0.0,
         scan: 0.0,
         index_row: 0.0,
+        root: 0.0,
     };
 
     /// The names `--constructs` takes, in order.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "loop",
         "update",
         "concat",
@@ -124,6 +133,7 @@ impl Constructs {
         "reduce",
         "scan",
         "index-row",
+        "root",
     ];
 
     /// The share of the construct called `name` (one of [`Constructs::NAMES`]).
@@ -138,6 +148,7 @@ impl Constructs {
             "reduce" => Some(&mut self.reduce),
             "scan" => Some(&mut self.scan),
             "index-row" => Some(&mut self.index_row),
+            "root" => Some(&mut self.root),
             _ => None,
         }
     }
@@ -198,6 +209,7 @@ impl Default for Constructs {
             reduce: 0.2,
             scan: 0.2,
             index_row: 0.2,
+            root: 0.5,
         }
     }
 }

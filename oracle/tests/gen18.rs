@@ -551,7 +551,9 @@ fn a_campaign_counts_the_constructs_of_its_programs() {
         s.constructs
     };
     let none = count(Constructs::NONE);
-    assert!(none.occurrences.iter().all(|&n| n == 0), "{none:?}");
+    // The constructs, not the coalescing candidates counted after them
+    // (a kernel returning an `iota` is one in any program).
+    assert!(none.occurrences[..13].iter().all(|&n| n == 0), "{none:?}");
     let many = count(all(1.0));
     assert!(many.programs[..7].iter().all(|&p| p > 0), "{many:?}");
     assert!(many.line(40).starts_with("constructs: loop in "));

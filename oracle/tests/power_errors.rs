@@ -35,8 +35,11 @@ use funmem_transforms::fault::{self, Fault};
 /// that the test is quick; over seeds 0 to 39 the median was about 300
 /// programs and the worst about 1,900 (`explore_seeds`). Since the
 /// generator makes element types, seed 6 no longer catches it in 40
-/// programs; of seeds 0 to 19 only seed 0 does.
-const SEED: u64 = 0;
+/// programs; of seeds 0 to 19 only seed 0 does. Since it makes
+/// coalescing's root statements, seed 0 needs 169 programs; seed 31
+/// catches it in its 3rd (over seeds 0 to 39: median about 250, worst
+/// 913).
+const SEED: u64 = 31;
 /// Programs per campaign: a few seconds each in a debug build.
 const COUNT: u64 = 40;
 
