@@ -76,7 +76,9 @@ fn an_allocation_does_not_move_above_the_definition_of_its_size() {
     );
     assert!(
         // `k = n + 1` cannot go wrong: it moved up first, and `bm` with it.
-        explain.contains("`bm` moved above 2 statement(s), to just after `k`: its size reads `k`, bound there"),
+        explain.contains(
+            "`bm` moved above 2 statement(s), to just after `k`: its size reads `k`, bound there"
+        ),
         "{explain}"
     );
 }

@@ -819,7 +819,9 @@ impl Coalescer<'_> {
         };
         self.c3(stms, outer, j, k, &source, d)?;
         let looped = match source.made {
-            Made::Loop => Some(Box::new(self.loop_rule(stms, result, outer, &at_j, j, src, &source, d)?)),
+            Made::Loop => Some(Box::new(
+                self.loop_rule(stms, result, outer, &at_j, j, src, &source, d)?,
+            )),
             _ => None,
         };
         // An `if`: each branch's result goes to the same place, checked
@@ -936,7 +938,10 @@ impl Coalescer<'_> {
                 Atom::Var(v) => !at_j.bound.contains(&v.name),
                 _ => false,
             }) {
-                return refuse(C, "the parameter's shape changes from iteration to iteration");
+                return refuse(
+                    C,
+                    "the parameter's shape changes from iteration to iteration",
+                );
             }
         }
         let (Some(Atom::Var(x0)), Some(Atom::Var(_))) = (init.get(pos), init.get(mpos)) else {

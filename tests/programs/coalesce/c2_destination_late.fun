@@ -5,7 +5,7 @@
 -- input { 3 [1, 2, 3] }
 -- output { [42i64, 3i64] }
 -- structure { Alloc 3 copy 2 }
--- structure simplify,coalesce { Alloc 3 copy 2 }
+-- structure simplify,coalesce { Alloc 2 copy 1 }
 def main (n: int) (ns: [n]int) =
   let (m: int) = n - 1
   let (xs: [m]int) = kernel i < m do

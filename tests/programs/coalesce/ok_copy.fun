@@ -3,7 +3,7 @@
 -- input { 3 [1, 2, 3] }
 -- output { [2i64, 3i64, 42i64] }
 -- structure { Alloc 3 copy 2 }
--- structure simplify,coalesce { Alloc 2 copy 2 }
+-- structure simplify,coalesce { Alloc 1 copy 1 }
 def main (n: int) (ns: [n]int) =
   let (xs: [n]int) = kernel i < n do
       let (a: int) = ns[i] + 1
