@@ -596,7 +596,8 @@ impl Coalescer<'_> {
                 }
                 v
             }
-            ExpKind::Update(z, idx, Atom::Var(x)) => {
+            // An array value (a scalar's part has rank 0).
+            ExpKind::Update(z, idx, Atom::Var(x)) if update_part(&pl.lmad, idx).rank() > 0 => {
                 let mut d = dest(
                     format!("`{y} = {} with [..] = {}`", z.name, x.name),
                     update_part(&pl.lmad, idx),
@@ -993,6 +994,25 @@ impl Coalescer<'_> {
         family.insert(p.name.name.clone());
         let (mut named, mut other) = (0usize, None);
         walk_family(&body2.stms, &mp_name, &mut family, &mut named, &mut other);
+        // Each iteration's result: the parameter updated in place, or an
+        // array the body makes.
+        let in_place = body2
+            .result
+            .get(pos)
+            .is_some_and(|r| family.contains(&r.name));
+        // The array each iteration makes (in the block the body returns)
+        // is checked in (3), against the parameter's new place.
+        if let (false, Some(r), Some(mb)) =
+            (in_place, body2.result.get(pos), body2.result.get(mpos))
+        {
+            if mb.name != mp_name {
+                let mut made: HashSet<Name> = HashSet::default();
+                made.insert(r.name.clone());
+                let (mut n2, mut o2) = (0usize, None);
+                walk_family(&body2.stms, &mb.name, &mut made, &mut n2, &mut o2);
+                family.extend(made);
+            }
+        }
         let mut acc = Vec::new();
         let mut sc = inner.clone();
         for t in &body2.stms {
@@ -1004,7 +1024,7 @@ impl Coalescer<'_> {
         let Some(r) = body2.result.get(pos).cloned() else {
             return refuse(C, "the body has too few results");
         };
-        let result_plan = if family.contains(&r.name) {
+        let result_plan = if in_place {
             if body2.result.get(mpos).is_none_or(|m| m.name != mp_name) {
                 return refuse(C, "the body returns the parameter in another block");
             }
@@ -1974,11 +1994,11 @@ fn walk_accesses(
             inner.bound.insert(i.name.clone());
             inner.ranges.insert(i.name.clone(), atom_sexp(n));
             let tag = if top_kernel { Some(&i.name) } else { tag };
-            body_accesses(b, &inner, out, tag);
+            body_accesses(b, &inner, out, skip, tag);
         }
         ExpKind::If(_, t, e) => {
-            body_accesses(t, sc, out, tag);
-            body_accesses(e, sc, out, tag);
+            body_accesses(t, sc, out, skip, tag);
+            body_accesses(e, sc, out, skip, tag);
         }
         ExpKind::Loop(ps, _, form, b) => {
             let mut inner = sc.clone();
@@ -1989,7 +2009,7 @@ fn walk_accesses(
                 inner.bound.insert(i.name.clone());
                 inner.ranges.insert(i.name.clone(), atom_sexp(n));
             }
-            body_accesses(b, &inner, out, tag);
+            body_accesses(b, &inner, out, skip, tag);
         }
         _ => {}
     }
@@ -2002,11 +2022,16 @@ fn walk_accesses(
     }
 }
 
-fn body_accesses(b: &Body, sc: &Scope, out: &mut Vec<Access>, tag: Option<&Name>) {
+fn body_accesses(
+    b: &Body,
+    sc: &Scope,
+    out: &mut Vec<Access>,
+    skip: &HashSet<Name>,
+    tag: Option<&Name>,
+) {
     let mut sc = sc.clone();
-    let none = HashSet::default();
     for s in &b.stms {
-        walk_accesses(s, &sc, out, &none, tag, false);
+        walk_accesses(s, &sc, out, skip, tag, false);
         sc.bind_stm(s);
     }
 }
