@@ -19,11 +19,11 @@
 use crate::stats_cmd::{measured, profile};
 use crate::test_cmd::{case_inputs, case_label, runs_to_results};
 use crate::EXIT_WENT_WRONG;
-use funmem_lang::parse::{AnyProgram, Layer};
+use funmem_lang::parse::AnyProgram;
 use funmem_lang::{front, testspec, Source};
 use funmem_semantics::error::Limits;
 use funmem_semantics::observer::MemProfile;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// One program's line of the table.
@@ -64,20 +64,8 @@ pub(crate) fn table(
     limits: Limits,
     form: Form,
 ) -> Result<ExitCode, ExitCode> {
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    let files = match funmem_lang::files::walk(&paths, |p| {
-        Layer::from_path(&p.to_string_lossy()).is_some()
-    }) {
-        Ok(w) => {
-            for s in &w.skipped {
-                eprintln!("{s}");
-            }
-            w.files
-        }
-        Err(m) => {
-            eprintln!("{m}");
-            return Err(ExitCode::from(crate::EXIT_NOT_A_PROGRAM));
-        }
+    let Some(files) = crate::test_cmd::program_files(paths) else {
+        return Err(ExitCode::from(crate::EXIT_NOT_A_PROGRAM));
     };
     let provers = funmem_oracle::prove::Provers::default();
     let last = passes.last().map(|p| p.name);

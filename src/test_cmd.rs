@@ -70,6 +70,24 @@ impl Tally {
     }
 }
 
+/// The program files under `paths` (each once), with what was skipped and
+/// why said on standard error; `None` (said too) when a path is wrong.
+pub(crate) fn program_files(paths: &[String]) -> Option<Vec<PathBuf>> {
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    match funmem_lang::files::walk(&paths, |p| Layer::from_path(&p.to_string_lossy()).is_some()) {
+        Ok(w) => {
+            for s in &w.skipped {
+                eprintln!("{s}");
+            }
+            Some(w.files)
+        }
+        Err(m) => {
+            eprintln!("{m}");
+            None
+        }
+    }
+}
+
 /// Runs the tests of every program under `paths`; exit 1 if any failed.
 /// With `opencl`, also on that OpenCL device.
 pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
@@ -80,20 +98,8 @@ pub fn run_tests(paths: &[String], opencl: Option<&str>) -> ExitCode {
             Err(code) => return code,
         },
     };
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    let files = match funmem_lang::files::walk(&paths, |p| {
-        Layer::from_path(&p.to_string_lossy()).is_some()
-    }) {
-        Ok(w) => {
-            for s in &w.skipped {
-                eprintln!("{s}");
-            }
-            w.files
-        }
-        Err(m) => {
-            eprintln!("{m}");
-            return ExitCode::from(2);
-        }
+    let Some(files) = program_files(paths) else {
+        return ExitCode::from(2);
     };
     let mut t = Tally::default();
     for f in &files {

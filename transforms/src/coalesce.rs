@@ -359,6 +359,32 @@ struct Dest {
     bounds: Option<Bounds>,
 }
 
+impl Dest {
+    /// The same place, for another root (a branch's, a loop's body's):
+    /// no sizes to prove, no bounds to check.
+    fn again(&self, root: String) -> Dest {
+        Dest {
+            root,
+            block: self.block.clone(),
+            lmad: self.lmad.clone(),
+            elem: self.elem,
+            sizes: Vec::new(),
+            bounds: None,
+        }
+    }
+}
+
+/// The results without the one at `k` (a branch's or a loop body's
+/// block, which goes with the array coalesced there).
+fn without(result: &[Ident], k: usize) -> Vec<Ident> {
+    result
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != k)
+        .map(|(_, r)| r.clone())
+        .collect()
+}
+
 /// An update's indices, to be proved in bounds or checked.
 #[derive(Clone)]
 struct Bounds {
@@ -461,14 +487,7 @@ impl Coalescer<'_> {
             let (Some(d), Some(r)) = (d, b.result.get(k).cloned()) else {
                 continue;
             };
-            let d = Dest {
-                root: d.root.clone(),
-                block: d.block.clone(),
-                lmad: d.lmad.clone(),
-                elem: d.elem,
-                sizes: Vec::new(),
-                bounds: None,
-            };
+            let d = d.again(d.root.clone());
             let n = stms.len();
             self.candidate(&mut stms, &mut result, outer, n, &r.name, d);
         }
@@ -843,24 +862,11 @@ impl Coalescer<'_> {
                 let Some(r) = br.result.get(pos) else {
                     return refuse("C4 (fresh source)", "a branch has too few results");
                 };
-                let bd = Dest {
-                    root: format!("{} (the `{which}` branch)", d.root),
-                    block: d.block.clone(),
-                    lmad: d.lmad.clone(),
-                    elem: d.elem,
-                    sizes: Vec::new(),
-                    bounds: None,
-                };
+                let bd = d.again(format!("{} (the `{which}` branch)", d.root));
                 let n = br.stms.len();
                 // The branch returns its result's block for the `if`'s:
                 // that occurrence goes with the result.
-                let others: Vec<Ident> = br
-                    .result
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != mpos)
-                    .map(|(_, r)| r.clone())
-                    .collect();
+                let others = without(&br.result, mpos);
                 let plan = self
                     .check(&br.stms, &others, &at_j, n, &r.name, &bd)
                     .map_err(|e| Refusal {
@@ -950,12 +956,8 @@ impl Coalescer<'_> {
         };
         // (1) The initial value, with the loop as its root.
         let d0 = Dest {
-            root: format!("{} (the loop's initial value)", d.root),
-            block: d.block.clone(),
-            lmad: d.lmad.clone(),
-            elem: d.elem,
-            sizes: Vec::new(),
             bounds: d.bounds.clone(),
+            ..d.again(format!("{} (the loop's initial value)", d.root))
         };
         // The loop hands the initial value's block to its parameter: that
         // occurrence becomes the destination's.
@@ -1030,21 +1032,8 @@ impl Coalescer<'_> {
             }
             None
         } else {
-            let others: Vec<Ident> = body2
-                .result
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != mpos)
-                .map(|(_, r)| r.clone())
-                .collect();
-            let bd = Dest {
-                root: format!("{} (each iteration's result)", d.root),
-                block: d.block.clone(),
-                lmad: d.lmad.clone(),
-                elem: d.elem,
-                sizes: Vec::new(),
-                bounds: None,
-            };
+            let others = without(&body2.result, mpos);
+            let bd = d.again(format!("{} (each iteration's result)", d.root));
             let n = body2.stms.len();
             Some(
                 self.check(&body2.stms, &others, &inner, n, &r.name, &bd)
@@ -1682,14 +1671,7 @@ impl Coalescer<'_> {
     /// destination, with the bounds checks before its creation.
     fn apply(&mut self, stms: &mut Vec<Stm>, plan: Plan, d: &Dest) {
         let at = plan.at;
-        let same = |root: &str| Dest {
-            root: root.to_string(),
-            block: d.block.clone(),
-            lmad: d.lmad.clone(),
-            elem: d.elem,
-            sizes: Vec::new(),
-            bounds: None,
-        };
+        let same = |root: &str| d.again(root.to_string());
         // An `if` or a loop keeps binding its own block, which is now the
         // destination; a fresh source is given the destination's block.
         let own = !plan.branches.is_empty() || plan.looped.is_some();
