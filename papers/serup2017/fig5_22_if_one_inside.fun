@@ -7,7 +7,7 @@
 -- input { 3 [[0, 0, 0], [0, 0, 0], [0, 0, 0]] 0 0 }
 -- output { [[1i64, 2i64, 3i64], [0i64, 0i64, 0i64], [0i64, 0i64, 0i64]] }
 -- structure { Alloc 3 copy 1 }
--- structure simplify,coalesce { Alloc 3 copy 1 }
+-- structure simplify,coalesce { Alloc 1 copy 1 }
 def main (n: int) (xs: *[n][n]int) (cond: int) (i: int) =
   let (ys0: [n]int) = iota n
   let (ys: [n]int) = if cond then

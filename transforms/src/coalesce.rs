@@ -729,7 +729,9 @@ struct Plan {
     checks: Vec<Stm>,
     /// For an `if`: per branch (then, else), the plan of its result, the
     /// result's name, and the position of the block among the results.
-    branches: Vec<(Plan, Name, usize)>,
+    /// Whether the branch makes it (else it is made before the `if`, and
+    /// its plan is over the statements around the `if`).
+    branches: Vec<(Plan, Name, usize, bool)>,
     /// For a loop: how its initial value, parameter and body move.
     looped: Option<Box<LoopPlan>>,
 }
@@ -858,22 +860,47 @@ impl Coalescer<'_> {
             else {
                 return refuse("C4 (fresh source)", "the `if` does not bind the block");
             };
-            for (which, br) in [("then", t), ("else", e)] {
+            for (k, (which, br)) in [("then", t), ("else", e)].into_iter().enumerate() {
                 let Some(r) = br.result.get(pos) else {
                     return refuse("C4 (fresh source)", "a branch has too few results");
                 };
                 let bd = d.again(format!("{} (the `{which}` branch)", d.root));
-                let n = br.stms.len();
-                // The branch returns its result's block for the `if`'s:
-                // that occurrence goes with the result.
-                let others = without(&br.result, mpos);
-                let plan = self
-                    .check(&br.stms, &others, &at_j, n, &r.name, &bd)
-                    .map_err(|e| Refusal {
-                        cond: e.cond,
-                        why: format!("in the `{which}` branch: {}", e.why),
-                    })?;
-                branches.push((plan, r.name.clone(), mpos));
+                let inside = br.stms.iter().any(|t| binds(t, &r.name));
+                let plan = if inside {
+                    let n = br.stms.len();
+                    // The branch returns its result's block for the `if`'s:
+                    // that occurrence goes with the result.
+                    let others = without(&br.result, mpos);
+                    self.check(&br.stms, &others, &at_j, n, &r.name, &bd)
+                } else {
+                    // An array made before the `if` (fig. 5.22): it goes to
+                    // the place with the `if` as its root, the branch's
+                    // occurrence of its block with it.
+                    let mut stms2 = stms.to_vec();
+                    if let ExpKind::If(_, t2, e2) = &mut stms2[j].exp.kind {
+                        let b2 = if k == 0 { t2 } else { e2 };
+                        if let Some(m) = b2.result.get_mut(mpos) {
+                            *m = d.block.clone();
+                        }
+                    }
+                    let bd = Dest {
+                        bounds: d.bounds.clone(),
+                        ..bd
+                    };
+                    self.check(&stms2, result, outer, j, &r.name, &bd)
+                }
+                .map_err(|e| Refusal {
+                    cond: e.cond,
+                    why: format!("in the `{which}` branch: {}", e.why),
+                })?;
+                branches.push((plan, r.name.clone(), mpos, inside));
+            }
+            // The thesis's if rule: at least one branch makes its result.
+            if branches.iter().all(|b| !b.3) {
+                return refuse(
+                    "if rule",
+                    "no branch makes its result inside (both are made before the `if`)",
+                );
             }
         }
         let alloc = match source.made {
@@ -1688,12 +1715,19 @@ impl Coalescer<'_> {
             name: d.block.name.clone(),
             span: Span::DUMMY,
         };
+        // A plan over the statements before this one (a loop's initial
+        // value, an array a branch returns), applied last.
+        let mut outer_plan = None;
         match &mut stms[at].exp.kind {
             // Each branch builds its result in place and returns the
             // destination block for the `if`'s own.
             ExpKind::If(_, t, e) if !plan.branches.is_empty() => {
-                for (br, (bp, _, mpos)) in [t, e].into_iter().zip(plan.branches) {
-                    self.apply(&mut br.stms, bp, &same(""));
+                for (br, (bp, _, mpos, inside)) in [t, e].into_iter().zip(plan.branches) {
+                    if inside {
+                        self.apply(&mut br.stms, bp, &same(""));
+                    } else {
+                        outer_plan = Some(bp);
+                    }
                     if let Some(r) = br.result.get_mut(mpos) {
                         *r = dest_block.clone();
                     }
@@ -1701,7 +1735,6 @@ impl Coalescer<'_> {
             }
             _ => {}
         }
-        let mut init_plan = None;
         if let Some(lp) = plan.looped {
             let lp = *lp;
             if let ExpKind::Loop(ps, init, _, body) = &mut stms[at].exp.kind {
@@ -1716,7 +1749,7 @@ impl Coalescer<'_> {
                     }
                 }
             }
-            init_plan = Some(lp.init);
+            outer_plan = Some(lp.init);
         }
         let mut moved: HashMap<Name, Lmad<SExp>> = HashMap::default();
         for p in &mut stms[at].pats {
@@ -1734,9 +1767,9 @@ impl Coalescer<'_> {
         if let Some(a) = plan.alloc {
             stms.remove(a);
         }
-        // A loop's initial value last: its checks and its block's removal
-        // come before the loop.
-        if let Some(ip) = init_plan {
+        // A loop's initial value or a branch's outside array last: its
+        // checks and its block's removal come before this statement.
+        if let Some(ip) = outer_plan {
             self.apply(stms, ip, &same(""));
         }
     }
