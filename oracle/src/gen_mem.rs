@@ -2321,7 +2321,23 @@ impl Gen<'_> {
     /// its own), and an int accumulator.
     fn loop_any_stm(&mut self, sc: &mut Scope, out: &mut Vec<String>) {
         let shape = self.shape(sc);
-        let x = self.array_of_shape(sc, &shape, None, out);
+        let x0 = self.array_of_shape(sc, &shape, None, out);
+        // The loop starts from a copy that nothing else sees: its result
+        // may be the initial array itself (no iteration, or a body that
+        // returns its parameter), and an array of the scope could be
+        // consumed while the result lives (T-USE).
+        let place = self.alloc_place(&shape, out);
+        let xn = self.name("x");
+        out.push(format!(
+            "let ({xn}: {}) = copy {}",
+            ty(&shape, &place),
+            x0.name
+        ));
+        let x = Arr {
+            name: xn,
+            shape: shape.clone(),
+            place,
+        };
         let (f, t) = self.form(sc, out);
         let io = self.name("o");
         out.push(format!("let ({io}: int) = {}", x.place.offset));

@@ -414,20 +414,6 @@ struct Coalescer<'a> {
     explain: Vec<String>,
 }
 
-/// Whether `x` is consumed in the statements (at any depth): the array an
-/// update writes into, or a loop's initial value.
-fn consumed_after(stms: &[Stm], x: &Name) -> bool {
-    stms.iter().any(|s| match &s.exp.kind {
-        ExpKind::Update(w, ..) => &w.name == x,
-        ExpKind::Loop(_, init, _, b) => {
-            init.iter().any(|a| a.var() == Some(x)) || consumed_after(&b.stms, x)
-        }
-        ExpKind::If(_, t, e) => consumed_after(&t.stms, x) || consumed_after(&e.stms, x),
-        ExpKind::Kernel(_, _, b) => consumed_after(&b.stms, x),
-        _ => false,
-    })
-}
-
 /// The names bound by a statement (its patterns).
 fn binds(s: &Stm, x: &Name) -> bool {
     s.pats.iter().any(|p| &p.name.name == x)
@@ -670,16 +656,22 @@ impl Coalescer<'_> {
                 let Some(at) = stms.iter().position(|s| binds(s, &y.name.name)) else {
                     return false;
                 };
+                // The source's type must be the result's: the same shape
+                // and block name (an `if` or a loop keeps binding its own
+                // block, which the result's views do not name).
                 let same_shape = stms[..at].iter().any(|s| {
                     s.pats.iter().any(|p| {
                         &p.name.name == src
-                            && matches!((&p.ty, &y.ty), (Type::Array(a, _), Type::Array(b, _)) if a.shape == b.shape)
+                            && matches!((&p.ty, &y.ty), (Type::Array(a, _), Type::Array(b, _))
+                                if a.shape == b.shape
+                                    && a.mem.as_ref().map(|m| &m.block.name)
+                                        == b.mem.as_ref().map(|m| &m.block.name))
                     })
                 });
                 // An array that an update or a loop consumes later keeps
                 // its copy (a no-op now): the renamed source may alias
                 // what the uniqueness rules say it must not.
-                if !same_shape || consumed_after(&stms[at + 1..], &y.name.name) {
+                if !same_shape || walk::consumed_in(&stms[at + 1..], &y.name.name) {
                     return false;
                 }
                 stms.remove(at);
@@ -2009,11 +2001,11 @@ fn walk_accesses(
             inner.bound.insert(i.name.clone());
             inner.ranges.insert(i.name.clone(), atom_sexp(n));
             let tag = if top_kernel { Some(&i.name) } else { tag };
-            body_accesses(b, &inner, out, skip, tag);
+            body_accesses(b, &inner, out, skip, tag, true);
         }
         ExpKind::If(_, t, e) => {
-            body_accesses(t, sc, out, skip, tag);
-            body_accesses(e, sc, out, skip, tag);
+            body_accesses(t, sc, out, skip, tag, false);
+            body_accesses(e, sc, out, skip, tag, false);
         }
         ExpKind::Loop(ps, _, form, b) => {
             let mut inner = sc.clone();
@@ -2024,7 +2016,7 @@ fn walk_accesses(
                 inner.bound.insert(i.name.clone());
                 inner.ranges.insert(i.name.clone(), atom_sexp(n));
             }
-            body_accesses(b, &inner, out, skip, tag);
+            body_accesses(b, &inner, out, skip, tag, false);
         }
         _ => {}
     }
@@ -2043,10 +2035,20 @@ fn body_accesses(
     out: &mut Vec<Access>,
     skip: &HashSet<Name>,
     tag: Option<&Name>,
+    kernel: bool,
 ) {
     let mut sc = sc.clone();
     for s in &b.stms {
         walk_accesses(s, &sc, out, skip, tag, false);
         sc.bind_stm(s);
+    }
+    // A kernel iteration ends by copying its array results into its rows
+    // (E-MEM-KERNEL's memcopy): a read of each, in the iteration.
+    if kernel {
+        for r in &b.result {
+            if !skip.contains(&r.name) {
+                read_of(&sc, &r.name, "a kernel's result copy", out, tag);
+            }
+        }
     }
 }

@@ -670,7 +670,9 @@ impl Prop {
                 continue;
             };
             let Some(ms) = &src.mem else { continue };
-            if self.updated.contains(&ms.block.name) {
+            // A source that an update or a loop consumes: returning it
+            // instead of its copy would use it after it is consumed.
+            if self.updated.contains(&ms.block.name) || walk::consumed_in(stms, &x.name) {
                 continue;
             }
             let ok = match at {

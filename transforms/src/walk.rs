@@ -134,3 +134,18 @@ pub fn occurrences(stms: &[Stm], result: &[Ident]) -> HashMap<Name, usize> {
     result.iter().for_each(add);
     m
 }
+
+/// Whether `x` is consumed in the statements (at any depth): the array an
+/// update writes into, or a loop's initial value (which the loop may
+/// update in place).
+pub fn consumed_in(stms: &[Stm], x: &Name) -> bool {
+    stms.iter().any(|s| match &s.exp.kind {
+        ExpKind::Update(w, ..) => &w.name == x,
+        ExpKind::Loop(_, init, _, b) => {
+            init.iter().any(|a| a.var() == Some(x)) || consumed_in(&b.stms, x)
+        }
+        ExpKind::If(_, t, e) => consumed_in(&t.stms, x) || consumed_in(&e.stms, x),
+        ExpKind::Kernel(_, _, b) => consumed_in(&b.stms, x),
+        _ => false,
+    })
+}
