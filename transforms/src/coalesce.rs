@@ -414,6 +414,19 @@ struct Coalescer<'a> {
     explain: Vec<String>,
 }
 
+/// Whether a statement (at any depth) makes a view of `x`: a row, a
+/// slice or a transpose, whose type names `x`'s block.
+fn has_views(stms: &[Stm], x: &Name) -> bool {
+    stms.iter().any(|s| match &s.exp.kind {
+        ExpKind::Index(w, _) | ExpKind::Slice(w, _) | ExpKind::Transpose(w) => {
+            &w.name == x && s.pats.iter().any(|p| place_of(&p.ty).is_some())
+        }
+        ExpKind::If(_, t, e) => has_views(&t.stms, x) || has_views(&e.stms, x),
+        ExpKind::Kernel(_, _, b) | ExpKind::Loop(_, _, _, b) => has_views(&b.stms, x),
+        _ => false,
+    })
+}
+
 /// The names bound by a statement (its patterns).
 fn binds(s: &Stm, x: &Name) -> bool {
     s.pats.iter().any(|p| &p.name.name == x)
@@ -656,16 +669,19 @@ impl Coalescer<'_> {
                 let Some(at) = stms.iter().position(|s| binds(s, &y.name.name)) else {
                     return false;
                 };
-                // The source's type must be the result's: the same shape
-                // and block name (an `if` or a loop keeps binding its own
-                // block, which the result's views do not name).
+                // The source's type must be the result's: the same shape,
+                // and the same block name when the result has views (an
+                // `if` or a loop keeps binding its own block, which the
+                // views' types do not name).
+                let viewed = has_views(&stms[at + 1..], &y.name.name);
                 let same_shape = stms[..at].iter().any(|s| {
                     s.pats.iter().any(|p| {
                         &p.name.name == src
                             && matches!((&p.ty, &y.ty), (Type::Array(a, _), Type::Array(b, _))
                                 if a.shape == b.shape
-                                    && a.mem.as_ref().map(|m| &m.block.name)
-                                        == b.mem.as_ref().map(|m| &m.block.name))
+                                    && (!viewed
+                                        || a.mem.as_ref().map(|m| &m.block.name)
+                                            == b.mem.as_ref().map(|m| &m.block.name)))
                     })
                 });
                 // An array that an update or a loop consumes later keeps
