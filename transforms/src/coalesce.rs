@@ -1031,6 +1031,27 @@ impl Coalescer<'_> {
         family.insert(p.name.name.clone());
         let (mut named, mut other) = (0usize, None);
         walk_family(&body2.stms, &mp_name, &mut family, &mut named, &mut other);
+        // The parameter's block holds only the family, and goes nowhere
+        // but to the body's block result (C4 for the parameter): handed
+        // to an inner loop or returned elsewhere, the index function
+        // that goes with it would no longer be the one written there.
+        let uses: usize = body2
+            .stms
+            .iter()
+            .map(|t| count_in(t, &mp_name))
+            .sum::<usize>()
+            + body2
+                .result
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| *i != mpos && r.name == mp_name)
+                .count();
+        if let Some(o) = other {
+            return refuse(C, format!("the parameter's block also holds `{o}`"));
+        }
+        if uses != named {
+            return refuse(C, "the parameter's block is passed on in the body");
+        }
         // Each iteration's result: the parameter updated in place, or an
         // array the body makes.
         let in_place = body2
