@@ -460,21 +460,6 @@ fn lmad_syn(shape: &[Atom], l: &Lmad<SExp>) -> LmadSyn {
     }
 }
 
-fn sexp_vars(l: &Lmad<SExp>, out: &mut Vec<Name>) {
-    let mut add = |e: &SExp| {
-        e.for_each_var(&mut |x| {
-            if !out.contains(&x.name) {
-                out.push(x.name.clone());
-            }
-        })
-    };
-    add(&l.offset);
-    for d in &l.dims {
-        add(&d.elems);
-        add(&d.stride);
-    }
-}
-
 impl Coalescer<'_> {
     /// Processes a body: its own roots from last to first, then the
     /// bodies nested in its statements.
@@ -736,10 +721,10 @@ struct Plan {
     /// Bounds-check statements to insert before the creation.
     checks: Vec<Stm>,
     /// For an `if`: per branch (then, else), the plan of its result, the
-    /// result's name, and the position of the block among the results.
-    /// Whether the branch makes it (else it is made before the `if`, and
-    /// its plan is over the statements around the `if`).
-    branches: Vec<(Plan, Name, usize, bool)>,
+    /// position of the block among the results, and whether the branch
+    /// makes it (else it is made before the `if`, and its plan is over the
+    /// statements around the `if`).
+    branches: Vec<(Plan, usize, bool)>,
     /// For a loop: how its initial value, parameter and body move.
     looped: Option<Box<LoopPlan>>,
 }
@@ -816,7 +801,9 @@ impl Coalescer<'_> {
             );
         }
         let mut needs: Vec<Name> = Vec::new();
-        sexp_vars(&d.lmad, &mut needs);
+        for e in lmad_exps(&d.lmad) {
+            e.for_each_var(&mut |x| needs.push(x.name.clone()));
+        }
         if let Some(b) = &d.bounds {
             needs.push(b.base.name.clone());
             for i in &b.idx {
@@ -901,10 +888,10 @@ impl Coalescer<'_> {
                     cond: e.cond,
                     why: format!("in the `{which}` branch: {}", e.why),
                 })?;
-                branches.push((plan, r.name.clone(), mpos, inside));
+                branches.push((plan, mpos, inside));
             }
             // The thesis's if rule: at least one branch makes its result.
-            if branches.iter().all(|b| !b.3) {
+            if branches.iter().all(|b| !b.2) {
                 return refuse(
                     "if rule",
                     "no branch makes its result inside (both are made before the `if`)",
@@ -1602,11 +1589,11 @@ impl Coalescer<'_> {
         // on (the branch-specific C3), as results copied at the branch's
         // end.
         if source.made == Made::Fresh {
-            collect(creation, &sc, &mut acc, skip, kernel_index.as_ref());
+            walk_accesses(creation, &sc, &mut acc, skip, None, kernel_index.is_some());
         }
         sc.bind_stm(creation);
         for s in &stms[j + 1..k.min(stms.len())] {
-            collect(s, &sc, &mut acc, skip, None);
+            walk_accesses(s, &sc, &mut acc, skip, None, false);
             sc.bind_stm(s);
         }
         if let Some(root) = stms.get(k) {
@@ -1751,7 +1738,7 @@ impl Coalescer<'_> {
             // Each branch builds its result in place and returns the
             // destination block for the `if`'s own.
             ExpKind::If(_, t, e) if !plan.branches.is_empty() => {
-                for (br, (bp, _, mpos, inside)) in [t, e].into_iter().zip(plan.branches) {
+                for (br, (bp, mpos, inside)) in [t, e].into_iter().zip(plan.branches) {
                     if inside {
                         self.apply(&mut br.stms, bp, &same(""));
                     } else {
@@ -1877,19 +1864,41 @@ fn rewrite_views(stms: &mut [Stm], old: &Name, new: &Ident, moved: &mut HashMap<
     }
 }
 
-/// The region of an array variable, read whole.
-fn read_of(sc: &Scope, x: &Name, what: &str, out: &mut Vec<Access>, iteration: Option<&Name>) {
-    if let Some(pl) = sc.arrays.get(x) {
-        out.push(Access {
+impl Access {
+    /// An access of `pl`'s block at `lmad`, in scope `sc` (which knows
+    /// when the block was bound), in kernel iteration `iteration`.
+    fn of(
+        pl: &Place,
+        lmad: Lmad<SExp>,
+        write: bool,
+        what: String,
+        sc: &Scope,
+        iteration: Option<&Name>,
+    ) -> Access {
+        Access {
             block: pl.block.name.clone(),
-            lmad: pl.lmad.clone(),
+            lmad,
             elem: pl.elem,
-            write: false,
-            what: what.to_string(),
+            write,
+            what,
             block_order: sc.order.get(&pl.block.name).copied(),
             iteration: iteration.cloned(),
             facts: Vec::new(),
-        });
+        }
+    }
+}
+
+/// The region of an array variable, read whole.
+fn read_of(sc: &Scope, x: &Name, what: &str, out: &mut Vec<Access>, iteration: Option<&Name>) {
+    if let Some(pl) = sc.arrays.get(x) {
+        out.push(Access::of(
+            pl,
+            pl.lmad.clone(),
+            false,
+            what.to_string(),
+            sc,
+            iteration,
+        ));
     }
 }
 
@@ -1930,16 +1939,7 @@ fn own_reads(
                     elems: SExp::int(1),
                     stride: SExp::int(1),
                 });
-                out.push(Access {
-                    block: pl.block.name.clone(),
-                    lmad: l,
-                    elem: pl.elem,
-                    write: false,
-                    what,
-                    block_order: sc.order.get(&pl.block.name).copied(),
-                    iteration: iteration.cloned(),
-                    facts: Vec::new(),
-                });
+                out.push(Access::of(pl, l, false, what, sc, iteration));
             }
         }
         ExpKind::Copy(x) => read(x, out),
@@ -1953,30 +1953,11 @@ fn own_reads(
     }
 }
 
-/// Every access of a statement, nested bodies included. `skip`: the
-/// source's family, whose own writes and reads are left out. `iteration`:
-/// when the statement is a kernel creating the source, its index, so that
-/// the body's accesses are compared per iteration.
-fn collect(
-    s: &Stm,
-    sc: &Scope,
-    out: &mut Vec<Access>,
-    skip: &HashSet<Name>,
-    iteration: Option<&Name>,
-) {
-    let mut body_acc = Vec::new();
-    walk_accesses(s, sc, &mut body_acc, skip, None, iteration.is_some());
-    for mut a in body_acc {
-        if a.iteration.is_some() {
-            a.iteration = iteration.cloned();
-        }
-        out.push(a);
-    }
-}
-
-/// The accesses of `s` in scope `sc`. `inner` marks accesses inside the
-/// kernel body of the statement examined (tagged with its iteration by
-/// [`collect`]).
+/// Every access of statement `s` in scope `sc`, nested bodies included.
+/// `skip`: the source's family, whose own reads and writes are left out.
+/// `top_kernel`: `s` is the kernel that makes the source, so the accesses
+/// in its body are tagged with its index (compared per iteration); `tag`
+/// is the tag the accesses inherit from an enclosing such kernel.
 fn walk_accesses(
     s: &Stm,
     sc: &Scope,
@@ -1991,16 +1972,7 @@ fn walk_accesses(
     let what = stm_label(s);
     let write_region = |p: &Pat, l: Lmad<SExp>, out: &mut Vec<Access>| {
         if let Some(pl) = place_of(&p.ty) {
-            out.push(Access {
-                block: pl.block.name.clone(),
-                lmad: l,
-                elem: pl.elem,
-                write: true,
-                what: what.clone(),
-                block_order: sc.order.get(&pl.block.name).copied(),
-                iteration: tag.cloned(),
-                facts: Vec::new(),
-            });
+            out.push(Access::of(&pl, l, true, what.clone(), sc, tag));
         }
     };
     match &s.exp.kind {
