@@ -120,7 +120,7 @@ enum Command {
         #[arg(long)]
         passes: String,
         /// Also say, on standard error, what each pass decided and why
-        /// (passes that explain themselves: `hoist-allocs`).
+        /// (passes that explain themselves: `hoist-allocs`, `coalesce`).
         #[arg(long)]
         explain: bool,
     },
