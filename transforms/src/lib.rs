@@ -6,6 +6,7 @@
 //! them. Checking a pass (validity, agreement) is the oracle's business,
 //! and the `funmem` binary drives both.
 
+pub mod access;
 pub mod coalesce;
 pub mod expand;
 #[cfg(feature = "planted-faults")]
