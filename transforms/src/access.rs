@@ -20,7 +20,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// What is known in a scope: the arrays (block, LMAD, element type), the
 /// integer definitions, the ranges of kernel and loop indices, the names
 /// that are array sizes, and every name bound.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Scope {
     pub(crate) arrays: HashMap<Name, Place>,
     pub(crate) defs: HashMap<Name, SExp>,

@@ -1006,7 +1006,7 @@ fn droppable_alloc(stms: &[Stm], j: usize, mx: &Name, x: &Place, at_j: &Scope) -
     (funmem_lang::poly::Poly::from_sexp(se) == count && quiet).then_some(a)
 }
 
-fn claim_string(c: &Claim) -> String {
+pub(crate) fn claim_string(c: &Claim) -> String {
     match c {
         Claim::Disjoint(a, b) => format!("disjoint {} {}", lmad_string(a), lmad_string(b)),
         Claim::Injective(a) => format!("injective {}", lmad_string(a)),
