@@ -3,11 +3,13 @@
 -- both allocations out of the kernel; expand-cpu gives each iteration a
 -- contiguous part (iteration i at i*m + j), expand-gpu interleaves the
 -- iterations (iteration i at j*n + i), so that neighbouring work-items
--- touch neighbouring addresses.
+-- touch neighbouring addresses. Before that, reuse builds b in a's block
+-- (iteration j of the inner kernel reads a[j] before writing b[j]), so
+-- the GPU pipeline hoists one block of the kernel's instead of two.
 -- ==
 -- input { 3 4 }
 -- output { [6i64, 10i64, 14i64] }
--- structure gpu-mem { Alloc 3 }
+-- structure gpu-mem { Alloc 2 }
 def main (n: int) (m: int) =
   let (rs: [n]int) = kernel i < n do
         let (a: [m]int) = kernel j < m do
