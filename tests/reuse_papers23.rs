@@ -38,7 +38,10 @@ fn each_program_is_stated(folder: &str, prefix: &str, at_least: usize) {
     assert!(files.len() >= at_least, "{files:?}");
     for f in &files {
         let path = format!("{dir}/{f}");
-        assert!(common::block_cases(&path).len() >= 2, "{f}: fewer than 2 cases");
+        assert!(
+            common::block_cases(&path).len() >= 2,
+            "{f}: fewer than 2 cases"
+        );
         let src = std::fs::read_to_string(&path).expect("the program");
         let spec = funmem_lang::testspec::parse(&src)
             .expect("a test block")
