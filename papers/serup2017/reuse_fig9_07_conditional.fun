@@ -2,8 +2,8 @@
 -- k = xs[i] and the then branch's zs_then could live in xs's block; if
 -- not, the else branch returns xs itself, so xs is used until the end.
 -- The thesis's analysis puts xs's last use at the whole `if` and misses
--- the reuse; the rule for ifs (a block last used in one branch is dead in
--- the other) finds it, since xs is not used in the then branch.
+-- the reuse; an analysis that looks at each branch on its own finds it:
+-- in the then branch xs is neither read nor returned, so it is dead there.
 -- ==
 -- input { 3 [1, 2, 3] 1 2 }
 -- output { [4i64, 4i64, 4i64] }
