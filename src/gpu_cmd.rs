@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// The passes of the GPU pipeline: FUN -> FUNMEM -> simplify -> expand-gpu
 /// -> IMP -> OpenCL.
-pub const GPU_PASSES: &str = "simplify,coalesce,expand-gpu";
+pub const GPU_PASSES: &str = "simplify,coalesce,reuse,expand-gpu";
 
 /// Where the pocl kernel cache goes unless the user says otherwise.
 pub fn default_pocl_cache() {

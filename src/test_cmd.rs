@@ -16,12 +16,12 @@
 //! the error (`RULE: message`); a compile-time `error:` must match the
 //! parse or type error. `structure { Name N }` counts constructs in the
 //! program after lowering to FUNMEM and simplifying; `structure gpu-mem`
-//! after the GPU pipeline (simplify, coalesce, expand-gpu); `structure
+//! after the GPU pipeline (simplify, coalesce, reuse, expand-gpu); `structure
 //! simplify,coalesce` after that pass list, run on the program lowered to
 //! FUNMEM (once per list and file). A pipeline that does not exist yet, or
 //! a list naming a pass that does not, is skipped and reported as such
 //! (which pass). The cases also run on every stage of those pipelines, of
-//! the CPU one (simplify, coalesce, expand-cpu) and of each pass list the block
+//! the CPU one (simplify, coalesce, reuse, expand-cpu) and of each pass list the block
 //! names (its result and that result's IMP translation). One line per
 //! failure, then `N passed, N failed`.
 //!
@@ -242,8 +242,8 @@ fn test_file(path: &Path, device: Option<&funmem_gpu::DeviceInfo>, t: &mut Tally
 /// The program and its lowered stages, each with a label: the source,
 /// `lower to FUNMEM`, `lower to IMP` (of the translation as it is),
 /// `simplify`, `simplify, lower to IMP`, and the memory pipelines
-/// `gpu-mem` (simplify, coalesce, expand-gpu), `cpu-mem` (simplify,
-/// coalesce, expand-cpu), each
+/// `gpu-mem` (simplify, coalesce, reuse, expand-gpu), `cpu-mem` (simplify,
+/// coalesce, reuse, expand-cpu), each
 /// with its IMP. IMP programs are their only stage.
 fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     if let AnyProgram::Imp(_) = program {
@@ -263,8 +263,8 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     let simplified = simple[0].1.clone();
     out.extend(simple);
     for (label, pass) in [
-        ("gpu-mem", "coalesce,expand-gpu"),
-        ("cpu-mem", "coalesce,expand-cpu"),
+        ("gpu-mem", "coalesce,reuse,expand-gpu"),
+        ("cpu-mem", "coalesce,reuse,expand-cpu"),
     ] {
         out.extend(continue_with(&simplified, pass, label, &provers)?);
     }

@@ -200,6 +200,9 @@ fn a_fixed_seed_fuzz_sample_runs_on_pocl_through_coalescing() {
     );
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
-    assert!(out.contains("passes simplify,coalesce,expand-gpu"), "{out}");
+    assert!(
+        out.contains("passes simplify,coalesce,reuse,expand-gpu"),
+        "{out}"
+    );
     assert!(out.contains(" 0 disagreements"), "{out}");
 }

@@ -80,6 +80,35 @@ pub enum Fault {
     /// (errors stay errors): the source is written where the indices
     /// point before anyone checks them.
     CoalesceNoBoundsCheck,
+    /// Reuse without spreading uses over aliases (Futhark bug #1545): a
+    /// use of an array in an `if`'s or a loop's block is not a use of the
+    /// blocks that block may be.
+    ReuseNoAliases,
+    /// Reuse's liveness without the loop rule: a block made before a loop
+    /// and used inside it is alive only where the body uses it, not for
+    /// the whole loop (a later iteration reads it again).
+    ReuseNoLoopWiden,
+    /// Reuse's liveness without the kernel rule: a block used inside a
+    /// kernel is alive only where the body uses it (other iterations run
+    /// at the same time).
+    ReuseNoKernelWiden,
+    /// Reuse's liveness without carried blocks: a block a loop body
+    /// returns (which the next iteration reads) is dead after its last
+    /// use in the body.
+    ReuseNoCarried,
+    /// Reuse's liveness without the body results as uses (thesis fig.
+    /// 6.1): a block a body returns is dead after its last statement.
+    ReuseNoResultUse,
+    /// Reuse's interference exceptions taken without their proofs: the
+    /// places of two iterations are assumed disjoint.
+    ReuseNoExceptionProof,
+    /// Reuse inside kernels without the element-size rule: blocks of
+    /// elements of different sizes share, and expansion's interleaving
+    /// then overlaps them (or cannot expand them).
+    ReuseNoElemSize,
+    /// Reuse without its size checks: a block too small for the array is
+    /// reused (no `max`, no proof that it fits).
+    ReuseNoSizeCheck,
 }
 
 thread_local! {

@@ -51,6 +51,7 @@ const PASS_SHARES: &[(&str, &str, &str)] = &[
     ("statements", "statements removed", "removed"),
     ("allocations", "hoisted", "hoisted"),
     ("candidates", "coalesced", "coalesced"),
+    ("blocks", "reused", "reused"),
 ];
 
 /// A share of what the passes did.

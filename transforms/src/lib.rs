@@ -6,15 +6,20 @@
 //! them. Checking a pass (validity, agreement) is the oracle's business,
 //! and the `funmem` binary drives both.
 
+pub mod access;
+pub mod aliases;
 pub mod coalesce;
 pub mod expand;
 #[cfg(feature = "planted-faults")]
 pub mod fault;
 pub mod hoist;
+pub mod interference;
+pub mod liveness;
 pub mod names;
 pub mod obligation;
 pub mod pass;
 pub mod pipeline;
+pub mod reuse;
 pub mod simplify;
 pub mod to_funmem;
 pub mod to_imp;

@@ -107,6 +107,21 @@ pub const PASSES: &[Pass] = &[
         summary: "move each allocation as early in its body as its size allows (so a destination block exists before its source: coalescing's C2)",
         run: crate::hoist::hoist_pass,
     },
+    Pass {
+        name: "reuse",
+        summary: "memory block reuse: an allocation whose block is never alive with an earlier block's uses that block instead (size-aware colouring of the interference graph)",
+        run: crate::reuse::reuse_pass,
+    },
+    Pass {
+        name: "reuse-first-fit",
+        summary: "memory block reuse by the thesis's linear scan: each allocation joins the first earlier block it may",
+        run: crate::reuse::reuse_first_fit_pass,
+    },
+    Pass {
+        name: "reuse-optimal",
+        summary: "memory block reuse with the least total allocated size, found by an exact search (small programs)",
+        run: crate::reuse::reuse_optimal_pass,
+    },
 ];
 
 /// The pass called `name`.
