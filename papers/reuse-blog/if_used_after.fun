@@ -14,6 +14,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 3 copy 0 }
 -- structure simplify,coalesce { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 def main (n: int) (xs0: [n]int) (c: int) =
   let (xs: [n]int) = kernel i < n do
       let (x: int) = xs0[i] * 2

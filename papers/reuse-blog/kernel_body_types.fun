@@ -15,7 +15,11 @@
 -- error: (?i)negative
 -- structure { Alloc 3 copy 0 }
 -- structure simplify,coalesce { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 0 }
 -- structure simplify,expand-gpu { Alloc 3 kernel 1 }
+-- structure simplify,coalesce,reuse,expand-gpu { Alloc 3 kernel 1 }
 def main (n: int) (m: int) =
   let (r: [n]int) = kernel i < n do
       let (a: [m]int) = iota m

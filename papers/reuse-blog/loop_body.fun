@@ -17,6 +17,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 6 copy 1 }
 -- structure simplify,coalesce { Alloc 6 copy 1 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 1 }
+-- structure simplify,coalesce,reuse { Alloc 3 copy 1 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 1 }
 def main (n: int) (xs0: [n]int) (k: int) =
   let (t: [n]int) = kernel i < n do
       let (a: int) = xs0[i] + 1

@@ -10,6 +10,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 2 copy 0 }
 -- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 def main (n: int) (xs: [n]int) =
   let (a: [n]int) = kernel i < n do
       let (x: int) = xs[i] + 1

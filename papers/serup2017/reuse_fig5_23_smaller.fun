@@ -12,6 +12,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 2 copy 0 }
 -- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 def main (n: int) (xs0: [n]int) (i: int) =
   let (xs: [n]int) = kernel j < n do
       let (a: int) = xs0[j] + 1

@@ -10,6 +10,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 2 copy 0 }
 -- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 def main (n: int) (src: [n]int) =
   let (dst0: [n]int) = kernel i < n do
       let (a: int) = src[i] + 1

@@ -12,6 +12,9 @@
 -- output { empty([0]i64) }
 -- structure { Alloc 4 copy 1 }
 -- structure simplify,coalesce { Alloc 4 copy 1 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 4 copy 1 }
+-- structure simplify,coalesce,reuse { Alloc 4 copy 1 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 4 copy 1 }
 def main (k: int) =
   let (t: [k]int) = iota k
   let (res: [k]int) = loop (acc: [k]int) = (t) for j < k do

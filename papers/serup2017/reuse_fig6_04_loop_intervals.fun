@@ -13,6 +13,9 @@
 -- output { empty([0]i64) }
 -- structure { Alloc 5 copy 2 }
 -- structure simplify,coalesce { Alloc 3 copy 1 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 1 }
+-- structure simplify,coalesce,reuse { Alloc 3 copy 1 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 1 }
 def main (n: int) (ns: [n]int) =
   let (xs0: [n]int) = copy ns
   let (loop_result: [n]int) = loop (xs: [n]int) = (xs0) for i < n do

@@ -11,6 +11,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 2 copy 0 }
 -- structure simplify,coalesce { Alloc 2 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 1 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 1 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 1 copy 0 }
 def main (n: int) (ns: [n]int) =
   let (xs: [n]int) = kernel i < n do
       let (a: int) = ns[i] + 1

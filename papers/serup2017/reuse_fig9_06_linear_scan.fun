@@ -15,6 +15,9 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 4 copy 0 }
 -- structure simplify,coalesce { Alloc 4 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 3 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 0 }
 def main (n: int) (ns: [n]int) =
   let (k0: int) = 1
   let (xs0: [n]int) = kernel i < n do

@@ -13,6 +13,9 @@
 -- output { [0i64, 10i64] }
 -- structure { Alloc 1 copy 0 }
 -- structure simplify,coalesce { Alloc 1 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 0 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 0 copy 0 }
+-- structure simplify,coalesce,reuse-optimal { Alloc 0 copy 0 }
 def main (n: int) (xs: *[n]int) =
   let (ys: [n]int) = kernel i < n do
       let (y: int) = xs[i] + 1
