@@ -2,8 +2,10 @@
 //! Serup, Memory Block Merging in Futhark, MSc thesis, DIKU 2017) and
 //! papers/reuse-blog/ (the cases of a development blog post on reuse in
 //! the Futhark compiler): every program has outputs, today's allocation
-//! count and the count after `simplify,coalesce`, is a row of its folder's
-//! README table, and `funmem test` passes on both folders.
+//! count and the counts after `simplify,coalesce` and after it with each
+//! reuse pass (`reuse-first-fit`, `reuse`, `reuse-optimal`), is a row of
+//! its folder's README table, and `funmem test` passes on both folders
+//! (the cases run on every pass list's result too).
 
 mod common;
 
@@ -29,11 +31,16 @@ fn programs(folder: &str, prefix: &str) -> Vec<String> {
 }
 
 /// Checks the test block of each program of `folder` named `prefix...`:
-/// cases with outputs, an `Alloc` count for today's pipeline and for
-/// `simplify,coalesce`, and a row in the folder's README.
+/// cases with outputs, an `Alloc` count for today's pipeline, for
+/// `simplify,coalesce` and for it followed by each reuse pass, and a row
+/// in the folder's README (with what the passes give filled in).
 fn each_program_is_stated(folder: &str, prefix: &str, at_least: usize) {
     let dir = format!("{}/{folder}", env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(format!("{dir}/README.md")).expect("the README");
+    assert!(
+        !readme.contains("filled by the lead"),
+        "{folder}: a row waits"
+    );
     let files = programs(folder, prefix);
     assert!(files.len() >= at_least, "{files:?}");
     for f in &files {
@@ -46,7 +53,13 @@ fn each_program_is_stated(folder: &str, prefix: &str, at_least: usize) {
         let spec = funmem_lang::testspec::parse(&src)
             .expect("a test block")
             .expect("a test block");
-        for pipeline in [None, Some("simplify,coalesce")] {
+        for pipeline in [
+            None,
+            Some("simplify,coalesce"),
+            Some("simplify,coalesce,reuse-first-fit"),
+            Some("simplify,coalesce,reuse"),
+            Some("simplify,coalesce,reuse-optimal"),
+        ] {
             let s = spec
                 .structures
                 .iter()
