@@ -120,9 +120,14 @@ enum Command {
         #[arg(long)]
         passes: String,
         /// Also say, on standard error, what each pass decided and why
-        /// (passes that explain themselves: `hoist-allocs`, `coalesce`).
+        /// (passes that explain themselves: `hoist-allocs`, `coalesce`,
+        /// `reuse`).
         #[arg(long)]
         explain: bool,
+        /// Run `reuse` as `reuse-optimal`: the exact search for the least
+        /// total allocated size (small programs).
+        #[arg(long)]
+        reuse_optimal: bool,
     },
     /// List the FUNMEM passes.
     Passes,
@@ -152,6 +157,12 @@ enum Command {
         /// this machine's free memory at 32 bytes a cell (docs/limits.md).
         #[arg(long, default_value_t = Limits::for_this_machine().max_heap)]
         max_heap: u64,
+        /// Also say, on standard error, what each pass decided and why.
+        #[arg(long)]
+        explain: bool,
+        /// Run `reuse` as `reuse-optimal` (see `opt`).
+        #[arg(long)]
+        reuse_optimal: bool,
     },
     /// Check random programs through lowering and passes; reduce and save every failure.
     Fuzz(fuzz_cmd::Args),
@@ -265,7 +276,8 @@ fn dispatch(cli: Cli) -> ExitCode {
             file,
             passes,
             explain,
-        } => cmd_opt(&file, &passes, explain),
+            reuse_optimal,
+        } => with_optimal(&passes, reuse_optimal).and_then(|p| cmd_opt(&file, &p, explain)),
         Command::Devices { json } => gpu_cmd::devices(json),
         Command::Bench(args) => bench_cmd::bench(args),
         Command::Passes => {
@@ -280,7 +292,17 @@ fn dispatch(cli: Cli) -> ExitCode {
             input,
             fuel,
             max_heap,
-        } => cmd_validate(&file, &passes, input.as_deref(), Limits { fuel, max_heap }),
+            explain,
+            reuse_optimal,
+        } => with_optimal(&passes, reuse_optimal).and_then(|p| {
+            cmd_validate(
+                &file,
+                &p,
+                input.as_deref(),
+                Limits { fuel, max_heap },
+                explain,
+            )
+        }),
         Command::Fuzz(args) => fuzz_cmd::fuzz(args),
         Command::Dataset(args) => dataset_cmd::dataset(args),
         Command::Prove(args) => prove_cmd::prove(args),
@@ -536,6 +558,23 @@ fn cmd_lower(file: &str, to: Target, passes: &str) -> Result<ExitCode, ExitCode>
 
 /// `funmem opt`: the program after the passes on standard output; with
 /// `explain`, each pass's decisions on standard error, under its name.
+/// The pass list with `reuse` run as `reuse-optimal` when `on`.
+fn with_optimal(passes: &str, on: bool) -> Result<String, ExitCode> {
+    if !on {
+        return Ok(passes.to_string());
+    }
+    let names: Vec<&str> = passes.split(',').map(str::trim).collect();
+    if !names.contains(&"reuse") {
+        eprintln!("--reuse-optimal: the pass list `{passes}` has no `reuse` to run exactly");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+    }
+    let swapped: Vec<&str> = names
+        .iter()
+        .map(|n| if *n == "reuse" { "reuse-optimal" } else { n })
+        .collect();
+    Ok(swapped.join(","))
+}
+
 fn cmd_opt(file: &str, passes: &str, explain: bool) -> Result<ExitCode, ExitCode> {
     let passes = pass_list(passes)?;
     let (src, p) = load(file)?;
@@ -545,12 +584,7 @@ fn cmd_opt(file: &str, passes: &str, explain: bool) -> Result<ExitCode, ExitCode
     }
     let stages = pipeline(file, &src, &p, &passes, false)?;
     if explain {
-        for st in stages.iter().filter(|st| !st.explain.is_empty()) {
-            eprintln!("{}:", st.name);
-            for line in &st.explain {
-                eprintln!("  {line}");
-            }
-        }
+        print_explain(&stages);
     }
     if let Some(last) = stages.last() {
         print!("{}", last.program.print());
@@ -558,11 +592,22 @@ fn cmd_opt(file: &str, passes: &str, explain: bool) -> Result<ExitCode, ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
+/// What each stage decided, on standard error (`--explain`).
+fn print_explain(stages: &[funmem_transforms::pipeline::Stage]) {
+    for st in stages.iter().filter(|st| !st.explain.is_empty()) {
+        eprintln!("{}:", st.name);
+        for line in &st.explain {
+            eprintln!("  {line}");
+        }
+    }
+}
+
 fn cmd_validate(
     file: &str,
     passes: &str,
     input: Option<&str>,
     limits: Limits,
+    explain: bool,
 ) -> Result<ExitCode, ExitCode> {
     let passes = pass_list(passes)?;
     let (src, p) = load(file)?;
@@ -571,6 +616,9 @@ fn cmd_validate(
         return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
     let stages = pipeline(file, &src, &p, &passes, true)?;
+    if explain {
+        print_explain(&stages);
+    }
     let inputs = read_inputs_for(input, &input_prims(&p))?;
     let verdicts = funmem_oracle::check::check_stages(&stages, &inputs, limits);
     let width = verdicts.iter().map(|v| v.stage.len()).max().unwrap_or(0);

@@ -86,7 +86,11 @@ impl Interference {
                     g.add(a, b, why);
                     continue;
                 }
-                let ov = lv.overlap(a, b);
+                let mut ov = lv.overlap(a, b);
+                if let Some(s) = exclusive(lv, a, b) {
+                    // After the `if`, at most one of the two was made.
+                    ov.retain(|&x| x < s);
+                }
                 let Some(&first) = ov.first() else {
                     continue;
                 };
@@ -134,6 +138,22 @@ impl Interference {
         }));
         out
     }
+}
+
+/// When blocks `a` and `b` are allocated in the two branches of one `if`,
+/// its join: from there on, at most one of them was made by that run of
+/// the `if` (an earlier run's block, alive around a loop, is alive before
+/// the join too, where the overlap still counts).
+fn exclusive(lv: &Liveness, a: usize, b: usize) -> Option<usize> {
+    let (pa, pb) = (
+        &lv.points[lv.roots[a].point].ifs,
+        &lv.points[lv.roots[b].point].ifs,
+    );
+    let (s, _) = pa
+        .iter()
+        .rev()
+        .find(|(s, k)| pb.iter().any(|(t, l)| s == t && k != l))?;
+    lv.compounds.iter().find(|c| c.start == *s).map(|c| c.join)
 }
 
 /// Whether a block's allocation is inside a kernel.
