@@ -24,7 +24,7 @@
 -- error: (?i)out of bounds
 -- structure { Alloc 9 copy 0 }
 -- structure simplify,coalesce { Alloc 9 copy 0 }
--- structure simplify,coalesce,reuse-first-fit { Alloc 4 copy 0 }
+-- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 0 }
 -- structure simplify,coalesce,reuse { Alloc 4 copy 0 }
 -- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 0 }
 def main (n: int) (m0: *[n]int) =
