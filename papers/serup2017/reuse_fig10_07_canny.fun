@@ -25,7 +25,7 @@
 -- structure { Alloc 9 copy 0 }
 -- structure simplify,coalesce { Alloc 9 copy 0 }
 -- structure simplify,coalesce,reuse-first-fit { Alloc 3 copy 0 }
--- structure simplify,coalesce,reuse { Alloc 4 copy 0 }
+-- structure simplify,coalesce,reuse { Alloc 3 copy 0 }
 -- structure simplify,coalesce,reuse-optimal { Alloc 3 copy 0 }
 def main (n: int) (m0: *[n]int) =
   let (n1: int) = n + 1

@@ -36,11 +36,13 @@
 //!
 //! - `reuse-first-fit`, the thesis's linear scan (fig. 5.18): blocks in
 //!   allocation order, each joins the first earlier block it may;
-//! - `reuse`, size-aware colouring: blocks from the largest down, each
-//!   joins the group it makes grow least (a block that fits an existing
-//!   group costs nothing), so that large blocks are not split over
-//!   several groups. On the thesis's fig. 9.6 it needs 2 blocks where
-//!   the linear scan needs 3;
+//! - `reuse`, size-aware colouring: greedy colourings in three orders
+//!   (blocks from the largest down, then by where their lives start; by
+//!   where their lives start, which colours straight-line code with the
+//!   fewest blocks; the program's order), each block joining the group
+//!   it makes grow least (a block that fits an existing group costs
+//!   nothing); the least total size wins. On the interference of the
+//!   thesis's fig. 9.6 it needs 2 blocks where the linear scan needs 3;
 //! - `reuse-optimal`: an exact branch-and-bound search for the least total
 //!   allocated size (then the fewest blocks), seeded with the colouring,
 //!   within a budget of [`OPTIMAL_BUDGET`] search steps; it says whether
@@ -648,26 +650,50 @@ impl Reuser<'_> {
         classes
     }
 
-    /// Size-aware colouring: largest first, into the group it grows least.
+    /// Size-aware colouring: greedy colourings in three orders (largest
+    /// first, then by where lives start; by where lives start; as the
+    /// program states its allocations), each block into the group it
+    /// makes grow least; the one of least total size (then fewest groups)
+    /// is kept.
     fn colour(&mut self) -> Vec<Vec<usize>> {
-        let mut classes = self.seeds();
-        let mut order = self.allocs();
-        // Largest first; among equals, by the start of their lives (greedy
-        // in that order colours straight-line code with the fewest blocks).
-        let start = |k: usize| {
-            self.lv.touches[k]
+        let start = |me: &Self, k: usize| {
+            me.lv.touches[k]
                 .first()
                 .copied()
-                .unwrap_or(self.lv.roots[k].point)
+                .unwrap_or(me.lv.roots[k].point)
         };
-        order.sort_by_key(|&k| {
+        let mut orders: Vec<Vec<usize>> = Vec::new();
+        let mut by_size = self.allocs();
+        by_size.sort_by_key(|&k| {
             (
                 std::cmp::Reverse(self.bytes[k]),
-                start(k),
+                start(self, k),
                 self.lv.roots[k].point,
             )
         });
-        for k in order {
+        orders.push(by_size);
+        let mut by_start = self.allocs();
+        by_start.sort_by_key(|&k| (start(self, k), self.lv.roots[k].point));
+        orders.push(by_start);
+        let mut stated = self.allocs();
+        stated.sort_by_key(|&k| (self.stated[k], self.lv.roots[k].point));
+        orders.push(stated);
+        let mut best: Option<(i64, usize, Vec<Vec<usize>>)> = None;
+        for order in orders {
+            let classes = self.greedy(&order);
+            let key = (self.total(&classes), classes.len());
+            if best.as_ref().is_none_or(|(t, n, _)| key < (*t, *n)) {
+                best = Some((key.0, key.1, classes));
+            }
+        }
+        best.map(|b| b.2).unwrap_or_default()
+    }
+
+    /// One greedy colouring: each block, in `order`, into the group it
+    /// makes grow least (a new group when none takes it).
+    fn greedy(&mut self, order: &[usize]) -> Vec<Vec<usize>> {
+        let mut classes = self.seeds();
+        for &k in order {
             let mut best: Option<(i64, usize)> = None;
             for (c, class) in classes.iter().enumerate() {
                 if self.join(class, k).is_err() {
