@@ -595,7 +595,9 @@ fn run_and_bench_on_pocl() {
     assert_eq!(v["bytes_moved"], 8 * 3000);
     assert_eq!(v["kernels"][1]["bytes"], 8 * 2000);
     assert_eq!(v["copy"]["bytes"], 8 * 3000);
-    assert_eq!(v["allocations"], 2);
+    // ys reuses xs's block (each iteration reads xs[i] before it writes
+    // ys[i]): one allocation.
+    assert_eq!(v["allocations"], 1);
     assert_eq!(v["d2h_bytes"], 8 * 1000);
     assert!(v["kernel_ms"]["median"].as_f64().unwrap() > 0.0);
     // No such device: exit 2 and the list.
