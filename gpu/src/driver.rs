@@ -1561,7 +1561,26 @@ impl Host<'_> {
     /// block is copied to the host once.
     fn results(&mut self) -> Result<Vec<Value>, GpuError> {
         let p = &self.rt.compiled.program;
-        let mut host_copies: HashMap<usize, Vec<u8>> = HashMap::new();
+        // Each block's bytes that some result reads: only those are copied
+        // (a block may hold more than the results, once blocks are shared).
+        let mut wanted: HashMap<usize, (i64, i64)> = HashMap::new();
+        for r in &p.results {
+            if let ImpResult::Array(a) = r {
+                let (_, l) = self.arr_layout(a)?;
+                let b = self.block(&a.block.name, PROG, a.span)?;
+                if let Some((lo, hi)) = l.min_max() {
+                    let es = a.elem.size() as i64;
+                    let (lo, hi) = (
+                        lo.saturating_mul(es),
+                        hi.saturating_add(1).saturating_mul(es),
+                    );
+                    let e = wanted.entry(b).or_insert((lo, hi));
+                    *e = (e.0.min(lo), e.1.max(hi));
+                }
+            }
+        }
+        // Per block: the first byte copied, the copy, the block's size.
+        let mut host_copies: HashMap<usize, (usize, Vec<u8>, usize)> = HashMap::new();
         let mut out = Vec::new();
         // Results read back copy at most the heap limit in all.
         let mut copied = 0;
@@ -1582,14 +1601,18 @@ impl Host<'_> {
                     let b = self.block(&a.block.name, PROG, a.span)?;
                     if let std::collections::hash_map::Entry::Vacant(slot) = host_copies.entry(b) {
                         let blk = self.blk(b)?;
-                        let mut v = vec![0u8; blk.len.max(0) as usize];
+                        let len = blk.len.max(0);
+                        let (lo, hi) = wanted.get(&b).copied().unwrap_or((0, 0));
+                        let (start, end) = (lo.clamp(0, len), hi.clamp(0, len));
+                        let mut v = vec![0u8; (end - start).max(0) as usize];
                         if !v.is_empty() {
-                            // SAFETY: v has exactly the buffer's size.
+                            // SAFETY: v has exactly the bytes from `start`
+                            // on that lie inside the buffer.
                             unsafe {
                                 self.rt.shared.queue.enqueue_read_buffer(
                                     &blk.buf,
                                     CL_BLOCKING,
-                                    0,
+                                    start as usize,
                                     &mut v,
                                     &[],
                                 )
@@ -1598,13 +1621,16 @@ impl Host<'_> {
                             self.stats.d2h_transfers += 1;
                             self.stats.d2h_bytes += v.len() as u64;
                         }
-                        slot.insert(v);
+                        slot.insert((start as usize, v, len as usize));
                     }
-                    let block = &host_copies[&b];
+                    let (start, block, block_len) = &host_copies[&b];
                     let es = a.elem.size() as usize;
                     let mut bytes = Vec::with_capacity(dims.1 * es);
                     l.for_each_address(|addr| {
-                        let at = usize::try_from(addr).ok().map(|o| o * es);
+                        let at = usize::try_from(addr)
+                            .ok()
+                            .and_then(|o| o.checked_mul(es))
+                            .and_then(|o| o.checked_sub(*start));
                         match at.and_then(|o| block.get(o..o + es)) {
                             Some(cell) => {
                                 bytes.extend_from_slice(cell);
@@ -1620,7 +1646,7 @@ impl Host<'_> {
                             format!(
                                 "result `{name}`: read out of bounds: offset {addr} of block `{}`, which has {} bytes",
                                 a.block.name,
-                                block.len()
+                                block_len
                             ),
                         )
                     })?;
