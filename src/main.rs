@@ -10,6 +10,7 @@ mod gpu_cmd;
 mod prove_cmd;
 mod stats_cmd;
 mod stats_table;
+mod stats_variants;
 mod step_cmd;
 mod test_cmd;
 mod trace_cmd;

@@ -12,7 +12,9 @@
 //!
 //! With `--table`, several paths or a folder, it measures every program
 //! under them on its own test case instead, as one table
-//! (`stats_table`); [`measured`] and [`profile`] are shared by both.
+//! (`stats_table`); [`measured`] and [`profile`] are shared by both. With
+//! `--variants`, the table compares passes put in turn in the last pass's
+//! place (`stats_variants`).
 
 use crate::{load, pass_list, pipeline, read_inputs, report, EXIT_NOT_A_PROGRAM, EXIT_WENT_WRONG};
 use funmem_lang::ast::{Body, ExpKind, Lang, Program, RedOp};
@@ -45,6 +47,13 @@ pub struct Args {
     /// cells allocated and peak heap before and after the last pass.
     #[arg(long)]
     table: bool,
+    /// With --table: each of these passes (comma-separated) in turn in
+    /// place of the last pass of --passes; the table has the allocations
+    /// and peak heap before the last pass and after each variant, e.g.
+    /// `--passes simplify,coalesce,reuse --variants
+    /// reuse-first-fit,reuse,reuse-optimal`.
+    #[arg(long)]
+    variants: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -177,7 +186,28 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             json: args.json,
             hide_skipped: args.hide_skipped,
         };
-        return crate::stats_table::table(&args.paths, &args.passes, &passes, limits, form);
+        let variants = match &args.variants {
+            Some(v) => pass_list(v)?,
+            None => Vec::new(),
+        };
+        if args.variants.is_some() && (variants.is_empty() || passes.is_empty()) {
+            eprintln!(
+                "funmem stats: --variants replaces the last pass of --passes: give both at least one pass"
+            );
+            return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
+        }
+        return crate::stats_table::table(
+            &args.paths,
+            &args.passes,
+            &passes,
+            &variants,
+            limits,
+            form,
+        );
+    }
+    if args.variants.is_some() {
+        eprintln!("funmem stats: --variants takes a table (--table, several paths or a folder)");
+        return Err(ExitCode::from(EXIT_NOT_A_PROGRAM));
     }
     let file = &args.paths[0];
     let machine = Limits::for_this_machine();

@@ -15,6 +15,12 @@
 //! goes wrong or past a limit) gets a row saying where, and makes the exit
 //! code 1. Each run is bounded by the fuel and heap limits of the command
 //! (smaller by default than for one program, so a corpus runs in seconds).
+//!
+//! With variants (`--variants A,B`), the last pass is replaced by each of
+//! them in turn: the passes before it run once, each variant on their
+//! result, and the table has the allocations and peak before the last
+//! pass and after each variant (say `reuse-first-fit`, `reuse` and
+//! `reuse-optimal`), so that strategies of one pass compare on a corpus.
 
 use crate::stats_cmd::{measured, profile};
 use crate::test_cmd::{case_inputs, case_label, runs_to_results};
@@ -27,16 +33,17 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// One program's line of the table.
-struct Row {
-    program: String,
+pub(crate) struct Row {
+    pub program: String,
     /// The case measured, as `funmem test` names it; empty when none.
-    case: String,
-    outcome: Outcome,
+    pub case: String,
+    pub outcome: Outcome,
 }
 
-enum Outcome {
-    /// Before and after the last pass.
-    Measured(MemProfile, MemProfile),
+pub(crate) enum Outcome {
+    /// Before the last pass, and after it (or after each variant, in
+    /// order), with notes on the passes' results (an optimum not proved).
+    Measured(MemProfile, Vec<MemProfile>, Vec<String>),
     /// Nothing to measure, and why; not a failure.
     Skipped(String),
     /// The program went wrong, and where; the exit code is 1.
@@ -56,11 +63,13 @@ pub(crate) struct Form {
 const CASE_WIDTH: usize = 40;
 
 /// Runs the table over `paths` with the parsed `passes` (`passes_text` as
-/// given, for the JSON form); exit 1 if some program went wrong.
+/// given, for the JSON form), and with `variants` (none: the plain table)
+/// each in place of the last pass; exit 1 if some program went wrong.
 pub(crate) fn table(
     paths: &[String],
     passes_text: &str,
     passes: &[funmem_transforms::Pass],
+    variants: &[funmem_transforms::Pass],
     limits: Limits,
     form: Form,
 ) -> Result<ExitCode, ExitCode> {
@@ -71,7 +80,7 @@ pub(crate) fn table(
     let last = passes.last().map(|p| p.name);
     let rows: Vec<Row> = files
         .iter()
-        .map(|f| measure(f, passes, limits, &provers))
+        .map(|f| measure(f, passes, variants, limits, &provers))
         .collect();
     let wrong = rows
         .iter()
@@ -85,10 +94,18 @@ pub(crate) fn table(
         .iter()
         .filter(|r| !(form.hide_skipped && matches!(r.outcome, Outcome::Skipped(_))))
         .collect();
-    if form.json {
-        println!("{}", to_json(&shown, passes_text, skipped));
-    } else {
-        print!("{}", markdown(&shown, rows.len(), skipped, last));
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    match (form.json, names.is_empty()) {
+        (true, true) => println!("{}", to_json(&shown, passes_text, skipped)),
+        (false, true) => print!("{}", markdown(&shown, rows.len(), skipped, last)),
+        (true, false) => println!(
+            "{}",
+            crate::stats_variants::to_json(&shown, passes_text, &names, skipped)
+        ),
+        (false, false) => print!(
+            "{}",
+            crate::stats_variants::markdown(&shown, rows.len(), skipped, last, &names)
+        ),
     }
     if wrong > 0 {
         eprintln!("{wrong} program(s) went wrong");
@@ -99,10 +116,12 @@ pub(crate) fn table(
 }
 
 /// One program's row: its first case that runs to results, measured
-/// before and after the last of `passes`.
+/// before and after the last of `passes`, or, with `variants`, before it
+/// and after each variant in its place.
 fn measure(
     path: &Path,
     passes: &[funmem_transforms::Pass],
+    variants: &[funmem_transforms::Pass],
     limits: Limits,
     provers: &funmem_oracle::prove::Provers,
 ) -> Row {
@@ -156,42 +175,101 @@ fn measure(
         Ok(i) => i,
         Err(m) => return row(label, Outcome::Wrong(m)),
     };
-    let stages = match funmem_transforms::pipeline::stages(&program, passes, false, provers) {
-        Ok(s) => s,
-        Err(e) => {
-            let why = match &e.output {
-                Some(_) => e.to_string(),
-                None => format!("stage `{}`: {}", e.stage, line_col(&src, &e.diagnostic)),
-            };
-            return row(label, Outcome::Wrong(why));
-        }
+    let stage_error = |e: funmem_transforms::pipeline::StageError| match &e.output {
+        Some(_) => e.to_string(),
+        None => format!("stage `{}`: {}", e.stage, line_col(&src, &e.diagnostic)),
     };
-    let shown = measured(&stages);
-    let mut profiles = Vec::new();
-    for st in &shown {
-        match profile(&st.program, &inputs, limits) {
-            Some(Ok(p)) => profiles.push(p),
+    let run_stage =
+        |st: &funmem_transforms::pipeline::Stage| match profile(&st.program, &inputs, limits) {
+            Some(Ok(p)) => Ok(p),
             Some(Err(e)) => {
                 let d = funmem_lang::diag::Diagnostic::new(
                     funmem_lang::diag::Phase::Eval,
                     e.span,
                     e.to_string(),
                 );
-                let why = format!("stage `{}`: {}", st.name, line_col(&src, &d));
-                return row(label, Outcome::Wrong(why));
+                Err(format!("stage `{}`: {}", st.name, line_col(&src, &d)))
             }
-            None => {
-                let why = format!("stage `{}` has no heap semantics", st.name);
-                return row(label, Outcome::Wrong(why));
-            }
+            None => Err(format!("stage `{}` has no heap semantics", st.name)),
+        };
+    if !variants.is_empty() {
+        let outcome = match measure_variants(
+            &program,
+            passes,
+            variants,
+            provers,
+            &stage_error,
+            &run_stage,
+        ) {
+            Ok(o) => o,
+            Err(why) => Outcome::Wrong(why),
+        };
+        return row(label, outcome);
+    }
+    let stages = match funmem_transforms::pipeline::stages(&program, passes, false, provers) {
+        Ok(s) => s,
+        Err(e) => return row(label, Outcome::Wrong(stage_error(e))),
+    };
+    let shown = measured(&stages);
+    let mut profiles = Vec::new();
+    for st in &shown {
+        match run_stage(st) {
+            Ok(p) => profiles.push(p),
+            Err(why) => return row(label, Outcome::Wrong(why)),
         }
     }
     let outcome = match profiles.as_slice() {
-        [one] => Outcome::Measured(one.clone(), one.clone()),
-        [before, after] => Outcome::Measured(before.clone(), after.clone()),
+        [one] => Outcome::Measured(one.clone(), vec![one.clone()], Vec::new()),
+        [before, after] => Outcome::Measured(before.clone(), vec![after.clone()], Vec::new()),
         _ => Outcome::Wrong("no FUNMEM stage to measure".into()),
     };
     row(label, outcome)
+}
+
+/// The variant form of a row: the passes before the last run once, then
+/// each variant on their result; the profiles before and after each, and
+/// a note for each variant that did not prove its result optimal.
+fn measure_variants(
+    program: &AnyProgram,
+    passes: &[funmem_transforms::Pass],
+    variants: &[funmem_transforms::Pass],
+    provers: &funmem_oracle::prove::Provers,
+    stage_error: &dyn Fn(funmem_transforms::pipeline::StageError) -> String,
+    run_stage: &dyn Fn(&funmem_transforms::pipeline::Stage) -> Result<MemProfile, String>,
+) -> Result<Outcome, String> {
+    let prefix = &passes[..passes.len().saturating_sub(1)];
+    let stages = funmem_transforms::pipeline::stages(program, prefix, false, provers)
+        .map_err(stage_error)?;
+    let Some(before) = stages.iter().rev().find(
+        |s| matches!(&s.program, AnyProgram::Fun(q) if q.lang == funmem_lang::ast::Lang::FunMem),
+    ) else {
+        return Err("no FUNMEM stage to measure".into());
+    };
+    let before_profile = run_stage(before)?;
+    let mut after = Vec::new();
+    let mut notes = Vec::new();
+    for v in variants {
+        let out = funmem_transforms::pipeline::stages(
+            &before.program,
+            std::slice::from_ref(v),
+            false,
+            provers,
+        )
+        .map_err(stage_error)?;
+        let Some(st) = out.last() else {
+            return Err(format!("stage `{}`: no program", v.name));
+        };
+        let unproved = st
+            .counts
+            .0
+            .iter()
+            .any(|(k, n)| *k == funmem_transforms::reuse::OPTIMAL && *n == 0);
+        if unproved {
+            notes.push(format!("`{}`: optimum not proved", v.name));
+        }
+        after.push(run_stage(st)?);
+    }
+    Ok(Outcome::Measured(before_profile, after, notes))
 }
 
 /// A diagnostic's `line:col: message` (the row names the file).
@@ -213,7 +291,7 @@ fn short_label(label: &str) -> String {
 
 /// The share of `before` that `after` saves, in percent with one decimal
 /// (negative when it grew); `-` when `before` is 0.
-fn saved(before: u64, after: u64) -> String {
+pub(crate) fn saved(before: u64, after: u64) -> String {
     if before == 0 {
         return if after == 0 { "0.0%" } else { "-" }.to_string();
     }
@@ -222,7 +300,7 @@ fn saved(before: u64, after: u64) -> String {
 }
 
 /// Text for a Markdown cell: `|` escaped, one line.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -248,7 +326,9 @@ fn markdown(rows: &[&Row], programs: usize, skipped: usize, last: Option<&str>) 
     for r in rows {
         let mut line = vec![cell(&r.program), cell(&r.case)];
         match &r.outcome {
-            Outcome::Measured(before, after) => {
+            Outcome::Measured(before, after, _) => {
+                let after = after.last().cloned().unwrap_or_default();
+                let after = &after;
                 counted += 1;
                 b.allocations += before.allocations;
                 b.cells += before.cells;
@@ -359,7 +439,9 @@ fn to_json(rows: &[&Row], passes: &str, skipped: usize) -> serde_json::Value {
     let programs: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| match &r.outcome {
-            Outcome::Measured(before, after) => {
+            Outcome::Measured(before, after, _) => {
+                let after = after.last().cloned().unwrap_or_default();
+                let after = &after;
                 b.allocations += before.allocations;
                 b.cells += before.cells;
                 b.peak += before.peak;
