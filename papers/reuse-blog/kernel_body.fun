@@ -3,7 +3,10 @@
 -- before b is made. Inside the body, before memory expansion, b can use
 -- a's block. Expansion (`funmem opt FILE --passes simplify,expand-gpu`)
 -- hoists every block of the body out of the kernel, one slot per
--- iteration, interleaved; a shared block stays one block there.
+-- iteration, interleaved; a shared block stays one block there. Reuse
+-- after expansion gets there too: the two hoisted blocks are used only in
+-- the kernel, each iteration done with a before b, and iteration i's
+-- places (interleaved) are proved apart from every other iteration's.
 -- ==
 -- input { 2 3 }
 -- output { [9i64, 12i64] }
@@ -20,6 +23,7 @@
 -- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 -- structure simplify,expand-gpu { Alloc 3 kernel 1 }
 -- structure simplify,coalesce,reuse,expand-gpu { Alloc 2 kernel 1 }
+-- structure simplify,expand-gpu,reuse { Alloc 2 kernel 1 }
 def main (n: int) (m: int) =
   let (r: [n]int) = kernel i < n do
       let (a: [m]int) = iota m

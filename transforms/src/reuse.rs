@@ -445,6 +445,25 @@ impl Reuser<'_> {
                     ));
                 }
             }
+            if todo.is_empty() {
+                // An allocation made before this point, on a run through
+                // it, did not get stuck: its size is not negative.
+                for r in &self.lv.roots {
+                    let RootKind::Alloc(size) = &r.kind else {
+                        continue;
+                    };
+                    if r.point >= at || !self.lv.compatible(r.point, at) {
+                        continue;
+                    }
+                    let mut mentions = false;
+                    size.for_each_var(&mut |y| mentions |= seen.contains(&y.name));
+                    let fact = SExp::bin(BinOp::Ge, size.clone(), SExp::int(0));
+                    if mentions && !out.iter().any(|f| f.exp == fact) {
+                        out.push(Fact::new(fact, "allocated before"));
+                        push(size, &mut todo, &mut seen);
+                    }
+                }
+            }
         }
         out
     }
