@@ -92,9 +92,10 @@ pub enum Fault {
     /// kernel is alive only where the body uses it (other iterations run
     /// at the same time).
     ReuseNoKernelWiden,
-    /// Reuse's liveness without carried blocks: a block a loop body
-    /// returns (which the next iteration reads) is dead after its last
-    /// use in the body.
+    /// Reuse without carried blocks: a block a loop body returns (which
+    /// the next iteration reads) is dead after its last use in the body,
+    /// and may take a block from outside the loop (one block for every
+    /// iteration's, while the previous one is still read).
     ReuseNoCarried,
     /// Reuse's liveness without the body results as uses (thesis fig.
     /// 6.1): a block a body returns is dead after its last statement.

@@ -8,20 +8,18 @@
 //! fault) the oracle reports the pass's output invalid or disagreeing
 //! with the source.
 //!
-//! Two faults are not visible to the oracle, on any program, and the
-//! tests say so (the pass decides differently; every result stays right):
+//! `ReuseNoCarried` forgets carried blocks in both places the pass uses
+//! them: liveness (a carried block alive for the whole loop) and scope (a
+//! carried block never takes a block from outside the loop).
+//! carried_outside.fun shows the second: the loop's b then takes z's dead
+//! block, one block for every iteration's b, and the next iteration reads
+//! an overwritten b. The first alone is harmless (carried.fun: `t` is
+//! built in the block `b` is then made in, each iteration's own new
+//! block, whose arrays' lifetimes really are apart).
 //!
-//! - `ReuseNoCarried` (carried.fun: `t` is built in the block `b` is then
-//!   made in). A block the rule keeps alive is allocated in the loop's
-//!   body, so each iteration runs a new allocation of it, and the only
-//!   blocks that live across iterations, those allocated outside the
-//!   loop, never share with it: the pass refuses to move a block a loop
-//!   body returns out of the loop whatever liveness says (`reaches` in
-//!   transforms/src/reuse.rs, on its own set of carried blocks). What the
-//!   fault lets share is one iteration's arrays in that iteration's own
-//!   block, whose lifetimes really are apart. Memory expansion, which
-//!   could hoist a kernel's loop allocation out of the loop, checks
-//!   carried blocks itself (`left, block carried around a loop`).
+//! One fault is not visible to the oracle, on any program, and the test
+//! says so (the pass decides differently; every result stays right):
+//!
 //! - `ReuseNoElemSize` (elem_sizes.fun: an `i32` and an `i64` array of
 //!   one kernel body share one block). The harm the rule prevents would
 //!   be expansion interleaving that block per iteration in units of one
@@ -197,17 +195,17 @@ fn without_aliases_a_block_an_if_returns_is_overwritten() {
             // ...so they are alive where ys is made, and ys goes elsewhere.
             &["interference: `ys_mem` - `as_mem`: both alive at `ys`"],
             &["interference: `ys_mem` - `bs_mem`: both alive at `ys`"],
-            &["reuse: `ys_mem` uses `zs_mem`'s block"],
+            &["reuse: `ys_mem` keeps its own block"],
         ],
     );
     nowhere(name, &lines, "uses `as_mem`'s block");
     nowhere(name, &lines, "uses `bs_mem`'s block");
     // With the fault the block of the branch not taken is harmless; the
-    // one xs is in is overwritten by ys. The case that takes `bs` shows it.
+    // one xs is in is overwritten by ys. The case that takes `as` shows it.
     caught(
         Fault::ReuseNoAliases,
         name,
-        1,
+        0,
         REUSE,
         "reuse",
         Passed::Results,
@@ -503,6 +501,23 @@ fn without_the_carried_rule_the_pass_shares_differently_and_stays_right() {
 
 /// Every program of the folder, on every input, passes the oracle's checks
 /// through `simplify,reuse` and `simplify,reuse,expand-gpu` as shipped.
+#[test]
+fn without_the_carried_rule_a_loops_block_takes_one_from_outside() {
+    let name = "carried_outside.fun";
+    explains(name, &[&["reuse: `b_mem` keeps its own block"]]);
+    for which in 0..2 {
+        caught(
+            Fault::ReuseNoCarried,
+            name,
+            which,
+            REUSE,
+            "reuse",
+            Passed::Results,
+            IN_VALUES,
+        );
+    }
+}
+
 #[test]
 fn the_reuse_corpus_passes_as_shipped() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/reuse");

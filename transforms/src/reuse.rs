@@ -357,6 +357,15 @@ fn distinct_body(b: &mut Body, seen: &mut HashSet<Name>, names: &mut Names) {
     }
 }
 
+/// Whether the planted fault that forgets carried blocks is on.
+fn no_carried_rule() -> bool {
+    #[cfg(feature = "planted-faults")]
+    if crate::fault::active(crate::fault::Fault::ReuseNoCarried) {
+        return true;
+    }
+    false
+}
+
 /// `se` at the default valuation (definitions followed).
 fn value(se: &SExp, defs: &HashMap<Name, SExp>, depth: usize) -> i64 {
     match se {
@@ -503,7 +512,7 @@ impl Reuser<'_> {
             let info = &self.lv.bodies[b];
             match info.via {
                 Via::Branch => {}
-                Via::Loop if !self.carried.contains(&m) => {}
+                Via::Loop if !self.carried.contains(&m) || no_carried_rule() => {}
                 Via::Loop => return Err("it is carried around a loop the other is outside of (one block per iteration is alive)".into()),
                 Via::Kernel => return Err("it is allocated in a kernel the other is outside of (one block per iteration)".into()),
                 Via::Top => return Err("the other is not in scope where it is allocated".into()),
@@ -568,6 +577,16 @@ impl Reuser<'_> {
                 sm.for_each_var(&mut |x| vars.push(x.name.clone()));
                 if vars.iter().all(|x| self.in_scope(x, rh.body, rh.point)) {
                     nonneg(self)?;
+                    // Growing the kept block must not hide its own error.
+                    self.prove(
+                        format!(
+                            "`{}`: its size is not negative (else its allocation is stuck)",
+                            rh.name.name
+                        ),
+                        Claim::AtMost(SExp::int(0), sh.clone()),
+                        rh.point,
+                        rh.name.span,
+                    )?;
                     return Ok(Fit::Max);
                 }
                 nonneg(self)?;
@@ -854,15 +873,18 @@ impl Reuser<'_> {
                     .unwrap_or(self.lv.roots[host].elem);
                 let scaled =
                     |k: usize, se: &SExp| times(se, self.lv.roots[k].elem.size() / unit.size());
-                let mut size = scaled(host, sh);
+                let mut terms = vec![scaled(host, sh)];
                 for &m in &maxed {
                     if let RootKind::Alloc(sm) = &self.lv.roots[m].kind {
                         let t = scaled(m, sm);
-                        if t != size {
-                            size = SExp::bin(BinOp::Max, size, t);
+                        if !terms.contains(&t) {
+                            terms.push(t);
                         }
                     }
                 }
+                let mut terms = terms.into_iter();
+                let first = terms.next().unwrap_or_else(|| SExp::int(0));
+                let size = terms.fold(first, |a, t| SExp::bin(BinOp::Max, a, t));
                 counts.add(MAXED, maxed.len() as u64);
                 explain.push(format!(
                     "reuse: `{hname}` now allocates {} elements of {unit}",

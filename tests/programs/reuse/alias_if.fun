@@ -1,6 +1,6 @@
 -- Aliases: xs is an `if`'s array, in as's block or bs's. Its use in zs,
 -- after ys is made, is a use of both blocks, so ys may not take either
--- (it takes zs's block instead). Without spreading the use over the
+-- (as takes zs's block instead: zs reads xs[i] before it writes zs[i]). Without spreading the use over the
 -- aliases, as and bs die in the branches and ys's kernel overwrites the
 -- one xs is in before zs reads it.
 -- ==
