@@ -29,7 +29,9 @@
 //!   element types share in bytes: the grown allocation counts elements
 //!   of the smaller type. A block that goes must not hide an error: its
 //!   size is proved non-negative (an allocation of a negative size is
-//!   stuck), unless it equals the kept block's.
+//!   stuck), unless it equals the kept block's, and so is the kept
+//!   block's before the max trick grows it. The facts: definitions, array
+//!   sizes, and the sizes of allocations made before (they succeeded).
 //!
 //! **Which blocks share** is a colouring of the interference graph under
 //! these rules; the strategies differ in how they search:
