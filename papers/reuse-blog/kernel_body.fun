@@ -4,9 +4,12 @@
 -- a's block. Expansion (`funmem opt FILE --passes simplify,expand-gpu`)
 -- hoists every block of the body out of the kernel, one slot per
 -- iteration, interleaved; a shared block stays one block there. Reuse
--- after expansion gets there too: the two hoisted blocks are used only in
--- the kernel, each iteration done with a before b, and iteration i's
--- places (interleaved) are proved apart from every other iteration's.
+-- after expansion finds the two hoisted blocks apart too (each iteration
+-- is done with a before b, and iteration i's interleaved places are
+-- proved apart from every other iteration's: `--explain` says so), but
+-- keeps them: their sizes, max(m, -1) * n, stay negative for a negative
+-- m so that the program still goes wrong, and growing one to hold both
+-- could hide that.
 -- ==
 -- input { 2 3 }
 -- output { [9i64, 12i64] }
@@ -23,7 +26,7 @@
 -- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 -- structure simplify,expand-gpu { Alloc 3 kernel 1 }
 -- structure simplify,coalesce,reuse,expand-gpu { Alloc 2 kernel 1 }
--- structure simplify,expand-gpu,reuse { Alloc 2 kernel 1 }
+-- structure simplify,expand-gpu,reuse { Alloc 3 kernel 1 }
 def main (n: int) (m: int) =
   let (r: [n]int) = kernel i < n do
       let (a: [m]int) = iota m
