@@ -138,6 +138,8 @@ struct Reuser<'a> {
     prover: &'a dyn Prover,
     obligations: Vec<(Obligation, Verdict)>,
     legal: HashMap<(usize, usize), Result<Fit, String>>,
+    /// Per block: its size proved not negative, or why not.
+    sizes_ok: HashMap<usize, Result<(), String>>,
     /// Blocks a loop body returns.
     carried: HashSet<usize>,
     /// Names used as sizes of arrays, and the first point where one is.
@@ -187,6 +189,7 @@ pub fn run(p: &Program, prover: &dyn Prover, strategy: Strategy) -> Result<PassO
         prover,
         obligations,
         legal: HashMap::default(),
+        sizes_ok: HashMap::default(),
     };
     r.bytes = (0..r.lv.roots.len()).map(|k| r.cost_of(k)).collect();
     r.stated =
@@ -536,6 +539,46 @@ impl Reuser<'_> {
             .is_some_and(|&(b, p)| p < at && self.lv.within(body, b))
     }
 
+    /// `se` with the integer definitions of its names put in (to compare
+    /// two sizes that are the same value under different names).
+    fn inline(&self, se: &SExp, depth: usize) -> SExp {
+        if depth > 16 {
+            return se.clone();
+        }
+        let r = se.try_replace_vars(&mut |x| {
+            Ok::<_, std::convert::Infallible>(
+                self.lv.defs.get(&x.name).map(|d| self.inline(d, depth + 1)),
+            )
+        });
+        match r {
+            Ok(e) => e,
+            Err(never) => match never {},
+        }
+    }
+
+    /// Block `k`'s size is proved not negative (once per block: the facts
+    /// are those of its allocation's point).
+    fn not_negative(&mut self, k: usize) -> Result<(), String> {
+        if let Some(r) = self.sizes_ok.get(&k) {
+            return r.clone();
+        }
+        let r = self.lv.roots[k].clone();
+        let res = match &r.kind {
+            RootKind::Alloc(se) => self.prove(
+                format!(
+                    "`{}`: its size is not negative (else its allocation is stuck)",
+                    r.name.name
+                ),
+                Claim::AtMost(SExp::int(0), se.clone()),
+                r.point,
+                r.name.span,
+            ),
+            RootKind::Param { .. } => Ok(()),
+        };
+        self.sizes_ok.insert(k, res.clone());
+        res
+    }
+
     /// Whether block `m` may live in block `h`, and how it fits.
     fn legal(&mut self, m: usize, h: usize) -> Result<Fit, String> {
         if let Some(r) = self.legal.get(&(m, h)) {
@@ -562,17 +605,10 @@ impl Reuser<'_> {
             return Ok(Fit::Same);
         }
         let what = |s: &str| format!("`{}` in `{}`: {s}", rm.name.name, rh.name.name);
-        let nonneg = |me: &mut Self| {
-            me.prove(
-                what("its size is not negative (else its allocation is stuck)"),
-                Claim::AtMost(SExp::int(0), sm.clone()),
-                rm.point,
-                rm.name.span,
-            )
-        };
+        let nonneg = |me: &mut Self| me.not_negative(m);
         match &rh.kind {
             RootKind::Alloc(sh) => {
-                if sh == sm && em == eh {
+                if em == eh && (sh == sm || self.inline(sh, 0) == self.inline(sm, 0)) {
                     return Ok(Fit::Same);
                 }
                 let mut vars: Vec<Name> = Vec::new();
@@ -580,15 +616,7 @@ impl Reuser<'_> {
                 if vars.iter().all(|x| self.in_scope(x, rh.body, rh.point)) {
                     nonneg(self)?;
                     // Growing the kept block must not hide its own error.
-                    self.prove(
-                        format!(
-                            "`{}`: its size is not negative (else its allocation is stuck)",
-                            rh.name.name
-                        ),
-                        Claim::AtMost(SExp::int(0), sh.clone()),
-                        rh.point,
-                        rh.name.span,
-                    )?;
+                    self.not_negative(h)?;
                     return Ok(Fit::Max);
                 }
                 nonneg(self)?;
@@ -762,10 +790,14 @@ impl Reuser<'_> {
         // Legality of every pair, up front (the search then only looks).
         for (a, &x) in order.iter().enumerate() {
             for &y in &order[..a] {
-                let _ = self.legal(x, y);
+                if !self.ig.interferes(x, y) {
+                    let _ = self.legal(x, y);
+                }
             }
             for s in self.seeds() {
-                let _ = self.legal(x, s[0]);
+                if !self.ig.interferes(x, s[0]) {
+                    let _ = self.legal(x, s[0]);
+                }
             }
         }
         let mut best = (self.total(&seed), seed.len(), seed);
