@@ -16,9 +16,10 @@
 //! 1. *In each iteration, one block is done before the other starts*: the
 //!    accesses of the earlier block (the one alive before the kernel, or
 //!    not after it) all come before those of the later one in the body
-//!    (a loop inside the body counts as one step; the kernel's own result,
-//!    copied into its row when the iteration ends, comes last). This is
-//!    checked on the program's order.
+//!    (a loop inside the body counts as one step; the kernel's own result
+//!    is copied into its row when the iteration ends, reading the body's
+//!    result as it writes, so a block that copy writes is in use from the
+//!    body's result on). This is checked on the program's order.
 //! 2. *Iterations do not meet*: every place one iteration `i` accesses in
 //!    one block is disjoint from every place another iteration `j != i`
 //!    accesses in the other, where one of the two accesses writes: one
@@ -268,8 +269,15 @@ fn exception(
             })
             .collect()
     };
+    // The kernel's own result is copied into its row as the iteration
+    // ends, reading the body's result while it writes: a block written by
+    // that copy is in use from the body's result on.
+    let result_point = k.join.saturating_sub(1);
     let ordered = |e: usize, l: usize| -> bool {
-        let (se, sl) = (steps(e), steps(l));
+        let (se, mut sl) = (steps(e), steps(l));
+        if sl.contains(&k.join) {
+            sl.push(result_point);
+        }
         match (se.iter().max(), sl.iter().min()) {
             (Some(x), Some(y)) => x < y,
             _ => true,
