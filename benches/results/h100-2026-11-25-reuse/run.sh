@@ -5,10 +5,10 @@
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /etc/OpenCL/vendors; echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export LD_LIBRARY_PATH=$PWD/.device23
+export LD_LIBRARY_PATH=$PWD/.device
 mkdir -p $OUT/r
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > $OUT/r/gpu.txt 2>&1
-b=".device23/funmem bench --device nvidia --timeout 30"
+b=".device/funmem bench --device nvidia --timeout 30"
 start=$(date +%s)
 run() { # name dataset runs
   for v in before after; do
