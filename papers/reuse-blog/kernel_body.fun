@@ -6,10 +6,10 @@
 -- iteration, interleaved; a shared block stays one block there. Reuse
 -- after expansion finds the two hoisted blocks apart too (each iteration
 -- is done with a before b, and iteration i's interleaved places are
--- proved apart from every other iteration's: `--explain` says so), but
--- keeps them: their sizes, max(m, -1) * n, stay negative for a negative
--- m so that the program still goes wrong, and growing one to hold both
--- could hide that.
+-- proved apart from every other iteration's: `--explain` says so), and
+-- their sizes are one value under two names (max(m, -1) * n, kept
+-- negative for a negative m so that the program still goes wrong), so one
+-- block holds both.
 -- ==
 -- input { 2 3 }
 -- output { [9i64, 12i64] }
@@ -26,7 +26,7 @@
 -- structure simplify,coalesce,reuse-optimal { Alloc 2 copy 0 }
 -- structure simplify,expand-gpu { Alloc 3 kernel 1 }
 -- structure simplify,coalesce,reuse,expand-gpu { Alloc 2 kernel 1 }
--- structure simplify,expand-gpu,reuse { Alloc 3 kernel 1 }
+-- structure simplify,expand-gpu,reuse { Alloc 2 kernel 1 }
 def main (n: int) (m: int) =
   let (r: [n]int) = kernel i < n do
       let (a: [m]int) = iota m

@@ -19,8 +19,8 @@
 //!   not kernels (a kernel body's block is one per iteration), and not out
 //!   of a loop whose body returns `m` (one block per iteration is then
 //!   alive at once);
-//! - `m` fits: the sizes are the same expression (with elements of the
-//!   same size), or `h`'s allocation grows to the maximum of both (the max
+//! - `m` fits: the sizes are the same expression, also once the names'
+//!   integer definitions are put in (with elements of the same size), or `h`'s allocation grows to the maximum of both (the max
 //!   trick, thesis §5.7: every name of `m`'s size must be bound where `h`
 //!   is allocated; `hoist-allocs` runs first and moves sizes up, the
 //!   thesis's allocation-size hoisting), or `m`'s size in bytes is proved
