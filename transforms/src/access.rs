@@ -94,29 +94,10 @@ impl Scope {
     /// The facts about the variables of `exps` (and, transitively, of
     /// their definitions): definitions, index ranges, sizes non-negative.
     pub(crate) fn facts_for(&self, exps: &[&SExp]) -> Vec<Fact> {
-        let mut todo: Vec<Name> = Vec::new();
-        let mut seen: HashSet<Name> = HashSet::default();
-        let push = |e: &SExp, todo: &mut Vec<Name>, seen: &mut HashSet<Name>| {
-            e.for_each_var(&mut |x| {
-                if seen.insert(x.name.clone()) {
-                    todo.push(x.name.clone());
-                }
-            })
-        };
-        for e in exps {
-            push(e, &mut todo, &mut seen);
-        }
-        let mut out: Vec<Fact> = Vec::new();
-        while let Some(x) = todo.pop() {
-            let v = SExp::var(&x);
-            if let Some(d) = self.defs.get(&x) {
-                out.push(Fact::new(
-                    SExp::bin(BinOp::Eq, v.clone(), d.clone()),
-                    "definition",
-                ));
-                push(d, &mut todo, &mut seen);
-            }
-            if let Some(n) = self.ranges.get(&x) {
+        facts_about(exps, &self.defs, |x, _, out| {
+            let v = SExp::var(x);
+            let mut follow = Vec::new();
+            if let Some(n) = self.ranges.get(x) {
                 out.push(Fact::new(
                     SExp::bin(BinOp::Le, SExp::int(0), v.clone()),
                     "index",
@@ -125,17 +106,54 @@ impl Scope {
                     SExp::bin(BinOp::Lt, v.clone(), n.clone()),
                     "bound",
                 ));
-                push(n, &mut todo, &mut seen);
+                follow.push(n.clone());
             }
-            if self.sizes.contains(&x) {
+            if self.sizes.contains(x) {
                 out.push(Fact::new(
                     SExp::bin(BinOp::Ge, v, SExp::int(0)),
                     "array size",
                 ));
             }
-        }
-        out
+            follow
+        })
     }
+}
+
+/// The facts about the names of `exps`, followed through their integer
+/// definitions (`defs`): each name's definition, and what `more` says of
+/// it (`more(x, seen, out)` adds facts about `x` and returns expressions
+/// whose names are followed too; `seen` holds the names met so far).
+pub(crate) fn facts_about(
+    exps: &[&SExp],
+    defs: &HashMap<Name, SExp>,
+    mut more: impl FnMut(&Name, &HashSet<Name>, &mut Vec<Fact>) -> Vec<SExp>,
+) -> Vec<Fact> {
+    let mut todo: Vec<Name> = Vec::new();
+    let mut seen: HashSet<Name> = HashSet::default();
+    let push = |e: &SExp, todo: &mut Vec<Name>, seen: &mut HashSet<Name>| {
+        e.for_each_var(&mut |x| {
+            if seen.insert(x.name.clone()) {
+                todo.push(x.name.clone());
+            }
+        })
+    };
+    for e in exps {
+        push(e, &mut todo, &mut seen);
+    }
+    let mut out: Vec<Fact> = Vec::new();
+    while let Some(x) = todo.pop() {
+        if let Some(d) = defs.get(&x) {
+            out.push(Fact::new(
+                SExp::bin(BinOp::Eq, SExp::var(&x), d.clone()),
+                "definition",
+            ));
+            push(d, &mut todo, &mut seen);
+        }
+        for e in more(&x, &seen, &mut out) {
+            push(&e, &mut todo, &mut seen);
+        }
+    }
+    out
 }
 
 /// The expressions of an LMAD.

@@ -429,57 +429,33 @@ impl Reuser<'_> {
 
     /// The facts about the names of `exps` known at point `at`.
     fn facts(&self, exps: &[&SExp], at: usize) -> Vec<Fact> {
-        let mut out: Vec<Fact> = Vec::new();
-        let mut seen: HashSet<Name> = HashSet::default();
-        let mut todo: Vec<Name> = Vec::new();
-        let push = |e: &SExp, todo: &mut Vec<Name>, seen: &mut HashSet<Name>| {
-            e.for_each_var(&mut |x| {
-                if seen.insert(x.name.clone()) {
-                    todo.push(x.name.clone());
-                }
-            })
-        };
-        for e in exps {
-            push(e, &mut todo, &mut seen);
-        }
-        while let Some(x) = todo.pop() {
-            let v = SExp::var(&x);
-            if let Some(d) = self.lv.defs.get(&x) {
-                out.push(Fact::new(
-                    SExp::bin(BinOp::Eq, v.clone(), d.clone()),
-                    "definition",
-                ));
-                push(d, &mut todo, &mut seen);
-            }
-            if let Some(&p) = self.dims.get(&x) {
+        crate::access::facts_about(exps, &self.lv.defs, |x, _, out| {
+            let mut follow = Vec::new();
+            if let Some(&p) = self.dims.get(x) {
                 if p <= at && self.lv.compatible(p, at) {
                     out.push(Fact::new(
-                        SExp::bin(BinOp::Ge, v, SExp::int(0)),
+                        SExp::bin(BinOp::Ge, SExp::var(x), SExp::int(0)),
                         "array size",
                     ));
                 }
             }
-            if todo.is_empty() {
-                // An allocation made before this point, on a run through
-                // it, did not get stuck: its size is not negative.
-                for r in &self.lv.roots {
-                    let RootKind::Alloc(size) = &r.kind else {
-                        continue;
-                    };
-                    if r.point >= at || !self.lv.compatible(r.point, at) {
-                        continue;
-                    }
-                    let mut mentions = false;
-                    size.for_each_var(&mut |y| mentions |= seen.contains(&y.name));
-                    let fact = SExp::bin(BinOp::Ge, size.clone(), SExp::int(0));
-                    if mentions && !out.iter().any(|f| f.exp == fact) {
-                        out.push(Fact::new(fact, "allocated before"));
-                        push(size, &mut todo, &mut seen);
-                    }
+            // An allocation made before this point, on a run through it,
+            // did not get stuck: its size is not negative.
+            for r in &self.lv.roots {
+                let RootKind::Alloc(size) = &r.kind else {
+                    continue;
+                };
+                if r.point >= at || !self.lv.compatible(r.point, at) || !size.mentions(x.as_str()) {
+                    continue;
+                }
+                let fact = SExp::bin(BinOp::Ge, size.clone(), SExp::int(0));
+                if !out.iter().any(|f| f.exp == fact) {
+                    out.push(Fact::new(fact, "allocated before"));
+                    follow.push(size.clone());
                 }
             }
-        }
-        out
+            follow
+        })
     }
 
     fn prove(
