@@ -664,6 +664,20 @@ impl Coalescer<'_> {
                         ..bd
                     };
                     self.check(&stms2, result, outer, j, &r.name, &bd)
+                        .and_then(|plan| {
+                            // Its block must be one it is given: a loop's
+                            // or an `if`'s result keeps the block the loop
+                            // (`if`) binds, which the branch would return
+                            // where the destination is expected.
+                            if plan.looped.is_some() || !plan.branches.is_empty() {
+                                refuse(
+                                    "if rule",
+                                    format!("`{}`, made before the `if`, is a loop's or an `if`'s result, in a block of its own making", r.name),
+                                )
+                            } else {
+                                Ok(plan)
+                            }
+                        })
                 }
                 .map_err(|e| Refusal {
                     cond: e.cond,
