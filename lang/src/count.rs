@@ -7,10 +7,11 @@ use crate::imp::{self, StmtKind};
 use crate::parse::AnyProgram;
 
 /// The construct names FUN and FUNMEM programs can count.
-pub const FUN_CONSTRUCTS: [&str; 14] = [
+pub const FUN_CONSTRUCTS: [&str; 15] = [
     "alloc",
     "concat",
     "copy",
+    "hostread",
     "if",
     "index",
     "iota",
@@ -24,8 +25,8 @@ pub const FUN_CONSTRUCTS: [&str; 14] = [
     "update",
 ];
 /// The construct names IMP programs can count.
-pub const IMP_CONSTRUCTS: [&str; 10] = [
-    "alloc", "for", "if", "kernel", "read", "reduce", "scan", "var", "while", "write",
+pub const IMP_CONSTRUCTS: [&str; 11] = [
+    "alloc", "for", "hostread", "if", "kernel", "read", "reduce", "scan", "var", "while", "write",
 ];
 
 /// How many times `construct` occurs, or `None` if the language has no
@@ -36,6 +37,7 @@ pub fn count(p: &AnyProgram, construct: &str) -> Option<usize> {
         AnyProgram::Fun(p) => FUN_CONSTRUCTS
             .contains(&c.as_str())
             .then(|| count_fun(p, &c)),
+        AnyProgram::Imp(p) if c == "hostread" => Some(host_reads_imp(&p.body)),
         AnyProgram::Imp(p) => IMP_CONSTRUCTS
             .contains(&c.as_str())
             .then(|| count_stmts(&p.body, &c)),
@@ -43,7 +45,43 @@ pub fn count(p: &AnyProgram, construct: &str) -> Option<usize> {
 }
 
 fn count_fun(p: &Program, c: &str) -> usize {
+    if c == "hostread" {
+        return host_reads(&p.body);
+    }
     count_body(&p.body, c)
+}
+
+/// `HostRead`: the synchronous device-to-host reads a body's text makes
+/// outside kernels, counted where they are written (a loop's body once):
+/// element reads (every dimension indexed, a scalar result) and
+/// `reduce`s (whose result the host reads). Kernel bodies and reduction
+/// operators run on the device and count nothing.
+pub fn host_reads(b: &Body) -> usize {
+    b.stms
+        .iter()
+        .map(|s| match &s.exp.kind {
+            ExpKind::Index(..) => {
+                usize::from(s.pats.len() == 1 && s.pats[0].ty.as_prim().is_some())
+            }
+            ExpKind::Reduce(..) => 1,
+            ExpKind::If(_, t, e) => host_reads(t) + host_reads(e),
+            ExpKind::Loop(_, _, _, lb) => host_reads(lb),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// `HostRead` in IMP: reads of a block element and reduces outside
+/// kernels.
+fn host_reads_imp(ss: &[imp::Stmt]) -> usize {
+    ss.iter()
+        .map(|s| match &s.kind {
+            StmtKind::Read(..) | StmtKind::Reduce(..) => 1,
+            StmtKind::If(_, t, e) => host_reads_imp(t) + host_reads_imp(e),
+            StmtKind::For(_, _, b) | StmtKind::While(_, b) => host_reads_imp(b),
+            _ => 0,
+        })
+        .sum()
 }
 
 fn count_body(b: &Body, c: &str) -> usize {
@@ -124,6 +162,10 @@ mod tests {
         assert_eq!(count(&p, "if"), Some(1));
         assert_eq!(count(&p, "copy"), Some(0));
         assert_eq!(count(&p, "SegMap"), None);
+        assert_eq!(count(&p, "HostRead"), Some(0));
+        let reads = "def main (n: int) (m: mem) (xs: [n]int @ m -> R(n)) =\n let (a: int) = xs[0]\n let (s: int) = reduce (+) 0 xs\n let (k: mem) = alloc n\n let (ys: [n]int @ k -> R(n)) = kernel i < n do let (x: int) = xs[i] in (x)\n let (r: [n]int @ m -> R(n)) = xs[0:n]\n in (ys)";
+        let p = parse_layer(reads, Layer::FunMem).expect("parses");
+        assert_eq!(count(&p, "HostRead"), Some(2), "a read and a reduce; the kernel's read and the slice are not");
         let imp = parse_layer(
             "def main (n: int) = var m: mem; m <- alloc n; kernel i < n do m[i] <- i done out (n)",
             Layer::Imp,

@@ -15,6 +15,7 @@ pub mod fault;
 pub mod hoist;
 pub mod interference;
 pub mod liveness;
+pub mod migrate;
 pub mod mincut;
 pub mod names;
 pub mod obligation;

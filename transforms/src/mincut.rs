@@ -223,6 +223,9 @@ impl Graph {
     /// Closes the plain edges from `a` to vertices `inside` accepts:
     /// routing no longer follows them, RESOLVE still does.
     pub fn close_edges(&mut self, a: V, inside: impl Fn(V) -> bool) {
+        // A bypass into the loop stood for an inner loop's paths; the
+        // outer loop's own bypasses replace it.
+        self.out[a].retain(|e| !(e.1 == EdgeKind::Bypass && inside(e.0)));
         for e in &mut self.out[a] {
             if e.1 == EdgeKind::Plain && inside(e.0) {
                 e.1 = EdgeKind::Closed;
@@ -241,6 +244,14 @@ impl Graph {
         self.out[v]
             .iter()
             .filter(|e| e.1 != EdgeKind::Bypass)
+            .map(|e| e.0)
+    }
+
+    /// The out-edges of `v` that routing follows (plain and bypass).
+    pub fn routing_edges(&self, v: V) -> impl Iterator<Item = V> + '_ {
+        self.out[v]
+            .iter()
+            .filter(|e| e.1 != EdgeKind::Closed)
             .map(|e| e.0)
     }
 

@@ -118,6 +118,11 @@ pub const PASSES: &[Pass] = &[
         run: crate::reuse::reuse_first_fit_pass,
     },
     Pass {
+        name: "migrate",
+        summary: "migration (Børgesen): move host scalar statements into single-iteration kernels so that the fewest synchronous device-to-host reads remain (a minimum vertex cut)",
+        run: crate::migrate::migrate_pass,
+    },
+    Pass {
         name: "reuse-optimal",
         summary: "memory block reuse with the least total allocated size, found by an exact search (small programs)",
         run: crate::reuse::reuse_optimal_pass,
