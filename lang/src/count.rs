@@ -165,7 +165,11 @@ mod tests {
         assert_eq!(count(&p, "HostRead"), Some(0));
         let reads = "def main (n: int) (m: mem) (xs: [n]int @ m -> R(n)) =\n let (a: int) = xs[0]\n let (s: int) = reduce (+) 0 xs\n let (k: mem) = alloc n\n let (ys: [n]int @ k -> R(n)) = kernel i < n do let (x: int) = xs[i] in (x)\n let (r: [n]int @ m -> R(n)) = xs[0:n]\n in (ys)";
         let p = parse_layer(reads, Layer::FunMem).expect("parses");
-        assert_eq!(count(&p, "HostRead"), Some(2), "a read and a reduce; the kernel's read and the slice are not");
+        assert_eq!(
+            count(&p, "HostRead"),
+            Some(2),
+            "a read and a reduce; the kernel's read and the slice are not"
+        );
         let imp = parse_layer(
             "def main (n: int) = var m: mem; m <- alloc n; kernel i < n do m[i] <- i done out (n)",
             Layer::Imp,

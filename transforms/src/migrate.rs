@@ -92,8 +92,8 @@ use crate::names::Names;
 use crate::obligation::Prover;
 use crate::pass::{Counts, PassOutput};
 use crate::walk;
-use funmem_lang::count::host_reads;
 use funmem_lang::ast::*;
+use funmem_lang::count::host_reads;
 use funmem_lang::diag::Diagnostic;
 use funmem_lang::{Name, Span};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -109,12 +109,11 @@ pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnosti
     for x in &p.body.result {
         b.sink_name(&x.name);
     }
-    let rest: Vec<V> = b
-        .g
-        .sources()
-        .into_iter()
-        .filter(|&s| !b.routed.contains(&s))
-        .collect();
+    let rest: Vec<V> =
+        b.g.sources()
+            .into_iter()
+            .filter(|&s| !b.routed.contains(&s))
+            .collect();
     b.g.route_many(&rest);
     let sol = b.g.resolve();
     let mut explain = vec![format!(
@@ -138,7 +137,7 @@ pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnosti
             cut.join(", ")
         }
     ));
-    explain.extend(b.explain.drain(..));
+    explain.append(&mut b.explain);
     let mut r = Rewriter {
         site: b.site,
         sol,
@@ -157,10 +156,7 @@ pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnosti
         }
     }
     let body = r.body(&p.body, &mut host);
-    let program = Program {
-        body,
-        ..p.clone()
-    };
+    let program = Program { body, ..p.clone() };
     let after = host_reads(&program.body);
     explain.extend(r.explain);
     explain.push(format!(
@@ -693,7 +689,13 @@ impl Rewriter {
 
     /// Reads back, on the host, every scalar the statements use that only
     /// the device has.
-    fn ensure_host(&mut self, names: &HashSet<Name>, host: &HashSet<Name>, items: &mut Vec<Item>, span: Span) {
+    fn ensure_host(
+        &mut self,
+        names: &HashSet<Name>,
+        host: &HashSet<Name>,
+        items: &mut Vec<Item>,
+        span: Span,
+    ) {
         let mut need: Vec<&Name> = names
             .iter()
             .filter(|x| !host.contains(*x) && self.dev.contains_key(*x))
@@ -726,7 +728,9 @@ impl Rewriter {
                     self.bind(p);
                 }
                 let moves = whole_ok(s)
-                    && cond.as_ref().is_some_and(|c| self.place_of(c) == Place::Device);
+                    && cond
+                        .as_ref()
+                        .is_some_and(|c| self.place_of(c) == Place::Device);
                 if moves {
                     self.whole(s, items, host, "loop");
                 } else {
@@ -734,24 +738,28 @@ impl Rewriter {
                 }
             }
             ExpKind::Kernel(i, n, kb) => {
-                let mut body = self.body(kb, &mut host.clone());
-                let mut reads = Vec::new();
-                let mut fv: Vec<Name> = free_names(&body.stms).into_iter().collect();
-                fv.extend(body.result.iter().map(|x| x.name.clone()));
+                // A kernel's body runs on the device: nothing in it moves;
+                // it reads the migrated scalars it uses from their arrays
+                // (once, before its statements; nested kernels see them).
+                let mut fv: Vec<Name> = free_names(std::slice::from_ref(s)).into_iter().collect();
                 fv.sort();
-                fv.dedup();
+                let mut stms = Vec::new();
                 for x in fv {
                     if !host.contains(&x) {
                         if let Some(d) = self.dev.get(&x).cloned() {
-                            reads.push(read_stm(&x, &d, s.span));
+                            stms.push(read_stm(&x, &d, s.span));
                         }
                     }
                 }
-                if !reads.is_empty() {
+                if !stms.is_empty() {
                     self.counts.add("kernels reading migrated scalars", 1);
-                    reads.append(&mut body.stms);
-                    body.stms = reads;
                 }
+                stms.extend(kb.stms.iter().cloned());
+                let body = Body {
+                    stms,
+                    result: kb.result.clone(),
+                    span: kb.span,
+                };
                 let new = Stm {
                     exp: Exp {
                         kind: ExpKind::Kernel(i.clone(), n.clone(), body),
@@ -775,7 +783,8 @@ impl Rewriter {
                 let new = stm(s.pats.clone(), ExpKind::Kernel(k, n.clone(), body), s.span);
                 self.explain.push(format!(
                     "migrate: replicate {}: its value `{}` is read from the device in a kernel",
-                    Where(s), v.name
+                    Where(s),
+                    v.name
                 ));
                 self.host_item(new, items, host);
             }
@@ -796,7 +805,8 @@ impl Rewriter {
                     );
                     self.explain.push(format!(
                         "migrate: update {}: writes `{}` from its device array (no host transfer)",
-                        Where(s), v.name
+                        Where(s),
+                        v.name
                     ));
                     self.host_item(new, items, host);
                 } else {
@@ -829,7 +839,9 @@ impl Rewriter {
         let place = self.place_of(&x);
         let t = prim_of(p).unwrap_or(Prim::I64);
         let fv = free_names(std::slice::from_ref(s));
-        let operands_on_host = fv.iter().all(|y| host.contains(y) || !self.prim.contains_key(y));
+        let operands_on_host = fv
+            .iter()
+            .all(|y| host.contains(y) || !self.prim.contains_key(y));
         let is_read = matches!(s.exp.kind, ExpKind::Index(..) | ExpKind::Reduce(..));
         match place {
             Place::Host => {
@@ -1165,7 +1177,8 @@ impl Rewriter {
                 }
                 self.explain.push(format!(
                     "migrate: loop {}: `{}` is carried on the device",
-                    Where(s), ps[i].name.name
+                    Where(s),
+                    ps[i].name.name
                 ));
             } else {
                 host.insert(p.name.name.clone());
@@ -1267,10 +1280,10 @@ impl Rewriter {
             });
             let b = match (gpu, blocker) {
                 (true, None) => 1,
-                (true, Some(i)) if i % 2 == 1 => i,
+                (true, Some(i)) if !i.is_multiple_of(2) => i,
                 (true, Some(i)) => i + 1,
                 (false, None) => 0,
-                (false, Some(i)) if i % 2 == 0 => i,
+                (false, Some(i)) if i.is_multiple_of(2) => i,
                 (false, Some(i)) => i + 1,
             };
             while buckets.len() <= b {
@@ -1297,7 +1310,7 @@ impl Rewriter {
         let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
         let mut out = Vec::new();
         for (i, bucket) in buckets.iter().enumerate() {
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 for &k in bucket {
                     if let Some(Item::Host(ss)) = items[k].take() {
                         for s in &ss {

@@ -263,7 +263,7 @@ impl Graph {
     /// whether closed edges count (RESOLVE) or not (routing).
     fn step(&self, n: usize, k: usize, routing: bool) -> Step {
         let v = n / 2;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             // v_in
             return match (k, self.carries(v)) {
                 (0, false) => Step::Node(vout(v)),
@@ -410,7 +410,7 @@ impl Graph {
             if x == y {
                 continue; // an internal edge: the neighbours say it all
             }
-            if a % 2 == 1 {
+            if !a.is_multiple_of(2) {
                 // x_out -> y_in: new flow along x -> y.
                 self.succ[x] = Succ::To(y);
                 self.pred[y] = Some(x);
@@ -567,7 +567,7 @@ mod tests {
             }
         }
         for a in 0..n {
-            for b in ns.max(0)..n {
+            for b in ns..n {
                 if a != b && rng.random_bool(p_edge) {
                     g.add_edge(a, b);
                 }
