@@ -52,6 +52,7 @@ const PASS_SHARES: &[(&str, &str, &str)] = &[
     ("allocations", "hoisted", "hoisted"),
     ("candidates", "coalesced", "coalesced"),
     ("blocks", "reused", "reused"),
+    ("host reads", "host reads removed", "removed"),
 ];
 
 /// A share of what the passes did.
