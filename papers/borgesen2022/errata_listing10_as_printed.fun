@@ -8,6 +8,8 @@
 -- for both inputs). With A[0] <= m the two agree (first case). See
 -- errata.md.
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 4 5 [1, 2, 7, 1] }
 -- output { 2i64 }
 -- input { 3 5 [9, 9, 1] }

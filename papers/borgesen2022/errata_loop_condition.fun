@@ -12,6 +12,8 @@
 -- is never read. The thesis argues about y_c; Futhark connects o_c.
 -- Host reads with the loop on the host: 1 + k for k iterations.
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 2 }
 -- input { 3 3 [5, 1, 2] }
 -- output { 0i64 5i64 }
 -- input { 3 4 [1, 1, 2] }

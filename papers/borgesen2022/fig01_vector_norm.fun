@@ -7,6 +7,8 @@
 -- Thesis: 1 read before, 0 after (Listing 2 computes the root on the
 -- device and the second map reads it from device memory).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 2 [3f32, 4f32] }
 -- output { [0.6f32, 0.8f32] }
 -- input { 4 [1f32, 1f32, 1f32, 1f32] }

@@ -12,6 +12,8 @@
 -- contains a variable.
 -- Thesis: 1 read before (x = A[0]), 0 after (Fig. 3b).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 3 [5, 6, 7] }
 -- output { [2i64, 10i64] }
 -- input { 1 [-4] }

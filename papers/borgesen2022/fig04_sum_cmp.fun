@@ -8,6 +8,8 @@
 -- single-threaded kernel; Listing 5 lets the map read the reduce's
 -- result itself).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 3 [1, 2, 3] }
 -- output { [true, true, true] }
 -- input { 4 [5, -1, -2, -1] }

@@ -6,6 +6,8 @@
 -- them). Migrating the statements of a, b, c and d leaves one read, d's.
 -- Thesis: 2 reads before, 1 after.
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { [1, 2] 3 }
 -- output { 6i64 }
 -- input { [10, -4] 0 }

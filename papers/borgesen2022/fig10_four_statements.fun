@@ -9,6 +9,8 @@
 -- Thesis: 2 reads before (a, b; besides the host-to-device writes that
 -- build B), 0 after.
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 2 [3, 4] }
 -- output { [3i64, 7i64] }
 -- input { 3 [-1, 1, 9] }

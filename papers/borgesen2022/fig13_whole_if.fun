@@ -7,6 +7,8 @@
 -- as `replicate` followed by an update of the second element.
 -- Thesis: 1 read before (c), 0 after.
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 2 [true, false] }
 -- output { [1i64, 2i64] }
 -- input { 1 [false] }

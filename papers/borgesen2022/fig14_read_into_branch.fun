@@ -8,6 +8,8 @@
 -- result z is returned, so it is needed on the host.
 -- Thesis: 2 reads before, 1 after in the worst case (0 when c is true).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 2 [3, 4] true }
 -- output { 42i64 [15i64, 16i64] }
 -- input { 2 [3, 4] false }

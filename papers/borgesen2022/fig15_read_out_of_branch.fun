@@ -6,6 +6,8 @@
 -- one, that of z.
 -- Thesis: 2 reads before in the worst case (1 or 2), 1 after.
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 2 [3, 4] true }
 -- output { 7i64 }
 -- input { 2 [3, 4] false }

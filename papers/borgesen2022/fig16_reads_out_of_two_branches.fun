@@ -7,6 +7,8 @@
 -- false, when the original read nothing.
 -- Thesis: 2 reads before in the worst case (0, 1 or 2), 1 after (always).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { [1, 2] true true }
 -- output { 3i64 }
 -- input { [1, 2] true false }

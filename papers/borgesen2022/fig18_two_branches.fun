@@ -8,6 +8,8 @@
 -- the device and read once.
 -- Thesis: 2 reads before in the worst case, 1 after.
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { [1, 2] true true 7 }
 -- output { 3i64 }
 -- input { [1, 2] true false 7 }

@@ -7,6 +7,8 @@
 -- cost a kernel each.
 -- Thesis: 1 read before, 1 after (the model counts 2 before).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { [1, 2] true }
 -- output { 8i64 }
 -- input { [1, 2] false }

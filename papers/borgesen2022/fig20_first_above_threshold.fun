@@ -14,6 +14,8 @@
 -- Thesis: n reads before in the worst case (v, then A[1] .. A[n-1]),
 -- 1 after (p; 0 if p had no use on the host).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 4 5 [1, 2, 7, 1] }
 -- output { 2i64 }
 -- input { 3 5 [9, 1, 1] }

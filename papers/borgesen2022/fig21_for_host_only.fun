@@ -14,6 +14,8 @@
 -- device would put a read of y inside the loop. So nothing migrates.
 -- Thesis: 3 reads before (n, a, b), 3 after.
 -- ==
+-- structure simplify { HostRead 3 }
+-- structure simplify,migrate { HostRead 3 }
 -- input { 3 [3, 1, 2] }
 -- output { 10i64 [3i64, 2i64, 0i64, 1i64] }
 -- input { 3 [0, 5, 7] }

@@ -10,6 +10,8 @@
 -- Thesis: n reads before (one per iteration), 1 after (s; 0 if s had no
 -- use on the host).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 3 [1, 2, 3] }
 -- output { [1i64, 3i64, 6i64] 6i64 }
 -- input { 4 [5, -5, 2, 0] }

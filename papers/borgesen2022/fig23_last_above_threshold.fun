@@ -14,6 +14,8 @@
 -- Thesis: n + 1 reads before in the worst case (d, then one per
 -- iteration), 2 after (i and v, the results we return).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 2 }
 -- input { 5 [5, 1, 9, 2, 3] [0, 0, 0, 0, 0, 0, 0, 4] }
 -- output { 2i64 9i64 }
 -- input { 2 [7, 1] [0, 0, 0, 0, 0, 0, 0, 5] }

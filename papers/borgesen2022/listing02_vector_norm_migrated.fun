@@ -8,6 +8,8 @@
 -- the OpenCL backend runs this shape as one).
 -- Thesis: 0 reads (this is the rewritten program; Listing 1 had 1).
 -- ==
+-- structure simplify { HostRead 0 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 2 [3f32, 4f32] }
 -- output { [0.6f32, 0.8f32] }
 -- input { 4 [1f32, 1f32, 1f32, 1f32] }

@@ -9,6 +9,8 @@
 -- reads S[0] from device memory, as in Listing 5.
 -- Thesis: 0 reads (this is the rewritten program; Fig. 4 had 1).
 -- ==
+-- structure simplify { HostRead 0 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 3 [1, 2, 3] }
 -- output { [true, true, true] }
 -- input { 4 [5, -1, -2, -1] }

@@ -7,6 +7,8 @@
 -- a, b and c have no other uses, so the kernel returns only B.
 -- Thesis: 0 reads (this is the rewritten program; Fig. 10 had 2).
 -- ==
+-- structure simplify { HostRead 0 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { 2 [3, 4] }
 -- output { [3i64, 7i64] }
 -- input { 3 [-1, 1, 9] }

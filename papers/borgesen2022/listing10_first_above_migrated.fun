@@ -9,6 +9,8 @@
 -- errata.md and errata_listing10_as_printed.fun have the details.
 -- Thesis: 1 read (p), this being the rewritten program (Fig. 20 had n).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 4 5 [1, 2, 7, 1] }
 -- output { 2i64 }
 -- input { 3 5 [9, 1, 1] }

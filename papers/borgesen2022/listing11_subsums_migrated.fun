@@ -8,6 +8,8 @@
 -- the loop; the final sum is read once because the program returns it.
 -- Thesis: 1 read (s), this being the rewritten program (Fig. 22 had n).
 -- ==
+-- structure simplify { HostRead 1 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { 3 [1, 2, 3] }
 -- output { [1i64, 3i64, 6i64] 6i64 }
 -- input { 4 [5, -5, 2, 0] }

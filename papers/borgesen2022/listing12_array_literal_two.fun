@@ -11,6 +11,8 @@
 -- Thesis: 0 reads before and after; the writes (2 per iteration in
 -- Futhark, one of them a constant) go.
 -- ==
+-- structure simplify { HostRead 0 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { [0, 0] 5 }
 -- output { [1i64, 1004i64] 1005i64 }
 -- input { [7, 7] -1000 }

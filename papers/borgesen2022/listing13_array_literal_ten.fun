@@ -6,6 +6,8 @@
 -- constants asynchronously).
 -- Thesis: 0 reads before and after; the writes go.
 -- ==
+-- structure simplify { HostRead 0 }
+-- structure simplify,migrate { HostRead 0 }
 -- input { [0, 0, 0, 0, 0, 0, 0, 0, 0, 0] 5 }
 -- output { [1i64, 1004i64, 0i64, 1i64, 1i64, 1i64, 0i64, 0i64, 1i64, 1i64] 1005i64 }
 def main (A0: [10]int) (v0: int) =

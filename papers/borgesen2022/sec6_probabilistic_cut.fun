@@ -13,6 +13,8 @@
 -- Thesis: 2 reads before, 1 after (1 when x is true, 0 otherwise, with
 -- the second cut).
 -- ==
+-- structure simplify { HostRead 2 }
+-- structure simplify,migrate { HostRead 1 }
 -- input { [1, 2] true }
 -- output { 45i64 }
 -- input { [1, 2] false }

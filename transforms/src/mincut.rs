@@ -480,8 +480,15 @@ impl Graph {
         let starts: Vec<usize> = self.sources().into_iter().map(vin).collect();
         let (seen, _) = self.reach(&starts, |_| true, false);
         let device: Vec<bool> = (0..self.len()).map(|v| seen[vin(v)]).collect();
+        // C by its definition: the vertices of D that the host needs (a
+        // sink, or an edge into H). On a graph routed to a maximum flow
+        // this is D less the vertices whose `out` node a source reaches;
+        // stating it by the definition keeps every value the host needs
+        // read back even where a loop's final edges (thesis §4.5, the
+        // condition's edges to the results, added after the loop was
+        // routed) leave a path the routing did not take.
         let cut = (0..self.len())
-            .map(|v| seen[vin(v)] && !seen[vout(v)])
+            .map(|v| device[v] && (self.sink[v] || self.edges(v).any(|w| !device[w])))
             .collect();
         Solution { device, cut }
     }
