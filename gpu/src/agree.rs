@@ -3,10 +3,10 @@
 //!
 //! Results must be equal bit for bit, except where they may legitimately
 //! differ: a program that uses `exp` or `log` (OpenCL's may differ from the
-//! host's in the last bits) or a host-level `reduce` or `scan` of floats
-//! (the device reassociates them) agrees when its results are equal within
-//! the float tolerance (`Value::close_to`: relative 2e-3 for `f32`, 1e-9 for
-//! `f64`), and says so.
+//! host's in the last bits) or a host-level `reduce` or `scan` of floats, a
+//! device reduce's included (the device reassociates them), agrees when
+//! its results are equal within the float tolerance (`Value::close_to`:
+//! relative 2e-3 for `f32`, 1e-9 for `f64`), and says so.
 
 use crate::codegen::Compiled;
 use crate::device::{DeviceInfo, GpuError};
@@ -58,7 +58,8 @@ fn show(v: &[Value]) -> String {
 /// Whether a translated program's float results may legitimately differ
 /// from the interpreter's: it uses `exp` or `log` (every one appears in the
 /// generated source as a call `exp(`, `log(`; our own names start with
-/// `fm_` or `v_`), or it has a host-level `reduce` or `scan` of floats.
+/// `fm_` or `v_`), or it has a host-level `reduce` or `scan` of floats
+/// (a device reduce is one: [`Compiled::reds`] holds it).
 pub fn tolerant(c: &Compiled) -> bool {
     let src = c.kernels_source();
     src.contains(" exp(")

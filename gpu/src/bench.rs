@@ -104,7 +104,8 @@ pub const MIN_RATIO_BYTES: u64 = 16 << 20;
 /// group's share, once to scan it) and writes them once.
 #[derive(Clone, Debug, Serialize)]
 pub struct RedReport {
-    /// `reduce` or `scan`, and the statement's place.
+    /// `reduce`, `reduce'` (a device reduce, whose result stays on the
+    /// device) or `scan`, and the statement's place.
     pub what: String,
     /// The element type.
     pub elem: String,
@@ -275,7 +276,12 @@ pub fn bench(
             RedReport {
                 what: format!(
                     "{} (bytes {}..{})",
-                    if r.scan { "scan" } else { "reduce" },
+                    match (r.scan, r.device) {
+                        (true, _) => "scan",
+                        // The result stays on the device (`reduce'`).
+                        (false, true) => "reduce'",
+                        (false, false) => "reduce",
+                    },
                     r.span.start,
                     r.span.end
                 ),

@@ -30,6 +30,15 @@
 //! each launch is then a perfect nest. This is the shape of a map whose
 //! rows are built in a buffer and then copied out.
 //!
+//! A *device reduce* is the IMP of the migration pass's `reduce'` (the
+//! thesis's reduce returning a one-element array): a host-level `kernel t
+//! < 1` whose body is scalar `var`s, one `s <- reduce ...` and one write
+//! `m[at] <- s` ([`device_reduce`] has the exact shape). A `reduce` in a
+//! kernel would run sequentially in the one work-item; this one becomes
+//! [`HostStmt::ReduceInto`], the parallel kernels of a host-level reduce
+//! whose result the driver copies on the device into `m` at `at`, with no
+//! synchronous read (docs/opencl.md, Device reduces).
+//!
 //! Other kernels nested inside become `for` loops in the work-item, which
 //! is exact because IMP's iterations are independent (race freedom, eq.
 //! 4). `if` becomes `if`; IMP's sequential `for` and
@@ -167,6 +176,9 @@ pub struct RedInfo {
     pub kernels: Vec<usize>,
     /// The statement.
     pub span: Span,
+    /// A *device reduce* ([`HostStmt::ReduceInto`]): the result stays on
+    /// the device, copied into a block.
+    pub device: bool,
 }
 
 /// A statement of the host part.
@@ -191,6 +203,26 @@ pub enum HostStmt {
     Reduce(Name, usize),
     /// `scan ...` as parallel kernels ([`Compiled::reds`]).
     Scan(usize),
+    /// A *device reduce*: the IMP of the migration pass's `reduce'`, `kernel
+    /// index < 1 do var ..; x <- reduce ..; block[at] <- x done`
+    /// ([`device_reduce`]), as parallel kernels ([`Compiled::reds`]) whose
+    /// result is copied on the device into `block` at element `at`
+    /// (evaluated on the host with `index` = 0): no synchronous read. An
+    /// empty reduce's neutral element is written there by a non-blocking
+    /// fill. The kernel's `var` declarations come before it as
+    /// [`HostStmt::Var`]s; `span` is the write's.
+    ReduceInto {
+        /// The reduce (an index of [`Compiled::reds`]).
+        red: usize,
+        /// The kernel's index, 0 in its one iteration.
+        index: Name,
+        /// The block written.
+        block: Name,
+        /// The element written, in elements of the result's type.
+        at: SExp,
+        /// The write statement.
+        span: Span,
+    },
     /// `for i < se do .. done`, run on the host (E-IMP-FOR): se once, then
     /// the body for i = 0 .. se-1.
     For(Name, SExp, Vec<HostStmt>, Span),
@@ -498,6 +530,12 @@ fn mem_uses_defs(
                 uses.extend(kernels[*k].mems.iter().cloned());
             }
         }
+        HostStmt::ReduceInto { red, block, .. } => {
+            for k in &reds[*red].kernels {
+                uses.extend(kernels[*k].mems.iter().cloned());
+            }
+            uses.insert(block.clone());
+        }
         HostStmt::Var(..) | HostStmt::Assign(..) | HostStmt::Assert(..) => {}
     }
 }
@@ -722,6 +760,15 @@ impl Gen {
     fn host(&mut self, ss: &[Stmt]) -> Result<Vec<HostStmt>, Diagnostic> {
         let mut out = Vec::new();
         for s in ss {
+            // The migration pass's `reduce'`: a parallel reduce whose result
+            // stays on the device; any other kernel is translated below.
+            if let StmtKind::Kernel(i, n, body) = &s.kind {
+                if let Some(d) = device_reduce(n, body).filter(|d| self.device_reduce_typed(i, d)) {
+                    let h = self.reduce_into(&i.name, &d, &mut out)?;
+                    out.push(h);
+                    continue;
+                }
+            }
             let h = match &s.kind {
                 StmtKind::Reduce(x, r) => {
                     HostStmt::Reduce(x.name.clone(), self.host_red(r, None, s.span)?)
@@ -1687,8 +1734,48 @@ impl Gen {
             ne: r.ne.clone(),
             kernels,
             span,
+            device: false,
         });
         Ok(id)
+    }
+
+    /// Whether a [`device_reduce`] shape in kernel `index` is typed as it
+    /// must be for [`Gen::reduce_into`]: the written block is a `mem`, and
+    /// the result's declared type is the reduce's (the body's declarations
+    /// and the index are typed first, as the kernel's translation would).
+    fn device_reduce_typed(&mut self, index: &funmem_lang::ast::Ident, d: &DeviceReduce) -> bool {
+        self.types.insert(index.name.clone(), ImpType::INT);
+        for (x, t) in &d.vars {
+            self.types.insert((*x).clone(), ImpType::Prim(*t));
+        }
+        self.types.get(d.block) == Some(&ImpType::Mem)
+            && self.types.get(d.result) == Some(&ImpType::Prim(self.ty(&d.red.ne)))
+    }
+
+    /// A device reduce ([`HostStmt::ReduceInto`]): the kernel's `var`
+    /// declarations go on the host (pushed onto `out`; the reduce may read
+    /// them, and they are 0 there as in the kernel), then the reduce's
+    /// parallel kernels, as a host-level reduce's.
+    fn reduce_into(
+        &mut self,
+        index: &Name,
+        d: &DeviceReduce,
+        out: &mut Vec<HostStmt>,
+    ) -> Result<HostStmt, Diagnostic> {
+        for (x, t) in &d.vars {
+            out.push(HostStmt::Var((*x).clone(), ImpType::Prim(*t)));
+        }
+        let red = self.host_red(d.red, None, d.red_span)?;
+        if let Some(r) = self.reds.get_mut(red) {
+            r.device = true;
+        }
+        Ok(HostStmt::ReduceInto {
+            red,
+            index: index.clone(),
+            block: d.block.clone(),
+            at: d.at.clone(),
+            span: d.write_span,
+        })
     }
 
     /// An inclusive scan of `fm_acc` over the work-group, in order, into
@@ -1830,6 +1917,88 @@ fn literal(k: i64) -> String {
 
 fn print_sexp(e: &SExp) -> String {
     funmem_lang::print::sexp_string(e)
+}
+
+/// A *device reduce* found by [`device_reduce`]: the parts of the kernel
+/// statement that [`HostStmt::ReduceInto`] runs.
+struct DeviceReduce<'a> {
+    /// The scalar `var` declarations before the reduce, in order.
+    vars: Vec<(&'a Name, Prim)>,
+    /// The reduce's target, one of `vars`.
+    result: &'a Name,
+    /// The reduce and its statement's span.
+    red: &'a Red,
+    red_span: Span,
+    /// The write of the result: its block, its index and its span.
+    block: &'a Name,
+    at: &'a SExp,
+    write_span: Span,
+}
+
+/// Recognises a *device reduce*: the IMP that the FUNMEM-to-IMP lowering
+/// (`transforms/src/to_imp.rs`) makes of the migration pass's `reduce'`
+/// (the thesis's reduce returning a one-element array),
+///
+/// ```text
+/// let (s_mem: mem) = alloc 1 f32
+/// let (s_arr: [1]f32 @ s_mem -> L) = kernel t < 1 do
+///   let (s: f32) = reduce op ne xs in (s)
+/// ```
+///
+/// which is, as a host-level statement,
+///
+/// ```text
+/// kernel t < 1 do            -- the bound is the literal 1
+///   var x1: τ1; ... var s: τ;  -- scalar declarations (any number; `skip`s are ignored)
+///   s <- reduce op ne for i < n do .. yield e done;
+///   m[at] <- s               -- the result, into a block, at L's element
+/// done
+/// ```
+///
+/// where `s` is declared among the `var`s and `at` mentions none of them
+/// (it may mention the kernel's index, 0 here, and host scalars: the host
+/// evaluates it before the result exists). Anything else is `None`, and
+/// the kernel is translated as any other (its reduce then runs in the
+/// work-item, sequentially).
+fn device_reduce<'a>(bound: &SExp, body: &'a [Stmt]) -> Option<DeviceReduce<'a>> {
+    let one = matches!(
+        bound,
+        SExp::Atom(Atom::Int(1, _)) | SExp::Atom(Atom::Const(Const::I64(1), _))
+    );
+    if !one {
+        return None;
+    }
+    let mut ss = body.iter().filter(|s| !matches!(s.kind, StmtKind::Skip));
+    let mut vars = Vec::new();
+    let (result, red, red_span) = loop {
+        let s = ss.next()?;
+        match &s.kind {
+            StmtKind::Var(x, ImpType::Prim(t)) => vars.push((&x.name, *t)),
+            StmtKind::Reduce(x, r) => break (&x.name, r, s.span),
+            _ => return None,
+        }
+    };
+    let w = ss.next()?;
+    let StmtKind::Write(m, at, SExp::Atom(Atom::Var(v))) = &w.kind else {
+        return None;
+    };
+    if ss.next().is_some() || v.name != *result || !vars.iter().any(|(x, _)| *x == result) {
+        return None;
+    }
+    let mut local = false;
+    at.for_each_var(&mut |y| local |= vars.iter().any(|(x, _)| **x == y.name));
+    if local {
+        return None;
+    }
+    Some(DeviceReduce {
+        vars,
+        result,
+        red,
+        red_span,
+        block: &m.name,
+        at,
+        write_span: w.span,
+    })
 }
 
 fn alloc_in_kernel(at: Span) -> Diagnostic {
@@ -2138,6 +2307,19 @@ fn print_host(ss: &[HostStmt], ks: &[KernelInfo], depth: usize, out: &mut String
             }
             HostStmt::Scan(r) => {
                 let _ = writeln!(out, "//{pad}scan: parallel kernels (statement r{r})");
+            }
+            HostStmt::ReduceInto {
+                red,
+                index,
+                block,
+                at,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}{block}[{}] <- reduce ({index} = 0): parallel kernels, the result copied on the device, no synchronous read (statement r{red})",
+                    print_sexp(at)
+                );
             }
             HostStmt::Launch(k) => {
                 let ki = &ks[*k];

@@ -123,6 +123,10 @@ pub struct RunStats {
     pub sync_reads: u64,
     /// Host writes of a block element.
     pub host_writes: u64,
+    /// Copies from one device buffer to another: the results of device
+    /// reduces ([`crate::codegen::HostStmt::ReduceInto`]), which never
+    /// come to the host.
+    pub device_copies: u64,
     /// Kernel launches.
     pub launches: u64,
     /// Reads of the error buffer.
@@ -511,6 +515,15 @@ struct Host<'a> {
     unsettled: Vec<(usize, usize, usize)>,
 }
 
+/// What [`Host::red_stages`] did.
+enum Stages {
+    /// Nothing: the count was 0 or less; the neutral element.
+    Empty(Const),
+    /// Enqueued the stages: the partials buffer and the number of groups
+    /// `G` (a reduce's result is partial `G`).
+    Done(Buffer<cl_uchar>, usize),
+}
+
 /// Sets kernel argument `arg` to a scalar of its C type.
 ///
 /// # Safety
@@ -558,7 +571,14 @@ impl Host<'_> {
         // runtime does, so that the peak is the most memory live at once.
         let rt = self.rt;
         for (s, dying) in rt.compiled.host.iter().zip(&rt.compiled.dying) {
-            self.stmt(s)?;
+            if let Err(e) = self.stmt(s) {
+                // A failure of a kernel that nothing waited for (a launch,
+                // a device reduce) comes first: it happened earlier.
+                if matches!(e, GpuError::Program(_)) {
+                    self.check_error()?;
+                }
+                return Err(e);
+            }
             self.release(dying);
         }
         self.check_error()?;
@@ -824,7 +844,24 @@ impl Host<'_> {
                 self.vals.insert(x.clone(), v);
             }
             HostStmt::Scan(r) => {
-                self.red(*r)?;
+                self.red_stages(*r)?;
+            }
+            HostStmt::ReduceInto {
+                red,
+                index,
+                block,
+                at,
+                span,
+            } => {
+                // The kernel's one iteration: its index is 0, for the
+                // reduce's kernels and the write's index alike.
+                let outer = self.vals.insert(index.clone(), Const::I64(0));
+                let r = self.red_into(*red, block, at, *span);
+                match outer {
+                    Some(v) => self.vals.insert(index.clone(), v),
+                    None => self.vals.remove(index),
+                };
+                r?;
             }
             HostStmt::If(c, a, b) => {
                 let v = self.vals.get(c).map(|c| c.to_bits()).ok_or_else(|| {
@@ -1132,16 +1169,137 @@ impl Host<'_> {
         }
     }
 
-    /// A host-level `reduce` or `scan` (E-IMP-REDUCE, E-IMP-SCAN): its
-    /// stages over `G` work-groups, where `G` is enough groups to fill the
-    /// device; a reduce's result is one synchronous read.
+    /// A host-level `reduce` (E-IMP-REDUCE): its stages
+    /// ([`Host::red_stages`]), then its result in one synchronous read.
     fn red(&mut self, r: usize) -> Result<Const, GpuError> {
+        let (part, groups) = match self.red_stages(r)? {
+            Stages::Empty(ne) => return Ok(ne),
+            Stages::Done(part, groups) => (part, groups),
+        };
+        let elem = self.rt.compiled.reds[r].elem;
+        let size = elem.size() as usize;
+        let mut v = vec![0u8; size];
+        // SAFETY: partial `groups` is inside the buffer.
+        unsafe {
+            self.rt
+                .shared
+                .queue
+                .enqueue_read_buffer(&part, CL_BLOCKING, groups * size, &mut v, &[])
+        }
+        .map_err(|e| self.waited("reading the result of a reduce", e))?;
+        self.stats.sync_reads += 1;
+        self.stats.d2h_transfers += 1;
+        self.stats.d2h_bytes += size as u64;
+        // A failure in an element or the operator makes the result stuck.
+        self.check_error()?;
+        Ok(Elems::from_le_bytes(elem, &v).get(0))
+    }
+
+    /// A device reduce ([`HostStmt::ReduceInto`]): the reduce's stages as a
+    /// host-level reduce's, then its result copied on the device
+    /// (`clEnqueueCopyBuffer` from the partials buffer) into block `m` at
+    /// element `at`, all enqueued and nothing waited for: no synchronous
+    /// read. An empty reduce (a count of 0 or less) writes its neutral
+    /// element there with `clEnqueueFillBuffer`, a one-element pattern that
+    /// OpenCL copies before the call returns, so the write does not block
+    /// and no host memory has to outlive it (and no kernel is needed). A
+    /// failure in an element or the operator is found at the next check of
+    /// the error buffer, as a kernel's; an error of the write itself (its
+    /// index, its bounds) comes after any such failure, as in the kernel.
+    fn red_into(&mut self, r: usize, m: &Name, at: &SExp, span: Span) -> Result<(), GpuError> {
+        let stages = self.red_stages(r)?;
+        let elem = self.rt.compiled.reds[r].elem;
+        let size = elem.size() as i64;
+        let found = (|| {
+            let at = self.eval(at, WRITE, span)?;
+            let b = self.block(m, WRITE, span)?;
+            let len = self.blk(b)?.len;
+            if at < 0 || at >= len / size {
+                return Err(stuck(
+                    WRITE,
+                    span,
+                    format!(
+                        "write out of bounds: offset {at} of block `{m}` of size {} ({len} bytes)",
+                        len / size
+                    ),
+                ));
+            }
+            Ok((at, b))
+        })();
+        let (at, b) = match found {
+            Ok(x) => x,
+            Err(e) => {
+                // A failure of the reduce comes first: it happened earlier.
+                self.check_error()?;
+                return Err(e);
+            }
+        };
+        let offset = (at * size) as usize;
+        let rt = self.rt;
+        match stages {
+            Stages::Empty(ne) => {
+                let mut one = Elems::with_capacity(elem, 1);
+                one.push(ne);
+                let pattern = one.to_le_bytes();
+                let blk = self.blk_mut(b)?;
+                // SAFETY: the element is inside the buffer, and the pattern
+                // is one element (1, 4 or 8 bytes, the offset a multiple of
+                // it), which OpenCL copies before the call returns.
+                unsafe {
+                    rt.shared.queue.enqueue_fill_buffer(
+                        &mut blk.buf,
+                        &pattern,
+                        offset,
+                        size as usize,
+                        &[],
+                    )
+                }
+                .map_err(|e| self.waited("writing the neutral element of a reduce", e))?;
+                self.stats.h2d_transfers += 1;
+                self.stats.h2d_bytes += size as u64;
+            }
+            Stages::Done(part, groups) => {
+                let blk = self.blk_mut(b)?;
+                // SAFETY: partial `groups` is inside the partials buffer and
+                // the element inside the block; releasing the partials
+                // buffer afterwards waits for the copy (OpenCL frees a
+                // buffer once the commands that use it have finished).
+                unsafe {
+                    rt.shared.queue.enqueue_copy_buffer(
+                        &part,
+                        &mut blk.buf,
+                        groups * size as usize,
+                        offset,
+                        size as usize,
+                        &[],
+                    )
+                }
+                .map_err(|e| self.waited("copying the result of a reduce", e))?;
+                self.stats.device_copies += 1;
+            }
+        }
+        if rt.sync {
+            rt.shared
+                .queue
+                .finish()
+                .map_err(|e| self.waited("waiting for the result of a reduce", e))?;
+            self.unsettled.clear();
+        }
+        Ok(())
+    }
+
+    /// The stages of a host-level `reduce` or `scan` over `G` work-groups,
+    /// where `G` is enough groups to fill the device, enqueued: the
+    /// partials buffer and `G` (a reduce's result is partial `G`), or the
+    /// neutral element when the count is 0 or less (nothing launched).
+    /// Spends the count's fuel.
+    fn red_stages(&mut self, r: usize) -> Result<Stages, GpuError> {
         let info = &self.rt.compiled.reds[r];
         let rule = if info.scan { SCAN } else { REDUCE };
         let n = self.eval(&info.count, rule, info.span)?;
         let ne = self.eval_c(&info.ne, rule, info.span)?;
         if n <= 0 {
-            return Ok(ne);
+            return Ok(Stages::Empty(ne));
         }
         let left = self.limits.fuel.saturating_sub(self.spent);
         if n as u64 > left {
@@ -1177,8 +1335,6 @@ impl Host<'_> {
         }
         .map_err(|e| GpuError::cl("creating the partial results of a reduce", e))?;
         let kernels = info.kernels.clone();
-        let scan = info.scan;
-        let elem = info.elem;
         for k in kernels {
             let stage = self.rt.compiled.kernels[k].stage.map(|s| s.1);
             let (count, global) = match stage {
@@ -1187,24 +1343,7 @@ impl Host<'_> {
             };
             self.enqueue(k, count, &[], fuel, Some(part.get()), global, group)?;
         }
-        if scan {
-            return Ok(ne);
-        }
-        let mut v = vec![0u8; size];
-        // SAFETY: partial `groups` is inside the buffer.
-        unsafe {
-            self.rt
-                .shared
-                .queue
-                .enqueue_read_buffer(&part, CL_BLOCKING, groups * size, &mut v, &[])
-        }
-        .map_err(|e| self.waited("reading the result of a reduce", e))?;
-        self.stats.sync_reads += 1;
-        self.stats.d2h_transfers += 1;
-        self.stats.d2h_bytes += size as u64;
-        // A failure in an element or the operator makes the result stuck.
-        self.check_error()?;
-        Ok(Elems::from_le_bytes(elem, &v).get(0))
+        Ok(Stages::Done(part, groups))
     }
 
     fn launch(&mut self, k: usize) -> Result<(), GpuError> {
