@@ -9,9 +9,9 @@ use funmem_lang::parse::AnyProgram;
 use funmem_lang::Source;
 use std::process::ExitCode;
 
-/// The passes of the GPU pipeline: FUN -> FUNMEM -> simplify -> expand-gpu
-/// -> IMP -> OpenCL.
-pub const GPU_PASSES: &str = "simplify,coalesce,reuse,expand-gpu";
+/// The passes of the GPU pipeline: FUN -> FUNMEM -> simplify -> migrate ->
+/// coalesce -> reuse -> expand-gpu -> IMP -> OpenCL.
+pub const GPU_PASSES: &str = "simplify,migrate,coalesce,reuse,expand-gpu";
 
 /// Where the pocl kernel cache goes unless the user says otherwise.
 pub fn default_pocl_cache() {

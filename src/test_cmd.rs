@@ -263,7 +263,7 @@ fn lowered(program: &AnyProgram) -> Result<Vec<(String, AnyProgram)>, String> {
     let simplified = simple[0].1.clone();
     out.extend(simple);
     for (label, pass) in [
-        ("gpu-mem", "coalesce,reuse,expand-gpu"),
+        ("gpu-mem", "migrate,coalesce,reuse,expand-gpu"),
         ("cpu-mem", "coalesce,reuse,expand-cpu"),
     ] {
         out.extend(continue_with(&simplified, pass, label, &provers)?);

@@ -98,9 +98,15 @@ use funmem_lang::diag::Diagnostic;
 use funmem_lang::{Name, Span};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// The pass `migrate`.
-pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnostic> {
-    let before = host_reads(&p.body);
+/// The migration graph of a FUNMEM program, solved: every source routed,
+/// and the partition. (What `migrate` decides by; the tests check it.)
+pub fn solve(p: &Program) -> (Graph, Solution) {
+    let b = build(p);
+    let sol = b.g.resolve();
+    (b.g, sol)
+}
+
+fn build(p: &Program) -> Builder {
     let mut b = Builder::default();
     for q in &p.params {
         b.bind(q, None);
@@ -109,12 +115,20 @@ pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnosti
     for x in &p.body.result {
         b.sink_name(&x.name);
     }
-    let rest: Vec<V> =
-        b.g.sources()
-            .into_iter()
-            .filter(|&s| !b.routed.contains(&s))
-            .collect();
+    let rest: Vec<V> = b
+        .g
+        .sources()
+        .into_iter()
+        .filter(|&s| !b.routed.contains(&s))
+        .collect();
     b.g.route_many(&rest);
+    b
+}
+
+/// The pass `migrate`.
+pub fn migrate_pass(p: &Program, _: &dyn Prover) -> Result<PassOutput, Diagnostic> {
+    let before = host_reads(&p.body);
+    let mut b = build(p);
     let sol = b.g.resolve();
     let mut explain = vec![format!(
         "migrate: graph: {} vertices, {} sources, {} host reads before",

@@ -511,6 +511,51 @@ impl Graph {
         vout(v)
     }
 
+    /// The cut of a partition (`device[v]`: v in D): how many vertices of
+    /// D have a sink or an edge into H; `None` when a source is in H.
+    pub fn cut_of(&self, device: &[bool]) -> Option<usize> {
+        let mut c = 0;
+        for v in 0..self.len() {
+            if self.source[v] && !device[v] {
+                return None;
+            }
+            if device[v] && (self.sink[v] || self.edges(v).any(|w| !device[w])) {
+                c += 1;
+            }
+        }
+        Some(c)
+    }
+
+    /// Every partition of a graph of at most 20 vertices: the least cut,
+    /// the least |D| among partitions with that cut, and how many
+    /// partitions have both (the thesis's Lemma 2 says one). `None` for a
+    /// larger graph.
+    pub fn brute_force(&self) -> Option<(usize, usize, usize)> {
+        let n = self.len();
+        if n > 20 {
+            return None;
+        }
+        let mut best = (usize::MAX, usize::MAX, 0);
+        for mask in 0u32..(1 << n) {
+            let dev: Vec<bool> = (0..n).map(|v| mask >> v & 1 == 1).collect();
+            let Some(c) = self.cut_of(&dev) else { continue };
+            let d = dev.iter().filter(|&&x| x).count();
+            if (c, d) < (best.0, best.1) {
+                best = (c, d, 1);
+            } else if (c, d) == (best.0, best.1) {
+                best.2 += 1;
+            }
+        }
+        Some(best)
+    }
+
+    /// Whether any edge was closed or bypassed (a loop was isolated): the
+    /// routed flow is then the thesis's per-loop solution, not a
+    /// maximum flow of the whole graph.
+    pub fn has_loop_edges(&self) -> bool {
+        self.out.iter().flatten().any(|e| e.1 != EdgeKind::Plain)
+    }
+
     /// The graph in Graphviz's DOT language: sources as triangles, sink
     /// marks as an edge to a `t` box, bypass edges dashed, closed edges
     /// dotted; with a solution, D filled, C outlined in red.
@@ -616,42 +661,6 @@ mod tests {
         ford_fulkerson(&pg, ss, tt).0
     }
 
-    /// The cut of a partition (`dev[v]`: v in D), or `None` if it is not
-    /// valid (a source in H or a sink-marked vertex... in D is allowed: it
-    /// is then in C).
-    fn cut_of(g: &Graph, dev: &[bool]) -> Option<usize> {
-        let mut c = 0;
-        for v in 0..g.len() {
-            if g.source[v] && !dev[v] {
-                return None;
-            }
-            if !dev[v] {
-                continue;
-            }
-            let to_host = g.sink[v] || g.edges(v).any(|w| !dev[w]);
-            c += usize::from(to_host);
-        }
-        Some(c)
-    }
-
-    /// Every partition: the least cut, the least |D| among those, and how
-    /// many partitions reach both.
-    fn brute_force(g: &Graph) -> (usize, usize, usize) {
-        let n = g.len();
-        let mut best = (usize::MAX, usize::MAX, 0);
-        for mask in 0u32..(1 << n) {
-            let dev: Vec<bool> = (0..n).map(|v| mask >> v & 1 == 1).collect();
-            let Some(c) = cut_of(g, &dev) else { continue };
-            let d = dev.iter().filter(|&&x| x).count();
-            if (c, d) < (best.0, best.1) {
-                best = (c, d, 1);
-            } else if (c, d) == (best.0, best.1) {
-                best.2 += 1;
-            }
-        }
-        best
-    }
-
     #[test]
     fn the_thesis_fig5_add_saves_one_of_two_reads() {
         // a = A[0]; b = A[1]; c = a + b; d = c + x; result d.
@@ -714,7 +723,7 @@ mod tests {
             assert_eq!(routes as u32, flow, "round {round}: {}", g.to_dot(None));
             let sol = g.resolve();
             assert_eq!(sol.cut_size() as u32, flow, "round {round}");
-            let (c, d, count) = brute_force(&g);
+            let (c, d, count) = g.brute_force().unwrap();
             assert_eq!(
                 (sol.cut_size(), sol.device_size()),
                 (c, d),
@@ -722,7 +731,7 @@ mod tests {
                 g.to_dot(Some(&sol))
             );
             assert_eq!(count, 1, "round {round}: the solution is unique (Lemma 2)");
-            assert_eq!(cut_of(&g, &sol.device), Some(c));
+            assert_eq!(g.cut_of(&sol.device), Some(c));
         }
     }
 
@@ -737,7 +746,7 @@ mod tests {
             let flow = general_max_flow(&g);
             let sol = g.solve();
             assert_eq!(sol.cut_size() as u32, flow);
-            assert_eq!(cut_of(&g, &sol.device), Some(sol.cut_size()));
+            assert_eq!(g.cut_of(&sol.device), Some(sol.cut_size()));
         }
     }
 
