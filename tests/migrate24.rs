@@ -8,14 +8,22 @@ mod common;
 
 use common::{assert_exit, text};
 use funmem_lang::ast::Lang;
-use funmem_lang::count::host_reads;
+use funmem_lang::count::{host_reads, worse_reads, worst_host_reads};
 use funmem_oracle::campaign::case_for;
-use funmem_oracle::GenConfig;
+use funmem_oracle::{Constructs, GenConfig};
 use funmem_transforms::obligation::NoProver;
 use funmem_transforms::pass::lookup;
 
 fn funmem(args: &[&str]) -> std::process::Output {
     common::funmem(args, "")
+}
+
+/// The generator with host-side scalar work in most programs.
+fn host_work() -> GenConfig {
+    GenConfig {
+        constructs: Constructs::default().parse("host=0.8").expect("parses"),
+        ..GenConfig::default()
+    }
 }
 
 #[test]
@@ -67,12 +75,17 @@ fn a_fixed_seed_fuzz_sample_through_migration_has_no_failure() {
     );
 }
 
-/// The worst case never gets worse: on 1500 generated programs, lowered
-/// and simplified, `migrate` never leaves more read sites outside kernels
-/// than there were, and removes some somewhere.
+/// The worst case never gets worse: on 1500 generated programs with
+/// host-side work, lowered and simplified, the synchronous reads outside
+/// kernels after `migrate`, counted as a polynomial in the loops' trip
+/// counts (a read in a loop runs K times, a branch counts as its worse
+/// side), are never more than before for large K; and some are removed.
+/// (A read moved out of a loop may add reads after it: more read sites,
+/// and more reads in a run of few iterations, as the thesis's Fig. 16 and
+/// zero-trip loops show; the worst case is what migration minimises.)
 #[test]
-fn migration_never_adds_read_sites() {
-    let gen = GenConfig::default();
+fn migration_never_makes_the_worst_case_worse() {
+    let gen = host_work();
     let simplify = lookup("simplify").unwrap();
     let migrate = lookup("migrate").unwrap();
     let (mut before_all, mut after_all) = (0, 0);
@@ -90,14 +103,17 @@ fn migration_never_adds_read_sites() {
             continue;
         };
         let m = migrate.run(&s.program, &NoProver).expect("migrate runs");
-        let (before, after) = (host_reads(&s.program.body), host_reads(&m.program.body));
+        let (before, after) = (
+            worst_host_reads(&s.program.body),
+            worst_host_reads(&m.program.body),
+        );
         assert!(
-            after <= before,
-            "program {k}: {before} read sites before, {after} after:\n{}",
+            !worse_reads(&after, &before),
+            "program {k}: worst case {before:?} before, {after:?} after:\n{}",
             funmem_lang::print::program(&m.program)
         );
-        before_all += before;
-        after_all += after;
+        before_all += host_reads(&s.program.body);
+        after_all += host_reads(&m.program.body);
     }
     assert!(after_all < before_all, "{before_all} -> {after_all}");
 }
@@ -109,7 +125,7 @@ fn migration_never_adds_read_sites() {
 /// no better one, and exactly one as good (Lemma 2).
 #[test]
 fn the_cut_is_minimal_on_small_programs() {
-    let gen = GenConfig::default();
+    let gen = host_work();
     let simplify = lookup("simplify").unwrap();
     let mut checked = 0;
     let mut with_sources = 0;
@@ -139,5 +155,8 @@ fn the_cut_is_minimal_on_small_programs() {
         checked += 1;
         with_sources += usize::from(!g.sources().is_empty());
     }
-    assert!(checked >= 300 && with_sources >= 100, "{checked} checked, {with_sources} with a read");
+    assert!(
+        checked >= 300 && with_sources >= 100,
+        "{checked} checked, {with_sources} with a read"
+    );
 }

@@ -71,6 +71,59 @@ pub fn host_reads(b: &Body) -> usize {
         .sum()
 }
 
+/// The worst case of a body's synchronous reads outside kernels, as a
+/// polynomial in loops' trip counts: entry d counts the reads under d
+/// nested loops (each runs K times, for a K that may be as large as it
+/// likes), and a branch counts as the worse of its two sides. Two such
+/// counts compare by [`worse_reads`]: the one with more reads at the
+/// deepest level is worse for large enough K.
+pub fn worst_host_reads(b: &Body) -> Vec<usize> {
+    let mut total: Vec<usize> = Vec::new();
+    let add = |total: &mut Vec<usize>, v: &[usize], shift: usize| {
+        if total.len() < v.len() + shift {
+            total.resize(v.len() + shift, 0);
+        }
+        for (d, n) in v.iter().enumerate() {
+            total[d + shift] += n;
+        }
+    };
+    for s in &b.stms {
+        match &s.exp.kind {
+            ExpKind::Index(..) if s.pats.len() == 1 && s.pats[0].ty.as_prim().is_some() => {
+                add(&mut total, &[1], 0)
+            }
+            ExpKind::Reduce(..) => add(&mut total, &[1], 0),
+            ExpKind::If(_, t, e) => {
+                let (a, b) = (worst_host_reads(t), worst_host_reads(e));
+                let w = if worse_reads(&a, &b) { a } else { b };
+                add(&mut total, &w, 0);
+            }
+            ExpKind::Loop(_, _, _, lb) => add(&mut total, &worst_host_reads(lb), 1),
+            _ => {}
+        }
+    }
+    while total.last() == Some(&0) {
+        total.pop();
+    }
+    total
+}
+
+/// Whether the worst case `a` has more reads than `b` for large trip
+/// counts (see [`worst_host_reads`]).
+pub fn worse_reads(a: &[usize], b: &[usize]) -> bool {
+    let n = a.len().max(b.len());
+    for d in (0..n).rev() {
+        let (x, y) = (
+            a.get(d).copied().unwrap_or(0),
+            b.get(d).copied().unwrap_or(0),
+        );
+        if x != y {
+            return x > y;
+        }
+    }
+    false
+}
+
 /// `HostRead` in IMP: reads of a block element and reduces outside
 /// kernels.
 fn host_reads_imp(ss: &[imp::Stmt]) -> usize {

@@ -148,6 +148,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         row: draw(c.index_row),
         conversions: false,
         root: draw(c.root),
+        host: draw(c.host),
     };
     let max_size = cfg.max_size.clamp(0, 1 << 20);
     let max_stms = cfg.max_stms.max(1);
@@ -167,6 +168,7 @@ pub fn gen_fun(rng: &mut Rng, cfg: &GenConfig) -> Case {
         actions_left: max_stms * (cfg.max_depth.min(8) + 2) * 2,
         kernels: Vec::new(),
         on,
+        prefer: None,
         made: On::default(),
         roots: HashMap::new(),
         root_body: Vec::new(),
@@ -352,6 +354,7 @@ enum Action {
     Reduce,
     Scan,
     Root,
+    Host,
 }
 
 /// Which constructs of issues 18 and 19 a program may use (or, counted,
@@ -369,6 +372,7 @@ struct On<T = bool> {
     row: T,
     conversions: T,
     root: T,
+    host: T,
 }
 
 /// How an array in scope gives one of another shape at no cost.
@@ -417,6 +421,9 @@ struct Gen<'r> {
     kernels: Vec<(Name, Atom)>,
     /// The constructs this program may use.
     on: On,
+    /// A host scalar that `leaf` and `condition` use often while set
+    /// (the `host` construct's use of a read).
+    prefer: Option<Name>,
     /// How many of each it has made.
     made: On<usize>,
     /// Uniqueness. The storage each array variable may share (names are
@@ -882,6 +889,11 @@ impl Gen<'_> {
 
     /// An int variable (often one bound in the current body) or a literal.
     fn leaf(&mut self) -> SExp {
+        if let Some(p) = self.prefer.clone() {
+            if self.has_var(|_, v| v.name == p) && self.chance(0.5) {
+                return SExp::var(&p);
+            }
+        }
         if self.chance(0.7) {
             let local = self.chance(0.5);
             let from = if local { self.scope_start() } else { 0 };
@@ -1074,7 +1086,7 @@ impl Gen<'_> {
     }
 
     fn action(&mut self, out: &mut Vec<Stm>) {
-        const KINDS: [Action; 24] = [
+        const KINDS: [Action; 25] = [
             Action::Scalar,
             Action::Size,
             Action::Index,
@@ -1099,6 +1111,7 @@ impl Gen<'_> {
             Action::Reduce,
             Action::Scan,
             Action::Root,
+            Action::Host,
         ];
         let has_arr = self.has_var(|_, v| v.ty.shape().is_some());
         // Inside kernels, index the arrays the kernel indices fit more often.
@@ -1131,6 +1144,9 @@ impl Gen<'_> {
             w(self.on.reduce, 3),
             w(self.on.scan, 3),
             w(self.on.root, 5),
+            // Last, so that with the construct off the other weights draw
+            // as before.
+            w(self.on.host && has_arr && self.kernels.is_empty(), 6),
         ];
         let done = match KINDS[self.weighted(&weights)] {
             Action::Scalar => false,
@@ -1160,6 +1176,7 @@ impl Gen<'_> {
             Action::Reduce => self.act_reduce(out, false),
             Action::Scan => self.act_reduce(out, true),
             Action::Root => self.act_root(out),
+            Action::Host => self.act_host(out),
         };
         if !done {
             let d = self.between(1, 3) as u32;
@@ -1347,6 +1364,37 @@ impl Gen<'_> {
             return false;
         }
         self.guarded_index(out, &name, &shape, &guard, risky_dim);
+        true
+    }
+
+    /// The `host` construct: outside kernels, an element read, a scalar
+    /// computed from it, and a statement that uses that scalar (an `if` on
+    /// it, a loop, an update, a kernel), so that migration has host work
+    /// to move and reads to save.
+    fn act_host(&mut self, out: &mut Vec<Stm>) -> bool {
+        let before = out.len();
+        if !self.act_index(out) || out.len() == before {
+            return false;
+        }
+        let Some(x) = out
+            .last()
+            .and_then(|s| s.pats.first())
+            .filter(|p| matches!(p.ty, Type::Prim(Prim::I64, _)))
+            .map(|p| p.name.name.clone())
+        else {
+            return true;
+        };
+        let op = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Max, BinOp::Min][self.upto(5)];
+        let r = self.leaf();
+        let y = self.emit_int(out, "h", SExp::bin(op, SExp::var(&x), r), Range::any());
+        self.prefer = Some(y);
+        let _ = match self.upto(4) {
+            0 => self.act_if(out),
+            1 if self.on.loops => self.act_loop(out),
+            2 if self.on.update => self.act_update(out, false),
+            _ => self.act_kernel(out),
+        };
+        self.prefer = None;
         true
     }
 
@@ -1921,6 +1969,13 @@ impl Gen<'_> {
 
     /// An int variable to branch on: one in scope or a new comparison.
     fn condition(&mut self, out: &mut Vec<Stm>) -> Name {
+        if let Some(p) = self.prefer.clone() {
+            if self.has_var(|_, v| v.name == p) && self.chance(0.7) {
+                let r = self.sexp(1);
+                let e = truth(SExp::bin(BinOp::Lt, SExp::var(&p), r));
+                return self.emit_int(out, "c", e, Range::any());
+            }
+        }
         if self.chance(0.4) {
             if let Some(x) = self.pick_name(|_, v| v.ty.range().is_some()) {
                 return x;

@@ -105,6 +105,12 @@ pub struct Constructs {
     /// (C1), the destination read in between (C3), or the source not fresh
     /// (C4).
     pub root: f64,
+    /// Host-side scalar work, what migration works on: outside kernels, an
+    /// element read, a scalar computed from it, and a use of that scalar
+    /// as an `if`'s condition, in a loop, an update or a kernel (0 by
+    /// default, so that the default programs stay as they were; `funmem
+    /// fuzz --passes simplify,migrate --constructs host=0.8`).
+    pub host: f64,
 }
 
 impl Constructs {
@@ -120,10 +126,11 @@ impl Constructs {
         scan: 0.0,
         index_row: 0.0,
         root: 0.0,
+        host: 0.0,
     };
 
     /// The names `--constructs` takes, in order.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "loop",
         "update",
         "concat",
@@ -134,6 +141,7 @@ impl Constructs {
         "scan",
         "index-row",
         "root",
+        "host",
     ];
 
     /// The share of the construct called `name` (one of [`Constructs::NAMES`]).
@@ -149,6 +157,7 @@ impl Constructs {
             "scan" => Some(&mut self.scan),
             "index-row" => Some(&mut self.index_row),
             "root" => Some(&mut self.root),
+            "host" => Some(&mut self.host),
             _ => None,
         }
     }
@@ -210,6 +219,7 @@ impl Default for Constructs {
             scan: 0.2,
             index_row: 0.2,
             root: 0.5,
+            host: 0.0,
         }
     }
 }
