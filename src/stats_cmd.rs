@@ -84,6 +84,8 @@ struct Row {
     allocs_in_loops: usize,
     /// `reduce` and `scan` expressions.
     reductions: (usize, usize),
+    /// Read sites outside kernels (`HostRead`).
+    host_read_sites: usize,
     profile: MemProfile,
 }
 
@@ -252,6 +254,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             allocs_in_kernels: allocs_in_kernels(q).len(),
             allocs_in_loops: allocs_in_loops(q),
             reductions: reductions(q),
+            host_read_sites: funmem_lang::count::host_reads(&q.body),
             profile: prof,
         });
     }
@@ -269,6 +272,8 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
                     "allocations_in_kernels_run": r.profile.allocations_in_kernels,
                     "cells_allocated": r.profile.cells,
                     "peak_heap_cells": r.profile.peak,
+                    "host_read_sites": r.host_read_sites,
+                    "host_reads_run": r.profile.host_reads,
                 })
             })
             .collect();
@@ -280,7 +285,7 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
     }
     let w = rows.iter().map(|r| r.stage.len()).max().unwrap_or(5).max(6);
     println!(
-        "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}",
+        "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}  {:>10}  {:>10}",
         "stage",
         "allocs in kernels",
         "allocs in loops",
@@ -288,11 +293,13 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
         "allocations",
         "of them in kernels",
         "cells allocated",
-        "peak heap cells"
+        "peak heap cells",
+        "read sites",
+        "reads/run"
     );
     for r in &rows {
         println!(
-            "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}",
+            "{:<w$}  {:>17}  {:>15}  {:>13}  {:>11}  {:>17}  {:>15}  {:>15}  {:>10}  {:>10}",
             r.stage,
             r.allocs_in_kernels,
             r.allocs_in_loops,
@@ -300,9 +307,11 @@ pub fn stats(args: Args) -> Result<ExitCode, ExitCode> {
             r.profile.allocations,
             r.profile.allocations_in_kernels,
             r.profile.cells,
-            r.profile.peak
+            r.profile.peak,
+            r.host_read_sites,
+            r.profile.host_reads
         );
     }
-    println!("(allocs in kernels / in loops: `alloc` statements inside kernel / loop bodies; reduces/scans: `reduce` and `scan` expressions; allocations and cells count each run of one, once per loop iteration; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end, a loop iteration's are not)");
+    println!("(allocs in kernels / in loops: `alloc` statements inside kernel / loop bodies; reduces/scans: `reduce` and `scan` expressions; allocations and cells count each run of one, once per loop iteration; peak heap cells: most cells live at once when each kernel iteration's blocks are freed at its end, a loop iteration's are not; read sites: synchronous device-to-host reads in the text, outside kernels (HostRead); reads/run: how many such reads this run made)");
     Ok(ExitCode::SUCCESS)
 }

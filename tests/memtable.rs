@@ -282,7 +282,8 @@ fn bad_command_lines_exit_2_and_one_program_still_takes_its_input() {
         .find(|l| l.starts_with("simplify"))
         .expect("a simplify line");
     let n: Vec<&str> = simplify.split_whitespace().collect();
-    // allocations, of them in kernels, cells allocated, peak heap cells.
-    assert_eq!(n[4..], ["2", "0", "6", "6"], "{out}");
+    // allocations, of them in kernels, cells allocated, peak heap cells,
+    // read sites, reads in the run.
+    assert_eq!(n[4..], ["2", "0", "6", "6", "0", "0"], "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -160,3 +160,42 @@ fn the_cut_is_minimal_on_small_programs() {
         "{checked} checked, {with_sources} with a read"
     );
 }
+
+/// `funmem stats` reports read sites and the reads a run makes, before
+/// and after migration: Fig. 20's while loop reads once an iteration
+/// before (5 elements, none above the threshold: 5 reads) and once after
+/// the loop, which moved whole.
+#[test]
+fn stats_report_reads_per_run_before_and_after() {
+    let o = common::funmem(
+        &[
+            "stats",
+            "papers/borgesen2022/fig20_first_above_threshold.fun",
+            "--passes",
+            "simplify,migrate",
+            "--json",
+        ],
+        "5 9 [1, 2, 3, 4, 5]",
+    );
+    assert_exit(&o, 0);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let st = &j["stages"];
+    assert_eq!(st[0]["stage"], "simplify", "{j}");
+    assert_eq!(
+        (
+            st[0]["host_read_sites"].as_u64(),
+            st[0]["host_reads_run"].as_u64()
+        ),
+        (Some(2), Some(5)),
+        "{j}"
+    );
+    assert_eq!(st[1]["stage"], "migrate", "{j}");
+    assert_eq!(
+        (
+            st[1]["host_read_sites"].as_u64(),
+            st[1]["host_reads_run"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{j}"
+    );
+}

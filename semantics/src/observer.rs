@@ -154,12 +154,32 @@ pub struct MemProfile {
     pub peak: u64,
     /// Allocations made inside kernel iterations.
     pub allocations_in_kernels: u64,
+    /// Synchronous host reads a GPU would make: element reads (E-MEM-INDEX
+    /// of a scalar) and `reduce`s (E-MEM-REDUCE) outside every kernel
+    /// iteration, each time one runs.
+    pub host_reads: u64,
+    /// An E-MEM-INDEX outside kernels whose read (if it reads an element)
+    /// comes next.
+    index_pending: bool,
     live: u64,
     /// Cells allocated by each iteration in progress, innermost last.
     frames: Vec<u64>,
 }
 
 impl Observer for MemProfile {
+    fn rule(&mut self, rule: &'static str, _: Span) {
+        let host = self.frames.is_empty();
+        self.index_pending = host && rule == "E-MEM-INDEX";
+        if host && rule == "E-MEM-REDUCE" {
+            self.host_reads += 1;
+        }
+    }
+    fn read(&mut self, _: usize, _: i64, _: Prim) {
+        if self.index_pending {
+            self.host_reads += 1;
+            self.index_pending = false;
+        }
+    }
     fn alloc(&mut self, _: usize, cells: u64, _: u64) {
         self.allocations += 1;
         self.cells += cells;
@@ -195,5 +215,22 @@ mod mem_profile_tests {
         }
         assert_eq!((m.allocations, m.cells, m.peak), (4, 22, 14));
         assert_eq!(m.allocations_in_kernels, 3);
+    }
+
+    #[test]
+    fn host_reads_are_element_reads_and_reduces_outside_kernels() {
+        let mut m = MemProfile::default();
+        m.rule("E-MEM-INDEX", Span::DUMMY);
+        m.read(0, 3, Prim::I64);
+        m.rule("E-MEM-INDEX", Span::DUMMY); // a row: no read follows
+        m.rule("E-MEM-COPY", Span::DUMMY);
+        m.read(0, 0, Prim::I64);
+        m.rule("E-MEM-REDUCE", Span::DUMMY);
+        m.iteration_start(Span::DUMMY, 0);
+        m.rule("E-MEM-INDEX", Span::DUMMY);
+        m.read(0, 1, Prim::I64);
+        m.rule("E-MEM-REDUCE", Span::DUMMY);
+        m.iteration_end(Span::DUMMY, 0);
+        assert_eq!(m.host_reads, 2);
     }
 }
