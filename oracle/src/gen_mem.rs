@@ -174,9 +174,33 @@ struct Scope {
     depth: usize,
     /// Whether this is the program's body (not a kernel body or branch).
     top: bool,
+    /// The blocks an `if`'s existential block may be (its branches'
+    /// blocks, as they may be in turn); a block not listed is only itself.
+    may_be: Vec<(String, Vec<String>)>,
 }
 
 impl Scope {
+    /// The blocks `b` may be.
+    fn roots(&self, b: &str) -> Vec<String> {
+        match self.may_be.iter().find(|(x, _)| x == b) {
+            Some((_, r)) => r.clone(),
+            None => vec![b.to_string()],
+        }
+    }
+
+    /// Removes from the scope every array whose block may be one that
+    /// `block` may be (an update of an array in `block` consumes them all).
+    fn forget_block(&mut self, block: &str) {
+        let gone = self.roots(block);
+        let may_be = self.may_be.clone();
+        let roots = |b: &str| match may_be.iter().find(|(x, _)| x == b) {
+            Some((_, r)) => r.clone(),
+            None => vec![b.to_string()],
+        };
+        self.arrs
+            .retain(|a| roots(&a.place.block).iter().all(|r| !gone.contains(r)));
+    }
+
     /// Binds the array `name` and returns it.
     fn bind(&mut self, name: String, shape: Vec<Size>, place: Place) -> Arr {
         let arr = Arr { name, shape, place };
@@ -1137,6 +1161,7 @@ impl Gen<'_> {
             pats.push(format!("({v}: int)"));
         }
         out.push(format!("let {} = if {cond} then", pats.join(" ")));
+        let mut zroots: Vec<String> = Vec::new();
         for k in 0..2 {
             if k == 1 {
                 out.push("else".into());
@@ -1157,6 +1182,11 @@ impl Gen<'_> {
                 b.push(format!("let ({s}: int) = {st}"));
                 res.push(s);
             }
+            for r in bs.roots(&a.place.block) {
+                if !zroots.contains(&r) {
+                    zroots.push(r);
+                }
+            }
             res.push(a.place.block.clone());
             res.push(a.name.clone());
             if zv.is_some() {
@@ -1168,6 +1198,7 @@ impl Gen<'_> {
         sc.ints.push(zo);
         sc.ints.extend(zs);
         sc.ints.extend(zv);
+        sc.may_be.push((zm, zroots));
         sc.arrs.push(Arr {
             name: z,
             shape,
@@ -2107,7 +2138,7 @@ impl Gen<'_> {
             }
         }
         rest.extend(x.shape[k..].iter().cloned());
-        sc.arrs.retain(|a| a.place.block != x.place.block);
+        sc.forget_block(&x.place.block);
         let v = if rest.is_empty() {
             self.int_atom(sc)
         } else {

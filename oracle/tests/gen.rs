@@ -372,3 +372,16 @@ fn soak() {
         }
     }
 }
+
+/// The FUNMEM generator's `if` returns an array in an existential block
+/// that may be a loop parameter's block; an update of the parameter then
+/// consumes the `if`'s array too, which must leave the scope (program 9437
+/// of seed 25, mixed, used it after the update: T-USE).
+#[test]
+fn an_update_consumes_what_an_existential_block_may_alias() {
+    use funmem_oracle::campaign::{case_from, Source};
+    let c = case_from(Source::Mixed, 25, 9437, &GenConfig::default());
+    if let Err(d) = check_program(&c.program) {
+        panic!("{}\n{}", d.message, funmem_lang::print::program(&c.program));
+    }
+}
