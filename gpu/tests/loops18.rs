@@ -11,42 +11,16 @@
 //! default `pocl`; `FUNMEM_SKIP_OPENCL=1` skips them).
 
 use funmem_gpu::agree::{check_one, compare, device_limits, Agreement};
-use funmem_gpu::{compile, select, DeviceInfo, GpuError, RunStats, Runtime};
+use funmem_gpu::{compile, DeviceInfo, GpuError, RunStats, Runtime};
 use funmem_lang::imp::Program;
 use funmem_lang::parse::parse_imp;
 use funmem_semantics::error::{ErrorKind, EvalError, Limits};
 use funmem_semantics::imp::run_imp;
 use funmem_semantics::observer::NoObserver;
 use funmem_semantics::value::{ArrayValue, Value};
-use std::path::Path;
 
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn device() -> Option<DeviceInfo> {
-    static CACHE: std::sync::Once = std::sync::Once::new();
-    CACHE.call_once(|| {
-        if std::env::var_os("POCL_CACHE_DIR").is_none() {
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pocl-cache");
-            let _ = std::fs::create_dir_all(&dir);
-            // SAFETY: every test calls this before its first OpenCL call,
-            // and `Once` makes the others wait until it is set.
-            unsafe { std::env::set_var("POCL_CACHE_DIR", dir) };
-        }
-    });
-    let name = std::env::var("FUNMEM_OPENCL_DEVICE").unwrap_or_else(|_| "pocl".into());
-    match select(Some(&name)) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("FUNMEM_SKIP_OPENCL").is_some() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}\n(set FUNMEM_SKIP_OPENCL=1 to skip the OpenCL tests)"),
-    }
-}
+mod common;
+use common::{device, serial};
 
 fn imp(text: &str) -> Program {
     let p = parse_imp(text).unwrap_or_else(|d| panic!("{d}\n{text}"));

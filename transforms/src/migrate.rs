@@ -115,12 +115,11 @@ fn build(p: &Program) -> Builder {
     for x in &p.body.result {
         b.sink_name(&x.name);
     }
-    let rest: Vec<V> = b
-        .g
-        .sources()
-        .into_iter()
-        .filter(|&s| !b.routed.contains(&s))
-        .collect();
+    let rest: Vec<V> =
+        b.g.sources()
+            .into_iter()
+            .filter(|&s| !b.routed.contains(&s))
+            .collect();
     b.g.route_many(&rest);
     b
 }
