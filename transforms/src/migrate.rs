@@ -959,6 +959,41 @@ impl Rewriter {
         items.extend(reads);
     }
 
+    /// The pattern of an `if` or loop whose results `on_dev` says are
+    /// carried on the device: each such result becomes a block and a
+    /// one-element array (read back on the host after the statement when
+    /// the host needs it, in the returned items); `say` explains each.
+    fn results_on_device(
+        &mut self,
+        s: &Stm,
+        on_dev: &[bool],
+        host: &mut HashSet<Name>,
+        say: impl Fn(&Name) -> String,
+    ) -> (Vec<Pat>, Vec<Item>) {
+        let mut pats = Vec::new();
+        let mut reads = Vec::new();
+        for (i, p) in s.pats.iter().enumerate() {
+            self.bind(p);
+            if !on_dev[i] {
+                host.insert(p.name.name.clone());
+                pats.push(p.clone());
+                continue;
+            }
+            let x = p.name.name.clone();
+            let d = self.new_dev(&x, prim_of(p).unwrap_or(Prim::I64));
+            pats.push(pat(&d.mem, Type::Mem(Span::DUMMY)));
+            pats.push(pat(&d.arr, one_arr_type(d.prim, &d.mem)));
+            host.insert(d.mem.clone());
+            host.insert(d.arr.clone());
+            if self.place_of(&x) != Place::Device {
+                host.insert(x.clone());
+                reads.push(Item::Host(vec![read_stm(&x, &d, s.span)]));
+            }
+            self.explain.push(say(&x));
+        }
+        (pats, reads)
+    }
+
     /// Makes sure `x` (a scalar or literal) has a device array at the end
     /// of `items`, wrapping a host value in a kernel when it has none.
     fn on_device(&mut self, a: &Atom, t: Prim, items: &mut Vec<Item>, span: Span) -> DevArr {
@@ -1034,31 +1069,12 @@ impl Rewriter {
         self.cur = saved_cur.clone();
         let ne = branch(self, e);
         self.cur = saved_cur;
-        let mut pats = Vec::new();
-        let mut reads = Vec::new();
-        for (i, p) in s.pats.iter().enumerate() {
-            self.bind(p);
-            if to_dev[i] {
-                let x = p.name.name.clone();
-                let tp = prim_of(p).unwrap_or(Prim::I64);
-                let d = self.new_dev(&x, tp);
-                pats.push(pat(&d.mem, Type::Mem(Span::DUMMY)));
-                pats.push(pat(&d.arr, one_arr_type(tp, &d.mem)));
-                host.insert(d.mem.clone());
-                host.insert(d.arr.clone());
-                if self.place_of(&x) != Place::Device {
-                    host.insert(x.clone());
-                    reads.push(Item::Host(vec![read_stm(&x, &d, s.span)]));
-                }
-                self.explain.push(format!(
-                    "migrate: if {}: result `{x}` is returned on the device",
-                    Where(s)
-                ));
-            } else {
-                host.insert(p.name.name.clone());
-                pats.push(p.clone());
-            }
-        }
+        let (pats, reads) = self.results_on_device(s, &to_dev, host, |x| {
+            format!(
+                "migrate: if {}: result `{x}` is returned on the device",
+                Where(s)
+            )
+        });
         items.push(Item::Host(vec![Stm {
             pats,
             exp: Exp {
@@ -1172,32 +1188,9 @@ impl Rewriter {
             result,
             span: lb.span,
         };
-        let mut pats = Vec::new();
-        let mut reads = Vec::new();
-        for (i, p) in s.pats.iter().enumerate() {
-            self.bind(p);
-            if on_dev[i] {
-                let x = p.name.name.clone();
-                let t = prim_of(p).unwrap_or(Prim::I64);
-                let d = self.new_dev(&x, t);
-                pats.push(pat(&d.mem, Type::Mem(Span::DUMMY)));
-                pats.push(pat(&d.arr, one_arr_type(t, &d.mem)));
-                host.insert(d.mem.clone());
-                host.insert(d.arr.clone());
-                if self.place_of(&x) != Place::Device {
-                    host.insert(x.clone());
-                    reads.push(Item::Host(vec![read_stm(&x, &d, s.span)]));
-                }
-                self.explain.push(format!(
-                    "migrate: loop {}: `{}` is carried on the device",
-                    Where(s),
-                    ps[i].name.name
-                ));
-            } else {
-                host.insert(p.name.name.clone());
-                pats.push(p.clone());
-            }
-        }
+        let (pats, reads) = self.results_on_device(s, &on_dev, host, |x| {
+            format!("migrate: loop {}: `{x}` is carried on the device", Where(s))
+        });
         items.push(Item::Host(vec![Stm {
             pats,
             exp: Exp {
