@@ -68,12 +68,13 @@ pub struct Args {
     fail_share: f64,
     /// Share (0 to 1) of FUN programs containing each construct at least
     /// once: `loop=0.3,update=0.3,concat=0.2,replicate=0.2,multi-kernel=0.2,
-    /// types=0.3,reduce=0.2,scan=0.2,index-row=0.2,root=0.5` (the
+    /// types=0.3,reduce=0.2,scan=0.2,index-row=0.2,root=0.5,host=0` (the
     /// defaults; `types`: bool/i32/f32/f64 values, conversions and float
     /// functions; `index-row`: partial indexing; `root`: coalescing's root
     /// statements, fresh arrays copied, concatenated, written into another
-    /// array or returned from kernels; names left out keep theirs; `all=S`
-    /// sets every one, `none` turns all off).
+    /// array or returned from kernels; `host`: host-side scalar work for
+    /// migration, a read outside kernels and its uses; names left out keep
+    /// theirs; `all=S` sets every one, `none` turns all off).
     #[arg(long)]
     constructs: Option<String>,
     /// Generate FUN programs without loops, in-place updates, concat,
