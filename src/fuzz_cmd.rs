@@ -14,7 +14,7 @@ use std::time::Duration;
 #[derive(clap::Args)]
 pub struct Args {
     /// FUNMEM passes after lowering, comma-separated (`none` for none).
-    /// Default: simplify (with --opencl: simplify,coalesce,reuse,expand-gpu).
+    /// Default: simplify (with --opencl: simplify,migrate,coalesce,reuse,expand-gpu).
     #[arg(long)]
     passes: Option<String>,
     /// Programs in the whole campaign (all shards); default 1000 unless --time is given.
@@ -83,7 +83,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "constructs")]
     no_new_constructs: bool,
     /// Instead of the pipeline's checks: run every program's IMP (after
-    /// --passes, default simplify,coalesce,reuse,expand-gpu here) on this OpenCL device
+    /// --passes, default simplify,migrate,coalesce,reuse,expand-gpu here) on this OpenCL device
     /// and compare with the IMP interpreter.
     #[arg(long, conflicts_with_all = ["merge", "time"])]
     opencl: Option<String>,

@@ -109,7 +109,7 @@ enum Command {
         to: Target,
         /// FUNMEM passes to run after lowering to FUNMEM, comma-separated
         /// (`none` for the paper's translation as it is). Default:
-        /// `simplify`, and `simplify,coalesce,reuse,expand-gpu` for OpenCL.
+        /// `simplify`, and `simplify,migrate,coalesce,reuse,expand-gpu` for OpenCL.
         #[arg(long)]
         passes: Option<String>,
     },

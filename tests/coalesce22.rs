@@ -201,7 +201,7 @@ fn a_fixed_seed_fuzz_sample_runs_on_pocl_through_coalescing() {
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
     assert!(
-        out.contains("passes simplify,coalesce,reuse,expand-gpu"),
+        out.contains("passes simplify,migrate,coalesce,reuse,expand-gpu"),
         "{out}"
     );
     assert!(out.contains(" 0 disagreements"), "{out}");

@@ -166,7 +166,7 @@ fn a_fixed_seed_fuzz_sample_passes_through_reuse() {
 
 #[test]
 fn a_fixed_seed_fuzz_sample_passes_through_the_gpu_pipeline() {
-    fuzz_sample("simplify,coalesce,reuse,expand-gpu", "24");
+    fuzz_sample("simplify,migrate,coalesce,reuse,expand-gpu", "24");
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn a_fixed_seed_fuzz_sample_runs_on_pocl_through_reuse() {
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
     assert!(
-        out.contains("passes simplify,coalesce,reuse,expand-gpu"),
+        out.contains("passes simplify,migrate,coalesce,reuse,expand-gpu"),
         "{out}"
     );
     assert!(out.contains(" 0 disagreements"), "{out}");
