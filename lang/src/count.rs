@@ -2,7 +2,7 @@
 //! (docs/language.md, Test blocks). Names are matched without regard to case (`Alloc`,
 //! `alloc`); nested bodies are counted too.
 
-use crate::ast::{Body, ExpKind, Program, RedOp};
+use crate::ast::{Body, ExpKind, Program, RedOp, Stm};
 use crate::imp::{self, StmtKind};
 use crate::parse::AnyProgram;
 
@@ -60,15 +60,23 @@ pub fn host_reads(b: &Body) -> usize {
     b.stms
         .iter()
         .map(|s| match &s.exp.kind {
-            ExpKind::Index(..) => {
-                usize::from(s.pats.len() == 1 && s.pats[0].ty.as_prim().is_some())
-            }
-            ExpKind::Reduce(..) => 1,
+            _ if is_host_read(s) => 1,
             ExpKind::If(_, t, e) => host_reads(t) + host_reads(e),
             ExpKind::Loop(_, _, _, lb) => host_reads(lb),
             _ => 0,
         })
         .sum()
+}
+
+/// Whether a statement outside kernels is a synchronous device-to-host
+/// read: an element read of a scalar, or a `reduce` (whose result the
+/// host reads).
+pub fn is_host_read(s: &Stm) -> bool {
+    match &s.exp.kind {
+        ExpKind::Index(..) => s.pats.len() == 1 && s.pats[0].ty.as_prim().is_some(),
+        ExpKind::Reduce(..) => true,
+        _ => false,
+    }
 }
 
 /// The worst case of a body's synchronous reads outside kernels, as a
@@ -89,10 +97,7 @@ pub fn worst_host_reads(b: &Body) -> Vec<usize> {
     };
     for s in &b.stms {
         match &s.exp.kind {
-            ExpKind::Index(..) if s.pats.len() == 1 && s.pats[0].ty.as_prim().is_some() => {
-                add(&mut total, &[1], 0)
-            }
-            ExpKind::Reduce(..) => add(&mut total, &[1], 0),
+            _ if is_host_read(s) => add(&mut total, &[1], 0),
             ExpKind::If(_, t, e) => {
                 let (a, b) = (worst_host_reads(t), worst_host_reads(e));
                 let w = if worse_reads(&a, &b) { a } else { b };

@@ -607,9 +607,12 @@ fn free_names(stms: &[Stm]) -> HashSet<Name> {
 }
 
 fn collect_binders(e: &Exp, out: &mut Vec<Name>) {
+    // Each binder once: a statement's own, then those of its nested
+    // bodies (`Body::for_each_pat` would list the nested ones again at
+    // every level).
     let body = |b: &Body, out: &mut Vec<Name>| {
-        b.for_each_pat(&mut |p| out.push(p.name.name.clone()));
         for s in &b.stms {
+            out.extend(s.pats.iter().map(|p| p.name.name.clone()));
             collect_binders(&s.exp, out);
         }
     };
@@ -994,6 +997,36 @@ impl Rewriter {
         (pats, reads)
     }
 
+    /// The result list of a branch or loop body whose results `on_dev`
+    /// says are carried on the device (their types in `pats`): each such
+    /// result as its block and one-element array (a host value wrapped in
+    /// a kernel at the end of `items`), the others as they are (read back
+    /// first where only the device has them).
+    fn body_results(
+        &mut self,
+        result: &[Ident],
+        on_dev: &[bool],
+        pats: &[Pat],
+        items: &mut Vec<Item>,
+        host: &HashSet<Name>,
+        span: Span,
+    ) -> Vec<Ident> {
+        let mut out = Vec::new();
+        for (i, x) in result.iter().enumerate() {
+            if on_dev[i] {
+                let t = prim_of(&pats[i]).unwrap_or(Prim::I64);
+                let d = self.on_device(&Atom::Var(x.clone()), t, items, span);
+                out.push(ident(&d.mem));
+                out.push(ident(&d.arr));
+            } else {
+                let xs: HashSet<Name> = [x.name.clone()].into_iter().collect();
+                self.ensure_host(&xs, host, items, span);
+                out.push(x.clone());
+            }
+        }
+        out
+    }
+
     /// Makes sure `x` (a scalar or literal) has a device array at the end
     /// of `items`, wrapping a host value in a kernel when it has none.
     fn on_device(&mut self, a: &Atom, t: Prim, items: &mut Vec<Item>, span: Span) -> DevArr {
@@ -1045,19 +1078,7 @@ impl Rewriter {
             for st in &b.stms {
                 r.stm(st, &mut bitems, &mut h);
             }
-            let mut result = Vec::new();
-            for (i, x) in b.result.iter().enumerate() {
-                if to_dev[i] {
-                    let t = prim_of(&s.pats[i]).unwrap_or(Prim::I64);
-                    let d = r.on_device(&Atom::Var(x.clone()), t, &mut bitems, s.span);
-                    result.push(ident(&d.mem));
-                    result.push(ident(&d.arr));
-                } else {
-                    let xs: HashSet<Name> = [x.name.clone()].into_iter().collect();
-                    r.ensure_host(&xs, &h, &mut bitems, s.span);
-                    result.push(x.clone());
-                }
-            }
+            let result = r.body_results(&b.result, &to_dev, &s.pats, &mut bitems, &h, s.span);
             let stms = r.emit(bitems, &mut h, &result);
             Body {
                 stms,
@@ -1169,19 +1190,7 @@ impl Rewriter {
         for st in &lb.stms {
             self.stm(st, &mut bitems, &mut h);
         }
-        let mut result = Vec::new();
-        for (i, z) in lb.result.iter().enumerate() {
-            if on_dev[i] {
-                let t = prim_of(&ps[i]).unwrap_or(Prim::I64);
-                let d = self.on_device(&Atom::Var(z.clone()), t, &mut bitems, s.span);
-                result.push(ident(&d.mem));
-                result.push(ident(&d.arr));
-            } else {
-                let zs: HashSet<Name> = [z.name.clone()].into_iter().collect();
-                self.ensure_host(&zs, &h, &mut bitems, s.span);
-                result.push(z.clone());
-            }
-        }
+        let result = self.body_results(&lb.result, &on_dev, ps, &mut bitems, &h, s.span);
         let stms = self.emit(bitems, &mut h, &result);
         let body = Body {
             stms,
