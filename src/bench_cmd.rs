@@ -124,7 +124,7 @@ pub(crate) fn picks(wanted: &str, name: &str, k: usize) -> bool {
 /// @ FILE`, the types (and literals) for a random input, and otherwise
 /// `#K ("the values...")`, the values on one line, cut after 50
 /// characters.
-fn case_name(k: usize, case: &TestCase) -> String {
+pub(crate) fn case_name(k: usize, case: &TestCase) -> String {
     match &case.from {
         InputFrom::File(f) => f.strip_suffix(".gz").unwrap_or(f).to_string(),
         InputFrom::Random(items) => items

@@ -393,6 +393,52 @@ fn write_text(
     }
 }
 
+/// Values made as `funmem dataset -g SPEC... -s SEED` makes them, with
+/// `bounds` naming each element type's `LO:HI` (as `--i64-bounds` and the
+/// like): the data generators of `funmem reproduce`.
+pub(crate) fn generate(
+    specs: &[String],
+    seed: u64,
+    bounds: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<Value>, String> {
+    let d = DEFAULT_BOUNDS;
+    if let Some(t) = bounds
+        .keys()
+        .find(|t| !matches!(t.as_str(), "i32" | "i64" | "f32" | "f64"))
+    {
+        return Err(format!(
+            "bounds for `{t}`: only i32, i64, f32 and f64 have bounds"
+        ));
+    }
+    let b = Bounds {
+        i32: bounds_of(bounds.get("i32").map(String::as_str), "i32", d.i32)?,
+        i64: bounds_of(bounds.get("i64").map(String::as_str), "i64", d.i64)?,
+        f32: bounds_of(bounds.get("f32").map(String::as_str), "f32", d.f32)?,
+        f64: bounds_of(bounds.get("f64").map(String::as_str), "f64", d.f64)?,
+    };
+    let mut rng = SplitMix(seed);
+    specs
+        .iter()
+        .map(|g| match order_of(g)? {
+            Order::Literal(v) => Ok(v),
+            Order::Random(shape, p) => {
+                if shape.is_empty() {
+                    return Ok(Value::Scalar(random(&mut rng, p, &b)));
+                }
+                let n: usize = shape.iter().product();
+                let mut data = funmem_semantics::value::Elems::with_capacity(p, n);
+                for _ in 0..n {
+                    data.push(random(&mut rng, p, &b));
+                }
+                Ok(Value::Array(funmem_semantics::value::ArrayValue {
+                    shape,
+                    data,
+                }))
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ mod derive_cmd;
 mod fuzz_cmd;
 mod gpu_cmd;
 mod prove_cmd;
+mod reproduce;
 mod stats_cmd;
 mod stats_table;
 mod stats_variants;
@@ -179,6 +180,8 @@ enum Command {
     Derive(derive_cmd::DeriveArgs),
     /// Write a run as one self-contained HTML page that replays it step by step (--html OUT required); with --passes, before and after side by side.
     Trace(trace_cmd::TraceArgs),
+    /// Re-run a paper's evaluation on our pipeline (ifl2022, serup2017, reuse-blog, borgesen2022, henriksen2017, sc22, or all): JSON, a Markdown table beside the published figures, SVG plots.
+    Reproduce(reproduce::Args),
     /// Run the test blocks of program files (every semantics of their layer).
     Test {
         /// Program files, or folders to search for them.
@@ -281,6 +284,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         } => with_optimal(&passes, reuse_optimal).and_then(|p| cmd_opt(&file, &p, explain)),
         Command::Devices { json } => gpu_cmd::devices(json),
         Command::Bench(args) => bench_cmd::bench(args),
+        Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Passes => {
             for p in funmem_transforms::PASSES {
                 println!("{:<12} {}", p.name, p.summary);

@@ -612,7 +612,7 @@ fn judge(expect: &Want, got: Result<Vec<Value>, (String, bool)>) -> Result<(), S
 /// Results against expected values: equal, or, for float results, within
 /// the tolerance of [`Value::close_to`]; the failure says which
 /// comparison failed and where.
-fn compare(got: &[Value], want: &[Value], expected: &str) -> Result<(), String> {
+pub(crate) fn compare(got: &[Value], want: &[Value], expected: &str) -> Result<(), String> {
     let Some(d) = first_difference(got, want) else {
         return Ok(());
     };
