@@ -49,7 +49,7 @@ pub struct Args {
     /// GPU, and `pocl` with --quick).
     #[arg(long)]
     device: Option<String>,
-    /// Small inputs, one timed run, no warm-up: a check that the whole
+    /// Small inputs, one timed run after one warm-up: a check that the whole
     /// evaluation runs (on PoCL unless --device says otherwise).
     #[arg(long)]
     quick: bool,
@@ -60,7 +60,7 @@ pub struct Args {
     /// Timed runs per dataset (default 10; 1 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     runs: Option<u64>,
-    /// Untimed runs before them (default 1; 0 with --quick).
+    /// Untimed runs before them (default 1).
     #[arg(long)]
     warmup: Option<usize>,
     /// Start no new run of a dataset once it has spent this many seconds.
@@ -239,7 +239,7 @@ fn chosen(b: &Benchmark, quick: bool) -> Vec<&DatasetSpec> {
 /// number of failed runs.
 fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize, ExitCode> {
     let runs = args.runs.unwrap_or(if args.quick { 1 } else { 10 });
-    let warmup = args.warmup.unwrap_or(if args.quick { 0 } else { 1 });
+    let warmup = args.warmup.unwrap_or(1);
     let wanted = args
         .device
         .clone()

@@ -1,0 +1,265 @@
+//! `funmem reproduce` (docs/reproduce.md): every paper's evaluation runs
+//! with `--quick` on PoCL, each run's results checked, and its report has
+//! every dataset of every variant, the published figures beside ours, the
+//! aggregates and two SVG plots; manifests that are wrong, and papers that
+//! do not exist, are refused with exit code 2 and a message that says
+//! where.
+
+mod common;
+
+use common::{assert_exit, funmem, opencl, temp_dir, text};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const PAPERS: [&str; 6] = [
+    "ifl2022",
+    "serup2017",
+    "reuse-blog",
+    "borgesen2022",
+    "henriksen2017",
+    "sc22",
+];
+
+/// The manifest of a paper.
+fn manifest(name: &str) -> Value {
+    let path = format!("papers/{name}/reproduce.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn every_paper_runs_quick_on_pocl_with_its_report() {
+    if !opencl() {
+        return;
+    }
+    let out = temp_dir("reproduce-quick");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = funmem(
+        &[
+            "reproduce",
+            "all",
+            "--quick",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    for name in PAPERS {
+        let dir = out.join(name);
+        let m = manifest(name);
+        let results: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
+        )
+        .expect("results.json is JSON");
+        assert_eq!(results["paper"], name);
+        assert_eq!(results["run"]["quick"], true);
+        assert!(
+            results["run"]["device"]
+                .as_str()
+                .unwrap()
+                .contains("Portable Computing Language"),
+            "{name}: not on PoCL: {}",
+            results["run"]["device"]
+        );
+        // Every quick dataset of every benchmark, every variant ran and
+        // agreed with the baseline and the expected output.
+        let quick: Vec<(String, String)> = m["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|b| {
+                b["datasets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["quick"] == true)
+                    .map(|d| {
+                        (
+                            b["name"].as_str().unwrap().to_string(),
+                            d["name"].as_str().unwrap().to_string(),
+                        )
+                    })
+            })
+            .collect();
+        let rows = results["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), quick.len(), "{name}: one row per quick dataset");
+        assert!(!rows.is_empty(), "{name}: no quick dataset");
+        let variants = m["variants"].as_array().unwrap().len();
+        for (row, (b, d)) in rows.iter().zip(&quick) {
+            assert_eq!(&row["benchmark"], b.as_str());
+            assert_eq!(&row["dataset"], d.as_str());
+            let vs = row["variants"].as_object().unwrap();
+            assert_eq!(vs.len(), variants, "{name} {b}: every variant");
+            for (v, x) in vs {
+                assert_eq!(x["status"], "ok", "{name} {b} {v}");
+                assert!(x["runs"].as_u64().unwrap() >= 1);
+                assert!(x["runtime_median_ms"].as_f64().unwrap() > 0.0);
+                assert!(x["peak_bytes"].as_u64().unwrap() > 0, "{name} {b} {v}");
+            }
+        }
+        // The table: our columns and the published ones.
+        let table = std::fs::read_to_string(dir.join("table.md")).expect("table.md");
+        assert!(table.contains("## Time") && table.contains("## Memory and transfers"));
+        assert!(table.contains("## Aggregates"));
+        assert!(!table.contains("## Failures"), "{name}:\n{table}");
+        for c in m["published_columns"].as_array().unwrap() {
+            let label = c["label"].as_str().unwrap();
+            assert!(table.contains(label), "{name}: no column `{label}`");
+        }
+        for v in m["variants"].as_array().unwrap() {
+            let passes = v["passes"].as_str().unwrap();
+            assert!(table.contains(&format!("`--passes {passes}`")), "{name}");
+        }
+        // The plots.
+        for svg in ["speedup.svg", "memory.svg"] {
+            let s = std::fs::read_to_string(dir.join(svg)).expect(svg);
+            assert!(
+                s.contains("<svg") && s.trim_end().ends_with("</svg>"),
+                "{name} {svg}"
+            );
+            assert!(s.contains("<rect"), "{name} {svg}: no bars");
+        }
+    }
+    // The aggregates: the paper's way and geometric means, labelled.
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("serup2017/results.json")).unwrap())
+            .unwrap();
+    let ways: Vec<&str> = r["aggregates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["way"].as_str().unwrap())
+        .collect();
+    assert!(ways.contains(&"paper") && ways.contains(&"geometric"));
+}
+
+#[test]
+fn the_reduction_aggregates_are_the_thesis_s() {
+    if !opencl() {
+        return;
+    }
+    // One benchmark and its quick dataset: the mean reduction is that
+    // dataset's (before − after) / before, from the two peaks reported.
+    let out = temp_dir("reproduce-lud");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = funmem(
+        &[
+            "reproduce",
+            "serup2017",
+            "--quick",
+            "--only",
+            "lud",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_exit(&o, 0);
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let rows = r["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    let peak = |v: &str| rows[0]["variants"][v]["peak_bytes"].as_f64().unwrap();
+    let want = (peak("before") - peak("after")) / peak("before");
+    let mem = r["aggregates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["way"] == "paper" && a["label"].as_str().unwrap().contains("peak memory"))
+        .expect("the thesis's memory aggregate");
+    assert!((mem["value"].as_f64().unwrap() - want).abs() < 1e-12);
+    let geo = r["aggregates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["way"] == "geometric" && a["label"].as_str().unwrap().contains("peak"))
+        .expect("the geometric memory aggregate");
+    assert!((geo["value"].as_f64().unwrap() - (1.0 - want)).abs() < 1e-12);
+}
+
+#[test]
+fn unknown_papers_and_bad_options_are_refused() {
+    let o = funmem(&["reproduce", "nosuchpaper", "--quick"], "");
+    assert_exit(&o, 2);
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("no paper `nosuchpaper`") && e.contains("serup2017"),
+        "{e}"
+    );
+    let o = funmem(&["reproduce", "sc22", "--timeout", "-1"], "");
+    assert_exit(&o, 2);
+    let o = funmem(&["reproduce", "sc22", "--runs", "0"], "");
+    assert_exit(&o, 2);
+}
+
+/// Runs `funmem reproduce ARGS` in `dir`.
+fn reproduce_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_funmem"))
+        .arg("reproduce")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("funmem runs")
+}
+
+#[test]
+fn bad_manifests_are_refused_where_they_are_wrong() {
+    let root = temp_dir("reproduce-bad");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("papers/sc22")).unwrap();
+    std::fs::create_dir_all(root.join("benches")).unwrap();
+    let put = |text: &str| std::fs::write(root.join("papers/sc22/reproduce.json"), text).unwrap();
+    // Not JSON: line and column.
+    put("{\n  \"name\": \"sc22\",\n  oops\n}\n");
+    let o = reproduce_in(&root, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    let e = text(&o.stderr);
+    assert!(e.contains("reproduce.json:3:"), "{e}");
+    // A field we do not know.
+    let good = r#"{"name": "sc22", "title": "t", "source": "s", "published_on": "p",
+      "aggregate": "per-dataset-speedup",
+      "variants": [{"name": "a", "label": "A", "passes": "simplify,expand-gpu"}],
+      "baseline": "a", "benchmarks": []}"#;
+    put(&good.replace("\"title\"", "\"titel\""));
+    let e = text(&reproduce_in(&root, &["sc22", "--quick"]).stderr);
+    assert!(e.contains("unknown field `titel`"), "{e}");
+    // A baseline that is not a variant.
+    put(&good.replace("\"baseline\": \"a\"", "\"baseline\": \"b\""));
+    let o = reproduce_in(&root, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("the baseline `b` is not a variant"));
+    // A dataset with two sources of inputs.
+    put(&good.replace(
+        "\"benchmarks\": []",
+        r##""benchmarks": [{"name": "x", "program": "x.fun",
+           "datasets": [{"name": "d", "case": "#0", "input": "1"}]}]"##,
+    ));
+    let o = reproduce_in(&root, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("exactly one of `case`, `input` and `generate`"));
+    // Outside the repository.
+    let empty = temp_dir("reproduce-nowhere");
+    let _ = std::fs::create_dir_all(&empty);
+    let o = reproduce_in(&empty, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("no papers/ folder"));
+}
+
+#[test]
+fn every_manifest_names_programs_and_cases_that_exist() {
+    for name in PAPERS {
+        let m = manifest(name);
+        assert_eq!(m["name"], name);
+        for b in m["benchmarks"].as_array().unwrap() {
+            let p = b["program"].as_str().unwrap();
+            assert!(Path::new(p).is_file(), "{name}: {p} is missing");
+            let ds = b["datasets"].as_array().unwrap();
+            assert!(
+                ds.iter().any(|d| d["quick"] == true),
+                "{name}: {p} has no quick dataset"
+            );
+        }
+    }
+}
