@@ -74,6 +74,13 @@ fn speedup(r: &Row, base: &str, v: &str) -> Option<f64> {
     (x.runtime_median_ms > 0.0).then(|| b.runtime_median_ms / x.runtime_median_ms)
 }
 
+/// The reference's time over the variant's median, where both are known.
+fn reference_ratio(r: &Row, v: &str) -> Option<f64> {
+    let x = ok(r, v)?;
+    let re = r.reference_ms?;
+    (x.runtime_median_ms > 0.0).then(|| re / x.runtime_median_ms)
+}
+
 /// (before − after) / before of the peak memory.
 fn memory_reduction(r: &Row, base: &str, v: &str) -> Option<f64> {
     let (b, x) = (ok(r, base)?, ok(r, v)?);
@@ -213,11 +220,7 @@ fn aggregates(m: &Manifest, rows: &[Row]) -> Vec<Figure> {
         for v in &m.variants {
             let xs: Vec<f64> = rows
                 .iter()
-                .filter_map(|r| {
-                    let x = ok(r, &v.name)?;
-                    let re = r.reference_ms?;
-                    (x.runtime_median_ms > 0.0).then(|| re / x.runtime_median_ms)
-                })
+                .filter_map(|r| reference_ratio(r, &v.name))
                 .collect();
             push(
                 "reference time over ours, per dataset: geometric mean",
@@ -346,10 +349,7 @@ fn markdown(m: &Manifest, info: &RunInfo, rows: &[Row], figures: &[Figure]) -> S
         line.push(cell(r, base, |x| x.of_copy.map_or("—".into(), percent)));
         if m.reference.is_some() {
             line.push(r.reference_ms.map_or("—".into(), ms));
-            let ratio = ok(r, base).and_then(|x| {
-                let re = r.reference_ms?;
-                (x.runtime_median_ms > 0.0).then(|| re / x.runtime_median_ms)
-            });
+            let ratio = reference_ratio(r, base);
             line.push(ratio.map_or("—".into(), |x| format!("{x:.2}")));
         }
         for c in &time_cols {
@@ -536,14 +536,7 @@ fn plots(m: &Manifest, rows: &[Row], out: &Path) -> Result<(), String> {
     if m.reference.is_some() {
         speed.push(Series {
             label: format!("ours: reference / {}", label_of(m, base)),
-            values: rows
-                .iter()
-                .map(|r| {
-                    let x = ok(r, base)?;
-                    let re = r.reference_ms?;
-                    (x.runtime_median_ms > 0.0).then(|| re / x.runtime_median_ms)
-                })
-                .collect(),
+            values: rows.iter().map(|r| reference_ratio(r, base)).collect(),
         });
     }
     speed.extend(published("speedup"));
@@ -587,4 +580,52 @@ fn label_of(m: &Manifest, name: &str) -> String {
         .iter()
         .find(|v| v.name == name)
         .map_or(name.to_string(), |v| v.label.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn row(bench: &str, before: u64, after: u64) -> Row {
+        let m = |peak| Measure {
+            status: "ok".into(),
+            runtime_median_ms: 1.0,
+            peak_bytes: peak,
+            ..Measure::default()
+        };
+        Row {
+            benchmark: bench.into(),
+            dataset: String::new(),
+            program: String::new(),
+            variants: BTreeMap::from([("b".into(), m(before)), ("a".into(), m(after))]),
+            reference_ms: None,
+            published: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn serup_s_mean_is_per_benchmark_then_over_benchmarks() {
+        // x: reductions 50% and 0% (mean 25%); y: 10%. Over benchmarks:
+        // 17.5%, not the mean over the three datasets (20%).
+        let rows = [row("x", 100, 50), row("x", 100, 100), row("y", 100, 90)];
+        let m = mean_of_benchmark_means(&rows, |r| memory_reduction(r, "b", "a")).unwrap();
+        assert!((m - 0.175).abs() < 1e-12);
+    }
+
+    #[test]
+    fn geometric_means_need_positive_ratios() {
+        assert!((geomean(&[2.0, 8.0]).unwrap() - 4.0).abs() < 1e-12);
+        assert_eq!(geomean(&[]), None);
+        assert_eq!(geomean(&[1.0, 0.0]), None);
+    }
+
+    #[test]
+    fn published_figures_are_read_as_numbers() {
+        assert_eq!(number(&serde_json::json!(1.5)), Some(1.5));
+        assert_eq!(number(&serde_json::json!("1.17×")), Some(1.17));
+        assert_eq!(number(&serde_json::json!("10.5%")), Some(0.105));
+        assert_eq!(number(&serde_json::json!("-28.4 %")), Some(-0.284));
+        assert_eq!(number(&serde_json::json!("n/a")), None);
+    }
 }
