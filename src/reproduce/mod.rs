@@ -264,6 +264,17 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
         .map(|b| chosen(b, args.quick).len() * m.variants.len())
         .sum();
     let bar = progress(total as u64, &m.name);
+    let date = today();
+    let info = |copy_gbps: Option<f64>| RunInfo {
+        device: dev.label(),
+        quick: args.quick,
+        runs,
+        warmup,
+        date: date.clone(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        copy_gbps,
+        reference: reference_label(args, m),
+    };
     let mut rows = Vec::new();
     let mut reports: Vec<(usize, String, BenchReport)> = Vec::new();
     let mut ctx: Option<funmem_gpu::Runtime> = None;
@@ -368,6 +379,8 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
                 }
             }
         }
+        // The report so far, so that a run cut short leaves what it did.
+        let _ = report::write(m, &info(None), &rows, out);
     }
     bar.finish_and_clear();
     // The copy kernel, over as many bytes as the busiest run moved.
@@ -386,16 +399,7 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
             Err(e) => eprintln!("funmem reproduce: the copy kernel: {e}"),
         }
     }
-    let info = RunInfo {
-        device: dev.label(),
-        quick: args.quick,
-        runs,
-        warmup,
-        date: today(),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        copy_gbps,
-        reference: reference_label(args, m),
-    };
+    let info = info(copy_gbps);
     let failed = rows
         .iter()
         .flat_map(|r| r.variants.values())
