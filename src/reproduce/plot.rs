@@ -57,8 +57,9 @@ pub fn bars(
         (series, rule, x_desc.to_string())
     };
     let per = series.len().max(1);
-    // Each category has a slot per series and one empty slot after it.
-    let slots = categories.len() * (per + 1);
+    // Each category has a slot per series and one empty slot after it;
+    // empty slots at the bottom keep the legend off the bars.
+    let slots = categories.len() * (per + 1) + series.len() * 2 + 1;
     let values = series
         .iter()
         .flat_map(|s| s.values.iter().flatten().copied());
