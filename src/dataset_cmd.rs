@@ -85,19 +85,33 @@ struct Bounds {
     f64: (f64, f64),
 }
 
+impl Bounds {
+    /// Each type's bounds from `text` (its `LO:HI`, if given), else the
+    /// default ones.
+    fn parse<'a>(text: impl Fn(&str) -> Option<&'a str>) -> Result<Bounds, String> {
+        let d = DEFAULT_BOUNDS;
+        Ok(Bounds {
+            i32: bounds_of(text("i32"), "i32", d.i32)?,
+            i64: bounds_of(text("i64"), "i64", d.i64)?,
+            f32: bounds_of(text("f32"), "f32", d.f32)?,
+            f64: bounds_of(text("f64"), "f64", d.f64)?,
+        })
+    }
+}
+
 /// Runs `funmem dataset`.
 pub fn dataset(args: Args) -> Result<ExitCode, ExitCode> {
     let bad = |m: String| {
         eprintln!("funmem dataset: {m}");
         ExitCode::from(EXIT_NOT_A_PROGRAM)
     };
-    let d = DEFAULT_BOUNDS;
-    let bounds = Bounds {
-        i32: bounds_of(args.i32_bounds.as_deref(), "i32", d.i32).map_err(bad)?,
-        i64: bounds_of(args.i64_bounds.as_deref(), "i64", d.i64).map_err(bad)?,
-        f32: bounds_of(args.f32_bounds.as_deref(), "f32", d.f32).map_err(bad)?,
-        f64: bounds_of(args.f64_bounds.as_deref(), "f64", d.f64).map_err(bad)?,
-    };
+    let bounds = Bounds::parse(|t| match t {
+        "i32" => args.i32_bounds.as_deref(),
+        "i64" => args.i64_bounds.as_deref(),
+        "f32" => args.f32_bounds.as_deref(),
+        _ => args.f64_bounds.as_deref(),
+    })
+    .map_err(bad)?;
     let orders = if let Some(file) = &args.block {
         block_case(file, args.dataset.as_deref())?
             .into_iter()
@@ -332,13 +346,19 @@ const DEFAULT_BOUNDS: Bounds = Bounds {
 /// A random value of `shape` and `p` with the default bounds (the values of
 /// `random input` test blocks).
 pub(crate) fn random_value(rng: &mut SplitMix, shape: &[usize], p: Prim) -> Value {
+    random_value_within(rng, shape, p, &DEFAULT_BOUNDS)
+}
+
+/// A random value of `shape` and `p` within `b`, its elements drawn in
+/// row-major order.
+fn random_value_within(rng: &mut SplitMix, shape: &[usize], p: Prim, b: &Bounds) -> Value {
     if shape.is_empty() {
-        return Value::Scalar(random(rng, p, &DEFAULT_BOUNDS));
+        return Value::Scalar(random(rng, p, b));
     }
     let n: usize = shape.iter().product();
     let mut data = funmem_semantics::value::Elems::with_capacity(p, n);
     for _ in 0..n {
-        data.push(random(rng, p, &DEFAULT_BOUNDS));
+        data.push(random(rng, p, b));
     }
     Value::Array(funmem_semantics::value::ArrayValue {
         shape: shape.to_vec(),
@@ -401,7 +421,6 @@ pub(crate) fn generate(
     seed: u64,
     bounds: &std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<Value>, String> {
-    let d = DEFAULT_BOUNDS;
     if let Some(t) = bounds
         .keys()
         .find(|t| !matches!(t.as_str(), "i32" | "i64" | "f32" | "f64"))
@@ -410,31 +429,13 @@ pub(crate) fn generate(
             "bounds for `{t}`: only i32, i64, f32 and f64 have bounds"
         ));
     }
-    let b = Bounds {
-        i32: bounds_of(bounds.get("i32").map(String::as_str), "i32", d.i32)?,
-        i64: bounds_of(bounds.get("i64").map(String::as_str), "i64", d.i64)?,
-        f32: bounds_of(bounds.get("f32").map(String::as_str), "f32", d.f32)?,
-        f64: bounds_of(bounds.get("f64").map(String::as_str), "f64", d.f64)?,
-    };
+    let b = Bounds::parse(|t| bounds.get(t).map(String::as_str))?;
     let mut rng = SplitMix(seed);
     specs
         .iter()
         .map(|g| match order_of(g)? {
             Order::Literal(v) => Ok(v),
-            Order::Random(shape, p) => {
-                if shape.is_empty() {
-                    return Ok(Value::Scalar(random(&mut rng, p, &b)));
-                }
-                let n: usize = shape.iter().product();
-                let mut data = funmem_semantics::value::Elems::with_capacity(p, n);
-                for _ in 0..n {
-                    data.push(random(&mut rng, p, &b));
-                }
-                Ok(Value::Array(funmem_semantics::value::ArrayValue {
-                    shape,
-                    data,
-                }))
-            }
+            Order::Random(shape, p) => Ok(random_value_within(&mut rng, &shape, p, &b)),
         })
         .collect()
 }
@@ -476,6 +477,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn generate_makes_what_the_command_writes() {
+        // Two values from one generator, as `-g [4]i32 -g 3i64 -g [2][3]i32
+        // -s 7 --i32-bounds=-5:5` writes them (the literal draws nothing).
+        let bounds = std::collections::BTreeMap::from([("i32".to_string(), "-5:5".to_string())]);
+        let specs = ["[4]i32", "3i64", "[2][3]i32"].map(String::from);
+        let got = generate(&specs, 7, &bounds).unwrap();
+        let b = Bounds::parse(|t| (t == "i32").then_some("-5:5")).unwrap();
+        let mut rng = SplitMix(7);
+        let mut out = Vec::new();
+        for (shape, p) in [(&[4][..], Prim::I32), (&[2, 3][..], Prim::I32)] {
+            write_text(&mut out, shape, p, &mut || random(&mut rng, p, &b)).unwrap();
+            out.push(b'\n');
+        }
+        let want = textual::read_values(&out).unwrap();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], want[0]);
+        assert_eq!(got[1], Value::Scalar(Const::I64(3)));
+        assert_eq!(got[2], want[1]);
+        let bad = std::collections::BTreeMap::from([("bool".to_string(), "0:1".to_string())]);
+        assert!(generate(&specs, 7, &bad)
+            .unwrap_err()
+            .contains("only i32, i64"));
     }
 
     #[test]
