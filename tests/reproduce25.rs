@@ -262,6 +262,14 @@ fn bad_manifests_are_refused_where_they_are_wrong() {
     let o = reproduce_in(&root, &["sc22", "--quick"]);
     assert_exit(&o, 2);
     assert!(text(&o.stderr).contains("the baseline `b` is not a variant"));
+    // A published column for a plot there is none of.
+    put(&good.replace(
+        "\"baseline\": \"a\"",
+        r#""baseline": "a", "published_columns": [{"key": "k", "label": "K", "plot": "runtime"}]"#,
+    ));
+    let o = reproduce_in(&root, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("plot must be `speedup` or `memory`, not `runtime`"));
     // A dataset with two sources of inputs.
     put(&good.replace(
         "\"benchmarks\": []",
@@ -280,7 +288,7 @@ fn bad_manifests_are_refused_where_they_are_wrong() {
 }
 
 #[test]
-fn every_manifest_names_programs_and_cases_that_exist() {
+fn every_manifest_names_programs_that_exist_each_with_a_quick_dataset() {
     for name in PAPERS {
         let m = manifest(name);
         assert_eq!(m["name"], name);

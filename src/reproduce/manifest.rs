@@ -96,8 +96,8 @@ pub struct Column {
     /// The table it goes in: `time` or `memory`.
     #[serde(default = "time_table")]
     pub table: String,
-    /// The plot it goes in beside ours: `speedup` (a ratio),
-    /// `memory` or `runtime` (a reduction in percent), or none.
+    /// The plot it goes in beside ours: `speedup` (a ratio) or `memory`
+    /// (a reduction), or none.
     #[serde(default)]
     pub plot: Option<String>,
 }
@@ -226,9 +226,9 @@ fn check(m: &Manifest) -> Result<(), String> {
             ));
         }
         if let Some(p) = &c.plot {
-            if !matches!(p.as_str(), "speedup" | "memory" | "runtime") {
+            if !matches!(p.as_str(), "speedup" | "memory") {
                 return Err(format!(
-                    "column `{}`: plot must be `speedup`, `memory` or `runtime`, not `{p}`",
+                    "column `{}`: plot must be `speedup` or `memory`, not `{p}`",
                     c.key
                 ));
             }

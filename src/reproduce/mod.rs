@@ -278,6 +278,7 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
     let mut rows = Vec::new();
     let mut reports: Vec<(usize, String, BenchReport)> = Vec::new();
     let mut ctx: Option<funmem_gpu::Runtime> = None;
+    let reference = reference_file(args, root, m);
     for b in benches {
         let sets = chosen(b, args.quick);
         let first = rows.len();
@@ -293,7 +294,19 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
         }
         let file = root.join(&b.program);
         let file_text = file.to_string_lossy().to_string();
-        let loaded = crate::load(&file_text);
+        // A variant that cannot run fails on every dataset.
+        let fail_all = |rows: &mut [Row], v: &str, e: &str| {
+            for row in &mut rows[first..] {
+                row.variants.insert(v.to_string(), Measure::failed(e));
+                bar.inc(1);
+            }
+        };
+        let Ok((src, p)) = crate::load(&file_text) else {
+            for v in &m.variants {
+                fail_all(&mut rows, &v.name, &format!("cannot load {}", b.program));
+            }
+            continue;
+        };
         // The baseline runs first, so the others are checked against it.
         let order = std::iter::once(m.variants.iter().find(|v| v.name == m.baseline))
             .flatten()
@@ -301,37 +314,22 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
         let mut baseline_results: Vec<Option<Vec<Value>>> = vec![None; sets.len()];
         for v in order {
             bar.set_message(format!("{} · {}", b.name, v.label));
-            let built = match &loaded {
-                Ok((src, p)) => build(&file_text, src, p.clone(), &v.passes),
-                Err(_) => Err(format!("cannot load {}", b.program)),
-            };
-            let (c, sites) = match built {
+            let (c, sites) = match build(&file_text, &src, p.clone(), &v.passes) {
                 Ok(x) => x,
                 Err(e) => {
-                    for (k, _) in sets.iter().enumerate() {
-                        rows[first + k]
-                            .variants
-                            .insert(v.name.clone(), Measure::failed(e.clone()));
-                        bar.inc(1);
-                    }
+                    fail_all(&mut rows, &v.name, &e);
                     continue;
                 }
             };
             let mut rt = match funmem_gpu::Runtime::new(&dev, &c) {
                 Ok(rt) => rt,
                 Err(e) => {
-                    for (k, _) in sets.iter().enumerate() {
-                        rows[first + k]
-                            .variants
-                            .insert(v.name.clone(), Measure::failed(format!("build: {e}")));
-                        bar.inc(1);
-                    }
+                    fail_all(&mut rows, &v.name, &format!("build: {e}"));
                     continue;
                 }
             };
             for (k, d) in sets.iter().enumerate() {
-                let Ok((src, p)) = &loaded else { continue };
-                let outcome = measure_one(&mut rt, &file, src, p, d, opts);
+                let outcome = measure_one(&mut rt, &file, &src, &p, d, opts);
                 let measure = match outcome {
                     Err(e) => {
                         if e.device {
@@ -372,10 +370,10 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
             ctx = Some(rt);
         }
         // The reference's times.
-        if let (Some(key), Some(r)) = (&b.reference, reference_file(args, root, m)) {
+        if let (Some(key), Some(r)) = (&b.reference, &reference) {
             for (k, d) in sets.iter().enumerate() {
                 if let Some(dkey) = &d.reference {
-                    rows[first + k].reference_ms = reference_ms(&r, key, dkey);
+                    rows[first + k].reference_ms = reference_ms(r, key, dkey);
                 }
             }
         }

@@ -276,12 +276,7 @@ fn cell(r: &Row, v: &str, f: impl Fn(&Measure) -> String) -> String {
 
 fn markdown(m: &Manifest, info: &RunInfo, rows: &[Row], figures: &[Figure]) -> String {
     let base = m.baseline.as_str();
-    let label = |n: &str| {
-        m.variants
-            .iter()
-            .find(|v| v.name == n)
-            .map_or(n.to_string(), |v| v.label.clone())
-    };
+    let label = |n: &str| label_of(m, n);
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", m.title);
     let _ = writeln!(s, "- **Paper:** {}", m.source);
