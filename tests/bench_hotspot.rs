@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::numbers;
+use common::{f32_matrix, numbers};
 
 const PROGRAM: &str = "benches/programs/hotspot.fun";
 
@@ -128,18 +128,6 @@ fn generated(row: usize, col: usize) -> (Vec<f32>, Vec<f32>) {
     (temp, power)
 }
 
-fn value_text(row: usize, col: usize, xs: &[f32]) -> String {
-    let rows: Vec<String> = (0..row)
-        .map(|r| {
-            let cells: Vec<String> = (0..col)
-                .map(|c| format!("{:?}f32", xs[r * col + c]))
-                .collect();
-            format!("[{}]", cells.join(", "))
-        })
-        .collect();
-    format!("[{}]", rows.join(", "))
-}
-
 #[test]
 fn test_block_outputs_are_the_reference() {
     let cases = common::block_cases(PROGRAM);
@@ -160,8 +148,8 @@ fn random_grid_agrees_with_the_reference() {
     let (temp, power) = generated(row, col);
     let input = format!(
         "{row} {col} {iters} {} {}",
-        value_text(row, col, &temp),
-        value_text(row, col, &power)
+        f32_matrix(row, col, &temp),
+        f32_matrix(row, col, &power)
     );
     let want = reference(row, col, iters, &temp, &power);
     // The neighbours' flow is what this grid exercises.
@@ -179,12 +167,12 @@ fn print_medium_case() {
     let (temp, power) = generated(row, col);
     println!(
         "input {{ {row}i64 {col}i64 {iters}i64 {} {} }}",
-        value_text(row, col, &temp),
-        value_text(row, col, &power)
+        f32_matrix(row, col, &temp),
+        f32_matrix(row, col, &power)
     );
     let want = reference(row, col, iters, &temp, &power);
-    println!("output {{ {} }}", value_text(row, col, &want));
+    println!("output {{ {} }}", f32_matrix(row, col, &want));
     let (row, col, iters, temp, power) = parse_input(&common::block_cases(PROGRAM)[0].0);
     let want = reference(row, col, iters, &temp, &power);
-    println!("first case's output {{ {} }}", value_text(row, col, &want));
+    println!("first case's output {{ {} }}", f32_matrix(row, col, &want));
 }

@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::floats;
+use common::{f32_matrix, floats};
 
 const PROGRAM: &str = "benches/programs/lbm.fun";
 
@@ -238,17 +238,6 @@ fn input_text(g: &Grid, steps: usize) -> String {
     )
 }
 
-fn value_text(cells: usize, xs: &[f32]) -> String {
-    let rows: Vec<String> = xs
-        .chunks(cells)
-        .map(|row| {
-            let r: Vec<String> = row.iter().map(|x| format!("{x:?}f32")).collect();
-            format!("[{}]", r.join(", "))
-        })
-        .collect();
-    format!("[{}]", rows.join(", "))
-}
-
 #[test]
 fn test_block_outputs_are_the_reference() {
     let cases = common::block_cases(PROGRAM);
@@ -288,6 +277,9 @@ fn print_small_cases() {
         println!("input {{ {} }}", input_text(&g, steps));
         let cells = g.cells;
         let want = reference(g, steps);
-        println!("output {{ {} }}", value_text(cells, &want));
+        println!(
+            "output {{ {} }}",
+            f32_matrix(want.len() / cells, cells, &want)
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{block_cases, floats as numbers};
+use common::{block_cases, f32_matrix, floats as numbers};
 
 /// SRAD on a `rows`×`cols` image of intensities in [0, 1] (a u8 pixel over
 /// 255), `niter` iterations with λ = 0.5; the log-compressed image, row by
@@ -119,14 +119,10 @@ fn random_image(rows: usize, cols: usize, niter: usize) -> (Vec<f32>, String) {
             (state >> 8) as f32 / (1u32 << 24) as f32
         })
         .collect();
-    let rows_text: Vec<String> = px
-        .chunks(cols)
-        .map(|r| {
-            let cells: Vec<String> = r.iter().map(|x| format!("{x:?}f32")).collect();
-            format!("[{}]", cells.join(", "))
-        })
-        .collect();
-    let inp = format!("{rows}i64 {cols}i64 {niter}i64 [{}]", rows_text.join(", "));
+    let inp = format!(
+        "{rows}i64 {cols}i64 {niter}i64 {}",
+        f32_matrix(rows, cols, &px)
+    );
     (px, inp)
 }
 

@@ -186,6 +186,21 @@ pub fn numbers(text: &str) -> Vec<f64> {
     scalars(text).iter().map(|c| c.as_f64()).collect()
 }
 
+/// A `rows` × `cols` matrix of f32, stored row after row in `xs`, in the
+/// value format (`[[1.0f32, 2.0f32], ...]`, each float printed exactly).
+pub fn f32_matrix(rows: usize, cols: usize, xs: &[f32]) -> String {
+    let rows: Vec<String> = (0..rows)
+        .map(|r| {
+            let cells: Vec<String> = xs[r * cols..(r + 1) * cols]
+                .iter()
+                .map(|x| format!("{x:?}f32"))
+                .collect();
+            format!("[{}]", cells.join(", "))
+        })
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
 /// The scalars of a value text as `f32`.
 pub fn floats(text: &str) -> Vec<f32> {
     numbers(text).iter().map(|&x| x as f32).collect()
