@@ -294,80 +294,84 @@ fn run_paper(args: &Args, root: &Path, m: &Manifest, out: &Path) -> Result<usize
         }
         let file = root.join(&b.program);
         let file_text = file.to_string_lossy().to_string();
-        // A variant that cannot run fails on every dataset.
-        let fail_all = |rows: &mut [Row], v: &str, e: &str| {
-            for row in &mut rows[first..] {
-                row.variants.insert(v.to_string(), Measure::failed(e));
-                bar.inc(1);
-            }
-        };
         let Ok((src, p)) = crate::load(&file_text) else {
-            for v in &m.variants {
-                fail_all(&mut rows, &v.name, &format!("cannot load {}", b.program));
+            for row in &mut rows[first..] {
+                for v in &m.variants {
+                    let failed = Measure::failed(format!("cannot load {}", b.program));
+                    row.variants.insert(v.name.clone(), failed);
+                    bar.inc(1);
+                }
             }
             continue;
         };
-        // The baseline runs first, so the others are checked against it.
+        // Every variant built once, the baseline first, so that the others
+        // are checked against it.
         let order = std::iter::once(m.variants.iter().find(|v| v.name == m.baseline))
             .flatten()
             .chain(m.variants.iter().filter(|v| v.name != m.baseline));
-        let mut baseline_results: Vec<Option<Vec<Value>>> = vec![None; sets.len()];
-        for v in order {
-            bar.set_message(format!("{} · {}", b.name, v.label));
-            let (c, sites) = match build(&file_text, &src, p.clone(), &v.passes) {
-                Ok(x) => x,
-                Err(e) => {
-                    fail_all(&mut rows, &v.name, &e);
-                    continue;
-                }
-            };
-            let mut rt = match funmem_gpu::Runtime::new(&dev, &c) {
-                Ok(rt) => rt,
-                Err(e) => {
-                    fail_all(&mut rows, &v.name, &format!("build: {e}"));
-                    continue;
-                }
-            };
-            for (k, d) in sets.iter().enumerate() {
-                let outcome = measure_one(&mut rt, &file, &src, &p, d, opts);
-                let measure = match outcome {
-                    Err(e) => {
-                        if e.device {
-                            // The context may be unusable: a fresh one.
-                            if let Ok(fresh) = funmem_gpu::Runtime::new(&dev, &c) {
-                                rt = fresh;
+        let mut built: Vec<_> = order
+            .map(|v| {
+                bar.set_message(format!("{} · {} (building)", b.name, v.label));
+                let made = build(&file_text, &src, p.clone(), &v.passes).and_then(|(c, sites)| {
+                    let rt =
+                        funmem_gpu::Runtime::new(&dev, &c).map_err(|e| format!("build: {e}"))?;
+                    Ok((c, rt, sites))
+                });
+                (v, made)
+            })
+            .collect();
+        for (k, d) in sets.iter().enumerate() {
+            // The inputs are made once for all the variants.
+            let data = dataset_inputs(&file, &src, &p, d);
+            let mut baseline_results: Option<Vec<Value>> = None;
+            for (v, made) in &mut built {
+                bar.set_message(format!("{} · {} · {}", b.name, d.name, v.label));
+                let measure = match (&data, made) {
+                    (_, Err(e)) => Measure::failed(e.clone()),
+                    (Err(e), _) => Measure::failed(e.clone()),
+                    (Ok((inputs, expected)), Ok((c, rt, sites))) => {
+                        match run_one(rt, inputs, expected.as_deref(), opts) {
+                            Err(e) => {
+                                if e.device {
+                                    // The context may be unusable: a fresh one.
+                                    if let Ok(fresh) = funmem_gpu::Runtime::new(&dev, c) {
+                                        *rt = fresh;
+                                    }
+                                }
+                                Measure::failed(e.message)
                             }
-                        }
-                        Measure::failed(e.message)
-                    }
-                    Ok((results, report)) => {
-                        let agree = if v.name == m.baseline {
-                            baseline_results[k] = Some(results);
-                            Ok(())
-                        } else {
-                            match &baseline_results[k] {
-                                Some(base) => crate::test_cmd::compare(
-                                    &results,
-                                    base,
-                                    "the baseline's results",
-                                ),
-                                None => Ok(()),
+                            Ok((results, report)) => {
+                                let agree = match &baseline_results {
+                                    None if v.name == m.baseline => {
+                                        baseline_results = Some(results);
+                                        Ok(())
+                                    }
+                                    Some(base) => crate::test_cmd::compare(
+                                        &results,
+                                        base,
+                                        "the baseline's results",
+                                    ),
+                                    None => Ok(()),
+                                };
+                                match agree {
+                                    Ok(()) => {
+                                        let mm = Measure::from_report(&report, sites.0, sites.1);
+                                        reports.push((first + k, v.name.clone(), report));
+                                        mm
+                                    }
+                                    Err(e) => Measure::failed(format!("wrong results: {e}")),
+                                }
                             }
-                        };
-                        match agree {
-                            Ok(()) => {
-                                let mm = Measure::from_report(&report, sites.0, sites.1);
-                                reports.push((first + k, v.name.clone(), report));
-                                mm
-                            }
-                            Err(e) => Measure::failed(format!("wrong results: {e}")),
                         }
                     }
                 };
                 rows[first + k].variants.insert(v.name.clone(), measure);
                 bar.inc(1);
             }
-            ctx = Some(rt);
+        }
+        // A context kept for the copy kernel.
+        if let Some(rt) = built.into_iter().rev().find_map(|(_, made)| made.ok()) {
+            ctx = Some(rt.1);
         }
         // The reference's times.
         if let (Some(key), Some(r)) = (&b.reference, &reference) {
@@ -470,44 +474,58 @@ struct Failure {
     device: bool,
 }
 
-/// Benchmarks one dataset: its inputs made, the runs, the results checked
-/// against the case's expected output.
-fn measure_one(
-    rt: &mut funmem_gpu::Runtime,
+/// A dataset's inputs, and the output its test-block case expects (when
+/// it is a case that has one).
+type Data = (Vec<Value>, Option<Vec<u8>>);
+
+/// Makes a dataset's inputs: a test-block case's, literal values, or
+/// values from the generator.
+fn dataset_inputs(
     file: &Path,
     src: &funmem_lang::Source,
     p: &AnyProgram,
     d: &DatasetSpec,
+) -> Result<Data, String> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let wanted = crate::input_prims(p);
+    if let Some(c) = &d.case {
+        let (k, case) = pick_case(src, c)?;
+        let inputs = crate::test_cmd::case_inputs(dir, &wanted, &case, k)?;
+        let expected = match &case.expect {
+            Expect::Output(text) => Some(text.clone().into_bytes()),
+            Expect::OutputFile(f) => {
+                Some(std::fs::read(dir.join(f)).map_err(|e| format!("cannot read {f}: {e}"))?)
+            }
+            Expect::Error(_) | Expect::Success => None,
+        };
+        Ok((inputs, expected))
+    } else if let Some(text) = &d.input {
+        let inputs = funmem_semantics::textual::read_values_for(text.as_bytes(), &wanted)
+            .map_err(|e| format!("bad input: byte {}: {}", e.start, e.message))?;
+        Ok((inputs, None))
+    } else {
+        let specs = d.generate.clone().unwrap_or_default();
+        Ok((
+            crate::dataset_cmd::generate(&specs, d.seed, &d.bounds)?,
+            None,
+        ))
+    }
+}
+
+/// Benchmarks one variant on one dataset's inputs, its results checked
+/// against the expected output.
+fn run_one(
+    rt: &mut funmem_gpu::Runtime,
+    inputs: &[Value],
+    expected: Option<&[u8]>,
     opts: BenchOptions,
 ) -> Result<(Vec<Value>, BenchReport), Failure> {
     let plain = |message: String| Failure {
         message,
         device: false,
     };
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let wanted = crate::input_prims(p);
-    let (inputs, expected) = if let Some(c) = &d.case {
-        let (k, case) = pick_case(src, c).map_err(plain)?;
-        let inputs = crate::test_cmd::case_inputs(dir, &wanted, &case, k).map_err(plain)?;
-        let expected = match &case.expect {
-            Expect::Output(text) => Some(text.clone().into_bytes()),
-            Expect::OutputFile(f) => Some(
-                std::fs::read(dir.join(f)).map_err(|e| plain(format!("cannot read {f}: {e}")))?,
-            ),
-            Expect::Error(_) | Expect::Success => None,
-        };
-        (inputs, expected)
-    } else if let Some(text) = &d.input {
-        let inputs = funmem_semantics::textual::read_values_for(text.as_bytes(), &wanted)
-            .map_err(|e| plain(format!("bad input: byte {}: {}", e.start, e.message)))?;
-        (inputs, None)
-    } else {
-        let specs = d.generate.clone().unwrap_or_default();
-        let inputs = crate::dataset_cmd::generate(&specs, d.seed, &d.bounds).map_err(plain)?;
-        (inputs, None)
-    };
     let (results, report) =
-        funmem_gpu::bench::bench(rt, &inputs, opts, &mut |_| {}).map_err(|e| Failure {
+        funmem_gpu::bench::bench(rt, inputs, opts, &mut |_| {}).map_err(|e| Failure {
             device: !matches!(e, funmem_gpu::GpuError::Program(_)),
             message: e.to_string(),
         })?;
@@ -515,7 +533,7 @@ fn measure_one(
         return Err(plain("timed out before its first timed run".to_string()));
     }
     if let Some(bytes) = expected {
-        crate::test_cmd::check_output(&bytes, &results)
+        crate::test_cmd::check_output(bytes, &results)
             .map_err(|e| plain(format!("wrong results: {e}")))?;
     }
     Ok((results, report))
