@@ -262,6 +262,11 @@ fn bad_manifests_are_refused_where_they_are_wrong() {
     let o = reproduce_in(&root, &["sc22", "--quick"]);
     assert_exit(&o, 2);
     assert!(text(&o.stderr).contains("the baseline `b` is not a variant"));
+    // A variant whose passes do not exist.
+    put(&good.replace("simplify,expand-gpu", "simplify,nosuchpass"));
+    let o = reproduce_in(&root, &["sc22", "--quick"]);
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("variant `a`: unknown pass `nosuchpass`"));
     // A published column for a plot there is none of.
     put(&good.replace(
         "\"baseline\": \"a\"",

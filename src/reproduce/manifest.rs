@@ -217,6 +217,8 @@ fn check(m: &Manifest) -> Result<(), String> {
         if m.variants[..i].iter().any(|w| w.name == v.name) {
             return Err(format!("two variants are named `{}`", v.name));
         }
+        funmem_transforms::pass::parse_list(&v.passes)
+            .map_err(|e| format!("variant `{}`: {e}", v.name))?;
     }
     for c in &m.published_columns {
         if !matches!(c.table.as_str(), "time" | "memory") {
